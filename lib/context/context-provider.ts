@@ -1,0 +1,28 @@
+import type { UserContext } from '../features/user-context';
+import { NO_HISTORY } from '../features/user-context';
+import type { PaymentEvent } from '../scoring/event-schema';
+
+/** How the context of a request was obtained: from a cache tier, from the origin, or degraded (defaults; Redis unavailable). */
+export type CacheStatus = 'hit' | 'miss' | 'degraded';
+
+/** The context of one payment and how it was obtained. */
+export interface ContextLookup {
+  readonly context: UserContext;
+  readonly cache: CacheStatus;
+}
+
+/** Supplies the user context of a payment (profile + velocity) and records the payment for later velocity. */
+export interface ContextProvider {
+  /**
+   * Returns the user's context as it was before this payment, and records the payment (idempotently per
+   * `transactionId`) so later payments see it in their velocity. Never throws: degrades to defaults.
+   */
+  lookup(event: PaymentEvent): Promise<ContextLookup>;
+  dispose(): Promise<void>;
+}
+
+/** A provider that knows no user: every payment is scored with the no-history defaults. */
+export const noHistoryProvider: ContextProvider = {
+  lookup: () => Promise.resolve({ context: NO_HISTORY, cache: 'miss' }),
+  dispose: () => Promise.resolve(),
+};

@@ -1,0 +1,148 @@
+/**
+ * The one error module: every error the engine raises on purpose is an {@link AppError} with a stable
+ * `code`. Codes map to HTTP status in exactly one place ({@link STATUS_BY_CODE}); adapters turn errors
+ * into RFC 9457 problem documents with {@link toProblem}. The README lists every code.
+ */
+
+/** One invalid field of a request, as reported in a problem's `errors` array. */
+export interface FieldError {
+  /** JSON-pointer-like dotted path, e.g. `amount` or `events.3.currency`; `""` for the whole body. */
+  readonly path: string;
+  /** Human-readable reason. Never contains the submitted value (it may be payment data). */
+  readonly message: string;
+}
+
+/** Stable error codes. Clients and operators may search and branch on these; never rename one. */
+export const ERROR_CODES = [
+  'invalid_json',
+  'validation_failed',
+  'payload_too_large',
+  'unsupported_media_type',
+  'not_found',
+  'method_not_allowed',
+  'model_not_ready',
+  'model_invalid',
+  'overloaded',
+  'deadline_exceeded',
+  'inference_failed',
+  'dependency_unavailable',
+  'config_invalid',
+  'internal',
+] as const;
+
+/** A stable error code. */
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** The single map from error code to HTTP status. */
+export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze({
+  invalid_json: 400,
+  validation_failed: 400,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  not_found: 404,
+  method_not_allowed: 405,
+  model_not_ready: 503,
+  model_invalid: 422,
+  overloaded: 503,
+  deadline_exceeded: 503,
+  inference_failed: 500,
+  dependency_unavailable: 503,
+  config_invalid: 500,
+  internal: 500,
+});
+
+const TITLE_BY_CODE: Readonly<Record<ErrorCode, string>> = Object.freeze({
+  invalid_json: 'Malformed JSON',
+  validation_failed: 'Request validation failed',
+  payload_too_large: 'Payload too large',
+  unsupported_media_type: 'Unsupported media type',
+  not_found: 'Not found',
+  method_not_allowed: 'Method not allowed',
+  model_not_ready: 'Model not ready',
+  model_invalid: 'Model rejected',
+  overloaded: 'Service overloaded',
+  deadline_exceeded: 'Deadline exceeded',
+  inference_failed: 'Inference failed',
+  dependency_unavailable: 'Dependency unavailable',
+  config_invalid: 'Invalid configuration',
+  internal: 'Internal error',
+});
+
+/** Options for {@link AppError}. */
+export interface AppErrorOptions {
+  /** Every invalid field (validation errors). */
+  readonly errors?: readonly FieldError[];
+  /** Seconds a client should wait before retrying (sent as `Retry-After`). */
+  readonly retryAfterSec?: number;
+  /** The underlying error, kept for logs only, never sent to clients. */
+  readonly cause?: unknown;
+  /** Whether retrying the same input later may succeed (drives Service Bus redelivery). Default: status is 503. */
+  readonly transient?: boolean;
+}
+
+/** An error with a stable code. `message` becomes the problem's `detail`: keep secrets and payment data out of it. */
+export class AppError extends Error {
+  override readonly name = 'AppError';
+  readonly code: ErrorCode;
+  readonly errors: readonly FieldError[];
+  readonly retryAfterSec: number | undefined;
+  readonly transient: boolean;
+
+  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.errors = options.errors ?? [];
+    this.retryAfterSec = options.retryAfterSec;
+    this.transient = options.transient ?? STATUS_BY_CODE[code] === 503;
+  }
+
+  /** HTTP status for this error's code. */
+  get status(): number {
+    return STATUS_BY_CODE[this.code];
+  }
+}
+
+/** RFC 9457 problem details, with this service's extensions (`code`, `errors`). */
+export interface Problem {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  readonly detail: string;
+  readonly code: ErrorCode;
+  readonly errors?: readonly FieldError[];
+  readonly instance?: string;
+}
+
+/** Base URI of problem types; each code's type is `${PROBLEM_TYPE_BASE}${code}`. */
+export const PROBLEM_TYPE_BASE = 'https://errors.onnx-scoring.dev/';
+
+/** Wraps anything thrown into an {@link AppError}; unknown errors become `internal` with a generic detail. */
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  return new AppError('internal', 'An unexpected error occurred.', { cause: err, transient: true });
+}
+
+/** Builds the problem document for any thrown value. */
+export function toProblem(err: unknown, instance?: string): Problem {
+  const e = toAppError(err);
+  const problem: Problem = {
+    type: PROBLEM_TYPE_BASE + e.code,
+    title: TITLE_BY_CODE[e.code],
+    status: e.status,
+    detail: e.message,
+    code: e.code,
+    ...(e.errors.length > 0 ? { errors: e.errors } : {}),
+    ...(instance === undefined ? {} : { instance }),
+  };
+  return problem;
+}
+
+/** Headers for a problem response: content type and, where set, `Retry-After` (whole seconds, at least 1). */
+export function problemHeaders(err: unknown): Record<string, string> {
+  const e = toAppError(err);
+  const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
+  if (e.retryAfterSec !== undefined || e.status === 503) {
+    headers['retry-after'] = String(Math.max(1, Math.ceil(e.retryAfterSec ?? 1)));
+  }
+  return headers;
+}

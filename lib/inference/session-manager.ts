@@ -1,0 +1,223 @@
+import { AppError, toAppError } from '../errors/errors';
+import type { ModelManifest } from '../models/manifest';
+import type { ModelArtifact, ModelSource } from '../models/model-folder';
+import type { BackendFactory, InferenceBackend } from './backend';
+
+/** A refcounted hold on one loaded model version. Call `release()` exactly once when done. */
+export interface Lease {
+  readonly manifest: ModelManifest;
+  readonly backend: InferenceBackend;
+  release(): void;
+}
+
+/** Outcome of a readiness probe. */
+export type Readiness =
+  | {
+      readonly ready: true;
+      readonly model: { readonly name: string; readonly version: string };
+      readonly executionProviders: readonly string[];
+      readonly fallbackReason?: string;
+    }
+  | { readonly ready: false; readonly reason: string };
+
+/** Events a session manager emits (for telemetry and logs). */
+export interface SessionManagerEvents {
+  loaded(e: { name: string; version: string; executionProviders: readonly string[]; fallbackReason?: string; loadMs: number }): void;
+  loadFailed(e: { reason: string }): void;
+  released(e: { name: string; version: string }): void;
+}
+
+/** Dependencies of a {@link SessionManager}. */
+export interface SessionManagerDeps {
+  readonly source: ModelSource;
+  readonly factory: BackendFactory;
+  /** Monotonic clock, ms. Default `performance.now`. */
+  readonly now?: () => number;
+  readonly on?: Partial<SessionManagerEvents>;
+}
+
+class Slot {
+  refs = 1; // the manager's own reference while active
+  constructor(
+    readonly manifest: ModelManifest,
+    readonly backend: InferenceBackend,
+    private readonly onFree: (slot: Slot) => void,
+  ) {}
+  retain(): void {
+    this.refs++;
+  }
+  drop(): void {
+    if (--this.refs === 0) this.onFree(this);
+  }
+}
+
+/** A sample input row for warm-up and readiness: the manifest's first golden row, or the feature baseline, or zeros. */
+export function sampleRow(manifest: ModelManifest, width: number): Float32Array {
+  const row = manifest.golden?.inputs[0] ?? manifest.explanation?.baseline ?? [];
+  const out = new Float32Array(width);
+  out.set(row.slice(0, width));
+  return out;
+}
+
+/** Checks a score vector: expected length, finite, within [0, 1]. Returns the problem or `undefined`. */
+export function checkScores(scores: Float32Array, rows: number): string | undefined {
+  if (scores.length !== rows) return `expected ${rows} score(s), got ${scores.length}`;
+  for (const s of scores) if (!Number.isFinite(s) || s < 0 || s > 1) return 'a score is not a finite number in [0, 1]';
+  return undefined;
+}
+
+/**
+ * Owns the active model version of one process: loads it once (single-flight, however many callers
+ * race), warms it, hands out refcounted leases, swaps versions atomically, and releases a retired
+ * version's native memory when its last lease ends.
+ */
+export class SessionManager {
+  private active: Slot | undefined;
+  private loading: Promise<void> | undefined;
+  private lastError: AppError | undefined;
+  private disposed = false;
+  private readonly now: () => number;
+
+  private constructor(private readonly deps: SessionManagerDeps) {
+    this.now = deps.now ?? (() => performance.now());
+  }
+
+  /** Creates a manager; nothing is loaded until {@link ensureReady}. */
+  static async create(deps: SessionManagerDeps): Promise<SessionManager> {
+    return new SessionManager(deps);
+  }
+
+  /** Whether a model is loaded and warm. */
+  get isReady(): boolean {
+    return this.active !== undefined;
+  }
+
+  /** The active manifest, if any. */
+  get manifest(): ModelManifest | undefined {
+    return this.active?.manifest;
+  }
+
+  /** Loads and warms the model if not yet done; concurrent callers share one load. */
+  ensureReady(): Promise<void> {
+    if (this.active !== undefined) return Promise.resolve();
+    this.loading ??= this.loadFromSource().finally(() => {
+      this.loading = undefined;
+    });
+    return this.loading;
+  }
+
+  private async loadFromSource(): Promise<void> {
+    try {
+      const artifact = await this.deps.source.load();
+      await this.install(artifact);
+      this.lastError = undefined;
+    } catch (err) {
+      this.lastError = toAppError(err);
+      this.deps.on?.loadFailed?.({ reason: this.lastError.message });
+      throw this.lastError;
+    }
+  }
+
+  /** Loads, warms and checks an artifact without installing it. The caller owns the returned backend. */
+  async prepare(artifact: ModelArtifact): Promise<InferenceBackend> {
+    const { manifest, bytes } = artifact;
+    const width = manifest.input.shape[manifest.input.shape.length - 1] ?? 0;
+    const backend = await this.deps.factory.load({ bytes, inputName: manifest.input.name, outputName: manifest.output.name, inputWidth: width });
+    try {
+      const { scores } = await backend.run(sampleRow(manifest, width), 1);
+      const problem = checkScores(scores, 1);
+      if (problem !== undefined) throw new AppError('model_invalid', `Warm-up inference failed: ${problem}.`, { transient: false });
+    } catch (err) {
+      await backend.dispose();
+      throw err instanceof AppError ? err : new AppError('model_invalid', 'Warm-up inference failed.', { cause: err, transient: false });
+    }
+    return backend;
+  }
+
+  /** Loads, warms and atomically installs an artifact as the active version. */
+  async install(artifact: ModelArtifact): Promise<void> {
+    const t0 = this.now();
+    const backend = await this.prepare(artifact);
+    this.activate(artifact.manifest, backend);
+    const m = artifact.manifest;
+    this.deps.on?.loaded?.({
+      name: m.name,
+      version: m.version,
+      executionProviders: backend.info.executionProviders,
+      ...(backend.info.fallbackReason === undefined ? {} : { fallbackReason: backend.info.fallbackReason }),
+      loadMs: this.now() - t0,
+    });
+  }
+
+  /** Makes a prepared backend the active version in one step; the old one is released after its last lease. */
+  activate(manifest: ModelManifest, backend: InferenceBackend): void {
+    if (this.disposed) {
+      void backend.dispose();
+      throw new AppError('model_not_ready', 'The session manager is disposed.');
+    }
+    const old = this.active;
+    this.active = new Slot(manifest, backend, (slot) => this.free(slot));
+    old?.drop();
+  }
+
+  private free(slot: Slot): void {
+    void slot.backend.dispose().finally(() => this.deps.on?.released?.({ name: slot.manifest.name, version: slot.manifest.version }));
+  }
+
+  /**
+   * Takes a lease on the active version.
+   * @throws AppError `model_not_ready` (503, Retry-After) when no model is loaded.
+   */
+  acquire(): Lease {
+    const slot = this.active;
+    if (slot === undefined) {
+      throw new AppError('model_not_ready', this.lastError === undefined ? 'The model is loading.' : `The model is not available: ${this.lastError.message}`, {
+        retryAfterSec: 1,
+      });
+    }
+    slot.retain();
+    let released = false;
+    return {
+      manifest: slot.manifest,
+      backend: slot.backend,
+      release: () => {
+        if (released) return;
+        released = true;
+        slot.drop();
+      },
+    };
+  }
+
+  /** Runs a sample inference through the active version and checks output shape, finiteness and range. */
+  async readiness(): Promise<Readiness> {
+    if (this.active === undefined) {
+      return { ready: false, reason: this.lastError?.message ?? 'The model is loading.' };
+    }
+    const lease = this.acquire();
+    try {
+      const { manifest, backend } = lease;
+      const { scores } = await backend.run(sampleRow(manifest, backend.info.inputWidth), 1);
+      const problem = checkScores(scores, 1);
+      if (problem !== undefined) return { ready: false, reason: `Sample inference failed: ${problem}.` };
+      return {
+        ready: true,
+        model: { name: manifest.name, version: manifest.version },
+        executionProviders: backend.info.executionProviders,
+        ...(backend.info.fallbackReason === undefined ? {} : { fallbackReason: backend.info.fallbackReason }),
+      };
+    } catch (err) {
+      return { ready: false, reason: `Sample inference failed: ${toAppError(err).message}` };
+    } finally {
+      lease.release();
+    }
+  }
+
+  /** Stops serving; the active version is released once its last lease ends. */
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    await this.loading?.catch(() => undefined);
+    const old = this.active;
+    this.active = undefined;
+    old?.drop();
+  }
+}

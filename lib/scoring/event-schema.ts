@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { AppError, type FieldError } from '../errors/errors';
+import { COUNTRY_CODES, CURRENCY_CODES } from './iso-codes';
+
+/** Largest accepted `amount`, in currency units. */
+export const MAX_AMOUNT = 1e9;
+
+const id = z.string().min(1).max(128);
+const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/**
+ * Schema of one payment event (HTTP body and Service Bus message body). Unknown fields are rejected.
+ * Messages never echo submitted values: they may be payment data.
+ */
+export const paymentEventSchema = z.strictObject({
+  transactionId: id,
+  userId: id,
+  sessionId: id.optional(),
+  amount: z
+    .number({ error: 'must be a number' })
+    .finite()
+    .gt(0, { error: 'must be greater than 0' })
+    .max(MAX_AMOUNT, { error: `must be at most ${MAX_AMOUNT}` }),
+  currency: z.string().refine((c) => CURRENCY_CODES.has(c), { error: 'must be an ISO 4217 currency code (e.g. EUR)' }),
+  merchantId: id,
+  merchantCategory: z.string().regex(/^\d{4}$/, { error: 'must be a 4-digit MCC string' }),
+  country: z.string().refine((c) => COUNTRY_CODES.has(c), { error: 'must be an ISO 3166-1 alpha-2 code (e.g. FR)' }),
+  ipCountry: z
+    .string()
+    .refine((c) => COUNTRY_CODES.has(c), { error: 'must be an ISO 3166-1 alpha-2 code (e.g. FR)' })
+    .optional(),
+  deviceId: id.optional(),
+  channel: z.enum(['web', 'app', 'pos'], { error: 'must be one of web, app, pos' }),
+  timestamp: z
+    .string()
+    .regex(ISO_WITH_ZONE, { error: 'must be an ISO 8601 date-time with a zone (Z or ±hh:mm)' })
+    .refine((t) => Number.isFinite(Date.parse(t)), { error: 'must be a valid date-time' }),
+  note: z.string().max(4000).optional(),
+});
+
+/** A validated payment event. */
+export type PaymentEvent = z.infer<typeof paymentEventSchema>;
+
+function isMissing(value: unknown, key: PropertyKey | undefined): boolean {
+  return key !== undefined && typeof value === 'object' && value !== null && !Array.isArray(value) && (value as Record<PropertyKey, unknown>)[key] === undefined;
+}
+
+/** One error per field (the first zod reports), unknown keys each by name, missing fields as "is required". */
+function issuesToFieldErrors(issues: readonly z.core.$ZodIssue[], value: unknown, prefix: string): FieldError[] {
+  const out = new Map<string, FieldError>();
+  const add = (path: string, message: string): void => {
+    if (!out.has(path)) out.set(path, { path, message });
+  };
+  for (const issue of issues) {
+    const base = [prefix, ...issue.path.map(String)].filter((p) => p !== '').join('.');
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) add(base === '' ? key : `${base}.${key}`, 'unknown field');
+    } else if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && issue.path.length === 1 && isMissing(value, issue.path[0])) {
+      add(base, 'is required');
+    } else {
+      add(base, issue.message);
+    }
+  }
+  return [...out.values()];
+}
+
+/**
+ * Validates an already-parsed JSON value as a payment event.
+ * @param prefix path prefix for reported fields (e.g. `events.3`); default none.
+ * @throws AppError `validation_failed` naming every invalid field.
+ */
+export function parsePaymentEvent(value: unknown, prefix = ''): PaymentEvent {
+  const result = paymentEventSchema.safeParse(value);
+  if (result.success) return result.data;
+  const errors = issuesToFieldErrors(result.error.issues, value, prefix);
+  throw new AppError('validation_failed', `${errors.length} invalid field(s).`, { errors });
+}
+
+/**
+ * Parses JSON text into a value.
+ * @throws AppError `invalid_json`.
+ */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new AppError('invalid_json', 'The body is not valid JSON.', { errors: [{ path: '', message: 'malformed JSON' }] });
+  }
+}
