@@ -1,0 +1,28 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { LocalHost } from '../../local/host';
+
+/** Compiled function modules (dist/functions/*.js), as package.json `main` names them. */
+export async function functionModules(): Promise<string[]> {
+  const dir = path.resolve(__dirname, '../../functions');
+  return (await fs.readdir(dir)).filter((f) => f.endsWith('.js')).map((f) => path.join(dir, f));
+}
+
+/**
+ * Starts the local host on a free port with the app's real functions. Set `process.env` before calling:
+ * the engine reads its configuration once, on first use.
+ */
+export async function startHost(): Promise<LocalHost> {
+  return LocalHost.create({ port: 0, appModules: await functionModules(), log: () => undefined });
+}
+
+/** POSTs JSON text (or any body) and returns status, headers and parsed JSON body. */
+export async function post(
+  url: string,
+  body: string,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }> {
+  const res = await fetch(url, { method: 'POST', body, headers });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
+}
