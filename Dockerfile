@@ -1,0 +1,63 @@
+# syntax=docker/dockerfile:1
+#
+# CPU image: Azure Functions (Node v4 programming model) + onnxruntime-node's CPU provider.
+# Runs on Container Apps (Consumption profile) or anywhere the Functions host image runs.
+#
+#   docker build -t scoring:cpu .
+#   docker run --rm -p 8080:80 -e AzureWebJobsStorage=<conn or identity settings> scoring:cpu
+#
+# onnxruntime-node's install step is skipped by the repo's .npmrc (onnxruntime-node-install=skip):
+# the CPU provider ships inside the npm package, so the build never downloads the CUDA binaries.
+
+ARG NODE_MAJOR=20
+# Build on Debian bookworm, the same distribution as the Functions base image, so native addons
+# (lz4, compiled by node-gyp) match the runtime's glibc and Node ABI.
+ARG BUILD_IMAGE=node:${NODE_MAJOR}-bookworm
+ARG FUNCTIONS_IMAGE=mcr.microsoft.com/azure-functions/node:4-node${NODE_MAJOR}
+
+# ---------------------------------------------------------------------------------------------
+FROM ${BUILD_IMAGE} AS build
+WORKDIR /src
+ENV CI=true \
+    npm_config_fund=false \
+    npm_config_audit=false \
+    npm_config_update_notifier=false
+
+# Dependencies first, for layer caching. .npmrc carries onnxruntime-node-install=skip.
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci
+
+COPY . .
+RUN npm run build
+
+# A seed model so a fresh image is ready without any upload (models/fraud/1.0.0.*, deterministic).
+# Skipped when the build context already has a model; production versions come from the `models`
+# blob container. Build with --build-arg BUNDLE_SEED_MODEL=false to ship no model at all.
+ARG BUNDLE_SEED_MODEL=true
+RUN if [ "$BUNDLE_SEED_MODEL" = "true" ] && ! ls models/fraud/*.onnx >/dev/null 2>&1; then \
+      node dist/scripts/train-model.js --out models/fraud --version 1.0.0; \
+    fi \
+ && mkdir -p models
+
+# Runtime dependencies only; drop compiled tests, benchmarks and the local dev host.
+# Also drop onnxruntime-node's binaries for other platforms (~245 MB): the image is linux/amd64.
+RUN npm prune --omit=dev \
+ && rm -rf dist/test dist/bench dist/local \
+ && find node_modules/onnxruntime-node/bin/napi-v6 -mindepth 2 -maxdepth 2 -type d ! -path '*/linux/x64' -exec rm -rf {} +
+
+# ---------------------------------------------------------------------------------------------
+FROM ${FUNCTIONS_IMAGE} AS runtime
+
+ENV AzureWebJobsScriptRoot=/home/site/wwwroot \
+    AzureFunctionsJobHost__Logging__Console__IsEnabled=true \
+    FUNCTIONS_WORKER_RUNTIME=node \
+    ORT_EXECUTION_PROVIDERS=cpu
+
+WORKDIR /home/site/wwwroot
+COPY --from=build /src/package.json /src/host.json ./
+COPY --from=build /src/node_modules ./node_modules
+COPY --from=build /src/dist ./dist
+COPY --from=build /src/models ./models
+
+# The base image's CMD starts the Functions host on port 80.
+EXPOSE 80

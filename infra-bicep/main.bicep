@@ -1,0 +1,577 @@
+// ONNX fraud-scoring service: the whole Azure footprint, one resource group.
+//
+//   plan = 'gpu'  Functions on Azure Container Apps (kind functionapp), serverless GPU workload profile
+//                 (NVIDIA T4 or A100 per replica), CUDA image (Dockerfile.gpu), KEDA rules on the
+//                 Service Bus queue length and HTTP concurrency, min 1 replica.
+//   plan = 'cpu'  cpuHosting 'containerapps' (default): same app on the Consumption workload profile,
+//                 CPU image (Dockerfile), same KEDA rules.
+//                 cpuHosting 'flex': code-deployed app on a Flex Consumption plan (FC1); Flex scales it.
+//
+// Shared by every plan: user-assigned identity, Log Analytics + Application Insights, Storage
+// (host storage + `models` container + Event Grid system topic), Service Bus (payments /
+// risk-completed / scoring-rejected), Azure Cache for Redis (Entra auth), Key Vault (RBAC).
+// No secrets are handed to the app: every connection is identity-based.
+//
+// Deploy with `azd up` (main.parameters.json maps azd env vars) or `az deployment group create`
+// (see docs/deploy.md).
+
+targetScope = 'resourceGroup'
+
+// ---------------------------------------------------------------------------------------------
+// Parameters
+// ---------------------------------------------------------------------------------------------
+
+@minLength(1)
+@maxLength(64)
+@description('Environment name (azd: AZURE_ENV_NAME). Seeds resource names and the azd-env-name tag.')
+param environmentName string
+
+@description('Region for every resource. For plan=gpu pick a region with serverless GPUs (docs/deploy.md).')
+param location string = resourceGroup().location
+
+@description('gpu = Container Apps + serverless GPU; cpu = CPU only (Container Apps or Flex, see cpuHosting).')
+@allowed([
+  'gpu'
+  'cpu'
+])
+param plan string = 'cpu'
+
+@description('Hosting for plan=cpu: containerapps (works with azd deploy) or flex (Flex Consumption, code deploy).')
+@allowed([
+  'containerapps'
+  'flex'
+])
+param cpuHosting string = 'containerapps'
+
+@description('Serverless GPU profile for plan=gpu.')
+@allowed([
+  'Consumption-GPU-NC8as-T4'
+  'Consumption-GPU-NC24-A100'
+])
+param gpuProfileType string = 'Consumption-GPU-NC8as-T4'
+
+@description('custom = KEDA rules on the scoring queue and HTTP concurrency (API 2026-03-02-preview); platform = rules derived from the triggers.')
+@allowed([
+  'custom'
+  'platform'
+])
+param scaleRuleMode string = 'custom'
+
+@description('Image to run (azd: SERVICE_API_IMAGE_NAME, set by azd deploy). Empty = placeholder until the first deploy.')
+param apiImageName string = ''
+
+@description('Minimum replicas (Container Apps). 1 keeps a warm replica with the model loaded.')
+@minValue(0)
+@maxValue(1000)
+param minReplicas int = 1
+
+@description('Maximum replicas (Container Apps). On GPU this is bounded by your serverless GPU quota.')
+@minValue(1)
+@maxValue(1000)
+param maxReplicas int = 10
+
+@description('KEDA target: active scoring-queue messages per replica.')
+@minValue(1)
+param queueMessagesPerReplica int = 64
+
+@description('KEDA / Flex target: concurrent HTTP requests per replica. 0 = plan default (GPU 100, CPU 50): the micro-batcher needs concurrency to fill batches.')
+@minValue(0)
+param httpConcurrentRequestsPerReplica int = 0
+
+@description('vCPUs per replica on the Consumption profile (CPU plan); memory is 2 GiB per vCPU.')
+@allowed([
+  '0.5'
+  '1.0'
+  '2.0'
+  '4.0'
+])
+param cpuReplicaCores string = '2.0'
+
+@description('BATCH_MAX_SIZE_GPU. 0 = per GPU profile: T4 48, A100 32.')
+@minValue(0)
+@maxValue(4096)
+param batchMaxSizeGpu int = 0
+
+@description('MODEL_DIR, relative to the app root (/home/site/wwwroot) or absolute.')
+param modelDir string = 'models'
+
+@description('MODEL_NAME.')
+param modelName string = 'fraud'
+
+@description('Object ID of the deploying user or CI principal (azd: AZURE_PRINCIPAL_ID). Gets model-upload, secrets and image-push rights. Empty = none.')
+param principalId string = ''
+
+@description('Type of principalId.')
+@allowed([
+  'User'
+  'ServicePrincipal'
+  'Group'
+])
+param principalType string = 'User'
+
+@description('Azure Cache for Redis SKU.')
+@allowed([
+  'Basic'
+  'Standard'
+  'Premium'
+])
+param redisSkuName string = 'Standard'
+
+@description('Azure Cache for Redis capacity (C0-C6 / P1-P5).')
+@minValue(0)
+@maxValue(6)
+param redisCapacity int = 1
+
+@description('Key Vault purge protection (recommended in production; irreversible).')
+param keyVaultPurgeProtection bool = false
+
+@description('ACR SKU. Premium enables artifact streaming (faster GPU cold starts).')
+@allowed([
+  'Basic'
+  'Standard'
+  'Premium'
+])
+param registrySkuName string = 'Standard'
+
+@description('Flex: Node.js major version.')
+@allowed([
+  '20'
+  '22'
+])
+param flexNodeVersion string = '20'
+
+@description('Flex: instance memory (MB).')
+@allowed([
+  512
+  2048
+  4096
+])
+param flexInstanceMemoryMB int = 4096
+
+@description('Flex: maximum instances.')
+@minValue(1)
+@maxValue(1000)
+param flexMaximumInstanceCount int = 100
+
+@description('Name of the blob-trigger function that reacts to new models (Event Grid source). Empty = no Event Grid subscription yet.')
+param blobTriggerFunctionName string = ''
+
+@description('The host\'s `blobs_extension` system key (after the first deploy). Empty = no Event Grid subscription yet.')
+@secure()
+param blobsExtensionKey string = ''
+
+@description('Name of the subscription on the risk-completed topic.')
+param resultsSubscriptionName string = 'risk-consumers'
+
+@description('Extra tags for every resource.')
+param tags object = {}
+
+// ---------------------------------------------------------------------------------------------
+// Names and derived settings
+// ---------------------------------------------------------------------------------------------
+
+var resourceToken = toLower(uniqueString(resourceGroup().id, environmentName, location))
+var allTags = union(tags, { 'azd-env-name': environmentName })
+
+var isGpu = plan == 'gpu'
+var useContainerApps = isGpu || cpuHosting == 'containerapps'
+var useFlex = !useContainerApps
+
+var scoringQueueName = 'payments'
+var resultsTopicName = 'risk-completed'
+var rejectedQueueName = 'scoring-rejected'
+var modelsContainerName = 'models'
+var flexDeploymentContainerName = 'app-package-${resourceToken}'
+
+// Serverless GPU replica sizes are fixed by the profile; the batch caps are the service's tuning
+// for each card (override with batchMaxSizeGpu).
+var gpuSizing = {
+  'Consumption-GPU-NC8as-T4': {
+    cpu: '8.0'
+    memory: '56Gi'
+    batchMaxSizeGpu: 48
+  }
+  'Consumption-GPU-NC24-A100': {
+    cpu: '24.0'
+    memory: '220Gi'
+    batchMaxSizeGpu: 32
+  }
+}
+var effectiveBatchMaxSizeGpu = batchMaxSizeGpu > 0 ? batchMaxSizeGpu : gpuSizing[gpuProfileType].batchMaxSizeGpu
+var effectiveHttpConcurrency = httpConcurrentRequestsPerReplica > 0 ? httpConcurrentRequestsPerReplica : (isGpu ? 100 : 50)
+var replicaCpu = isGpu ? gpuSizing[gpuProfileType].cpu : cpuReplicaCores
+// The Consumption profile needs 2 GiB per vCPU.
+var consumptionMemory = {
+  '0.5': '1Gi'
+  '1.0': '2Gi'
+  '2.0': '4Gi'
+  '4.0': '8Gi'
+}
+var replicaMemory = isGpu ? gpuSizing[gpuProfileType].memory : consumptionMemory[cpuReplicaCores]
+
+var names = {
+  identity: 'id-api-${resourceToken}'
+  logAnalytics: 'log-${resourceToken}'
+  appInsights: 'appi-${resourceToken}'
+  storage: 'st${resourceToken}'
+  eventGridTopic: 'evgt-models-${resourceToken}'
+  serviceBus: 'sb-${resourceToken}'
+  redis: 'redis-${resourceToken}'
+  keyVault: 'kv-${resourceToken}'
+  registry: 'cr${resourceToken}'
+  containerAppsEnv: 'cae-${resourceToken}'
+  containerApp: 'ca-api-${resourceToken}'
+  flexPlan: 'plan-api-${resourceToken}'
+  flexApp: 'func-api-${resourceToken}'
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared resources
+// ---------------------------------------------------------------------------------------------
+
+module monitoring 'modules/monitoring.bicep' = {
+  name: 'monitoring'
+  params: {
+    logAnalyticsName: names.logAnalytics
+    applicationInsightsName: names.appInsights
+    location: location
+    tags: allTags
+  }
+}
+
+module identity 'modules/identity.bicep' = {
+  name: 'identity'
+  params: {
+    name: names.identity
+    location: location
+    tags: allTags
+  }
+}
+
+module storage 'modules/storage.bicep' = {
+  name: 'storage'
+  params: {
+    name: names.storage
+    location: location
+    tags: allTags
+    modelsContainerName: modelsContainerName
+    extraContainerNames: useFlex ? [flexDeploymentContainerName] : []
+    appPrincipalId: identity.outputs.principalId
+    deployerPrincipalId: principalId
+    deployerPrincipalType: principalType
+  }
+}
+
+module serviceBus 'modules/servicebus.bicep' = {
+  name: 'servicebus'
+  params: {
+    name: names.serviceBus
+    location: location
+    tags: allTags
+    scoringQueueName: scoringQueueName
+    resultsTopicName: resultsTopicName
+    resultsSubscriptionName: resultsSubscriptionName
+    rejectedQueueName: rejectedQueueName
+    appPrincipalId: identity.outputs.principalId
+  }
+}
+
+module redis 'modules/redis.bicep' = {
+  name: 'redis'
+  params: {
+    name: names.redis
+    location: location
+    tags: allTags
+    skuName: redisSkuName
+    capacity: redisCapacity
+    appPrincipalId: identity.outputs.principalId
+  }
+}
+
+module keyVault 'modules/keyvault.bicep' = {
+  name: 'keyvault'
+  params: {
+    name: names.keyVault
+    location: location
+    tags: allTags
+    appPrincipalId: identity.outputs.principalId
+    deployerPrincipalId: principalId
+    deployerPrincipalType: principalType
+    enablePurgeProtection: keyVaultPurgeProtection
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// App settings (identical names on every plan; the engine reads them through lib/config)
+// ---------------------------------------------------------------------------------------------
+
+var appSettings = [
+  // Host storage, identity-based.
+  {
+    name: 'AzureWebJobsStorage__accountName'
+    value: storage.outputs.name
+  }
+  {
+    name: 'AzureWebJobsStorage__credential'
+    value: 'managedidentity'
+  }
+  {
+    name: 'AzureWebJobsStorage__clientId'
+    value: identity.outputs.clientId
+  }
+  // Service Bus trigger and outputs (connection: 'ServiceBusConnection').
+  {
+    name: 'ServiceBusConnection__fullyQualifiedNamespace'
+    value: serviceBus.outputs.fullyQualifiedNamespace
+  }
+  {
+    name: 'ServiceBusConnection__credential'
+    value: 'managedidentity'
+  }
+  {
+    name: 'ServiceBusConnection__clientId'
+    value: identity.outputs.clientId
+  }
+  // Model blobs (connection: 'ModelStorage'). A blob trigger also needs the queue service URI.
+  {
+    name: 'ModelStorage__blobServiceUri'
+    value: storage.outputs.blobEndpoint
+  }
+  {
+    name: 'ModelStorage__queueServiceUri'
+    value: storage.outputs.queueEndpoint
+  }
+  {
+    name: 'ModelStorage__credential'
+    value: 'managedidentity'
+  }
+  {
+    name: 'ModelStorage__clientId'
+    value: identity.outputs.clientId
+  }
+  {
+    name: 'MODELS_CONTAINER'
+    value: modelsContainerName
+  }
+  // Entities.
+  {
+    name: 'SCORING_QUEUE'
+    value: serviceBus.outputs.scoringQueueName
+  }
+  {
+    name: 'RESULTS_TOPIC'
+    value: serviceBus.outputs.resultsTopicName
+  }
+  {
+    name: 'REJECTED_QUEUE'
+    value: serviceBus.outputs.rejectedQueueName
+  }
+  // Redis with Entra ID: TLS 6380, username = the identity's object ID, token from AZURE_CLIENT_ID.
+  {
+    name: 'REDIS_HOST'
+    value: redis.outputs.hostName
+  }
+  {
+    name: 'REDIS_ENTRA_OBJECT_ID'
+    value: identity.outputs.principalId
+  }
+  {
+    name: 'AZURE_CLIENT_ID'
+    value: identity.outputs.clientId
+  }
+  {
+    name: 'KEY_VAULT_URL'
+    value: keyVault.outputs.uri
+  }
+  // Inference.
+  {
+    name: 'ORT_EXECUTION_PROVIDERS'
+    value: isGpu ? 'cuda,cpu' : 'cpu'
+  }
+  {
+    name: 'BATCH_MAX_SIZE'
+    value: isGpu ? '32' : '64'
+  }
+  {
+    name: 'BATCH_MAX_SIZE_GPU'
+    value: string(effectiveBatchMaxSizeGpu)
+  }
+  {
+    name: 'MODEL_DIR'
+    value: modelDir
+  }
+  {
+    name: 'MODEL_NAME'
+    value: modelName
+  }
+]
+
+// ---------------------------------------------------------------------------------------------
+// Hosting: Functions on Container Apps (gpu, or cpu + containerapps)
+// ---------------------------------------------------------------------------------------------
+
+module registry 'modules/registry.bicep' = if (useContainerApps) {
+  name: 'registry'
+  params: {
+    name: names.registry
+    location: location
+    tags: allTags
+    skuName: registrySkuName
+    appPrincipalId: identity.outputs.principalId
+    deployerPrincipalId: principalId
+    deployerPrincipalType: principalType
+  }
+}
+
+module containerAppsEnv 'modules/containerapps-env.bicep' = if (useContainerApps) {
+  name: 'containerapps-env'
+  params: {
+    name: names.containerAppsEnv
+    location: location
+    tags: allTags
+    logAnalyticsWorkspaceName: monitoring.outputs.workspaceName
+    enableGpu: isGpu
+    gpuProfileType: gpuProfileType
+  }
+}
+
+module functionAppContainerApps 'modules/functionapp-containerapps.bicep' = if (useContainerApps) {
+  name: 'functionapp-containerapps'
+  params: {
+    name: names.containerApp
+    location: location
+    tags: allTags
+    environmentId: useContainerApps ? containerAppsEnv.outputs.id : ''
+    environmentDefaultDomain: useContainerApps ? containerAppsEnv.outputs.defaultDomain : ''
+    workloadProfileName: useContainerApps ? containerAppsEnv.outputs.appWorkloadProfileName : 'Consumption'
+    identityId: identity.outputs.id
+    registryServer: useContainerApps ? registry.outputs.loginServer : ''
+    imageName: apiImageName
+    cpu: replicaCpu
+    memory: replicaMemory
+    minReplicas: minReplicas
+    maxReplicas: maxReplicas
+    scaleRuleMode: scaleRuleMode
+    serviceBusNamespaceName: serviceBus.outputs.name
+    scoringQueueName: serviceBus.outputs.scoringQueueName
+    queueMessagesPerReplica: queueMessagesPerReplica
+    httpConcurrentRequestsPerReplica: effectiveHttpConcurrency
+    appSettings: concat(
+      [
+        {
+          name: 'FUNCTIONS_WORKER_RUNTIME'
+          value: 'node'
+        }
+      ],
+      appSettings
+    )
+    appInsightsConnectionString: monitoring.outputs.applicationInsightsConnectionString
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hosting: Flex Consumption (cpu + flex)
+// ---------------------------------------------------------------------------------------------
+
+module functionAppFlex 'modules/functionapp-flex.bicep' = if (useFlex) {
+  name: 'functionapp-flex'
+  params: {
+    name: names.flexApp
+    planName: names.flexPlan
+    location: location
+    tags: allTags
+    identityId: identity.outputs.id
+    storageBlobEndpoint: storage.outputs.blobEndpoint
+    deploymentContainerName: flexDeploymentContainerName
+    nodeVersion: flexNodeVersion
+    instanceMemoryMB: flexInstanceMemoryMB
+    maximumInstanceCount: flexMaximumInstanceCount
+    alwaysReadyHttpInstances: minReplicas
+    httpPerInstanceConcurrency: effectiveHttpConcurrency
+    appSettings: appSettings
+    appInsightsConnectionString: monitoring.outputs.applicationInsightsConnectionString
+  }
+}
+
+var apiUri = useContainerApps ? functionAppContainerApps.outputs.uri : functionAppFlex.outputs.uri
+var apiName = useContainerApps ? functionAppContainerApps.outputs.name : functionAppFlex.outputs.name
+
+// ---------------------------------------------------------------------------------------------
+// Event Grid: BlobCreated on `models` -> blob-trigger webhook (source: 'EventGrid')
+// ---------------------------------------------------------------------------------------------
+
+module eventGrid 'modules/eventgrid.bicep' = {
+  name: 'eventgrid'
+  params: {
+    storageAccountName: storage.outputs.name
+    systemTopicName: names.eventGridTopic
+    location: location
+    tags: allTags
+    functionAppBaseUrl: apiUri
+    blobTriggerFunctionName: blobTriggerFunctionName
+    blobsExtensionKey: blobsExtensionKey
+    containerName: modelsContainerName
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Outputs (azd writes them into the environment's .env)
+// ---------------------------------------------------------------------------------------------
+
+@description('Region.')
+output AZURE_LOCATION string = location
+@description('Tenant of the deployment.')
+output AZURE_TENANT_ID string = tenant().tenantId
+@description('Resource group.')
+output AZURE_RESOURCE_GROUP string = resourceGroup().name
+@description('Plan deployed (gpu or cpu).')
+output PLAN string = plan
+@description('containerapps or flex.')
+output HOSTING string = useContainerApps ? 'containerapps' : 'flex'
+
+@description('ACR login server azd pushes the image to (Container Apps hosting only).')
+output AZURE_CONTAINER_REGISTRY_ENDPOINT string = useContainerApps ? registry.outputs.loginServer : ''
+@description('ACR name (Container Apps hosting only).')
+output AZURE_CONTAINER_REGISTRY_NAME string = useContainerApps ? registry.outputs.name : ''
+@description('Container Apps environment name (Container Apps hosting only).')
+output AZURE_CONTAINER_APPS_ENVIRONMENT_NAME string = useContainerApps ? containerAppsEnv.outputs.name : ''
+@description('Container Apps environment ID (Container Apps hosting only).')
+output AZURE_CONTAINER_APPS_ENVIRONMENT_ID string = useContainerApps ? containerAppsEnv.outputs.id : ''
+
+@description('Name of the resource that implements the api service.')
+output SERVICE_API_NAME string = apiName
+@description('Base URL of the api (routes under /api/...).')
+output SERVICE_API_URI string = apiUri
+@description('Base URL of the api (alias used by scripts).')
+output SERVICE_API_ENDPOINT_URL string = apiUri
+
+@description('Client ID of the app identity.')
+output AZURE_CLIENT_ID string = identity.outputs.clientId
+@description('Object ID of the app identity (also the Redis username).')
+output AZURE_IDENTITY_PRINCIPAL_ID string = identity.outputs.principalId
+@description('Storage account holding the models container.')
+output AZURE_STORAGE_ACCOUNT_NAME string = storage.outputs.name
+@description('Blob container for model artifacts.')
+output MODELS_CONTAINER string = storage.outputs.modelsContainerName
+@description('Event Grid system topic on the storage account.')
+output AZURE_EVENTGRID_SYSTEM_TOPIC_NAME string = eventGrid.outputs.systemTopicName
+@description('Service Bus namespace name.')
+output SERVICE_BUS_NAMESPACE string = serviceBus.outputs.name
+@description('Service Bus fully qualified namespace.')
+output SERVICE_BUS_FQDN string = serviceBus.outputs.fullyQualifiedNamespace
+@description('Scoring queue.')
+output SCORING_QUEUE string = serviceBus.outputs.scoringQueueName
+@description('Results topic.')
+output RESULTS_TOPIC string = serviceBus.outputs.resultsTopicName
+@description('Subscription on the results topic.')
+output RESULTS_SUBSCRIPTION string = serviceBus.outputs.resultsSubscriptionName
+@description('Rejected-events queue.')
+output REJECTED_QUEUE string = serviceBus.outputs.rejectedQueueName
+@description('Redis host name (TLS port 6380).')
+output REDIS_HOST string = redis.outputs.hostName
+@description('Key Vault URI.')
+output KEY_VAULT_URL string = keyVault.outputs.uri
+@description('Key Vault name.')
+output KEY_VAULT_NAME string = keyVault.outputs.name
+@description('Application Insights component name.')
+output APPLICATIONINSIGHTS_NAME string = monitoring.outputs.applicationInsightsName
