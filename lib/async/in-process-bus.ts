@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+
+/** A message on an in-process queue or topic, as the local endpoints show it. */
+export interface BusMessage {
+  readonly messageId: string;
+  readonly correlationId?: string;
+  readonly body: unknown;
+  readonly applicationProperties: Readonly<Record<string, string | number | boolean>>;
+  readonly enqueuedTimeUtc: string;
+  deliveryCount: number;
+  deadLetterReason?: string;
+  deadLetterErrorDescription?: string;
+}
+
+/** What a sender provides. */
+export interface OutgoingMessage {
+  /** Default: a random id. */
+  readonly messageId?: string;
+  readonly correlationId?: string;
+  readonly body: unknown;
+  readonly applicationProperties?: Readonly<Record<string, string | number | boolean>>;
+}
+
+/** Options of {@link InProcessBus}. */
+export interface InProcessBusOptions {
+  /** Most messages kept per entity (queue, dead-letter queue or topic); older ones are dropped first. Default 100,000. */
+  readonly maxMessagesPerEntity?: number;
+  /** Duplicate-detection window of topics, ms. Default 10 min (Service Bus' default). */
+  readonly duplicateWindowMs?: number;
+  /** Wall clock, ms since the epoch. Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+class Entity {
+  readonly ready: BusMessage[] = [];
+  readonly locked = new Map<string, BusMessage>();
+  readonly deadLetter: BusMessage[] = [];
+  readonly seen = new Map<string, number>(); // messageId → first seen, for duplicate detection
+  readonly waiters = new Set<() => void>();
+}
+
+/**
+ * The embedded message bus of `npm start`: queues with peek-lock, delivery counts, redelivery and
+ * dead-lettering, and topics with duplicate detection by message id, as Azure Service Bus does them.
+ * Bounded: each entity keeps at most `maxMessagesPerEntity` messages.
+ */
+export class InProcessBus {
+  private readonly entities = new Map<string, Entity>();
+  private readonly max: number;
+  private readonly windowMs: number;
+  private readonly now: () => number;
+
+  constructor(options: InProcessBusOptions = {}) {
+    this.max = options.maxMessagesPerEntity ?? 100_000;
+    this.windowMs = options.duplicateWindowMs ?? 10 * 60_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  private entity(name: string): Entity {
+    let e = this.entities.get(name);
+    if (e === undefined) this.entities.set(name, (e = new Entity()));
+    return e;
+  }
+
+  private push(list: BusMessage[], m: BusMessage): void {
+    list.push(m);
+    if (list.length > this.max) list.splice(0, list.length - this.max);
+  }
+
+  /**
+   * Sends a message to a queue or topic. With `detectDuplicates` (topics), a message id seen within the
+   * window is dropped, as Service Bus duplicate detection does.
+   * @returns false when the message was dropped as a duplicate.
+   */
+  send(name: string, msg: OutgoingMessage, detectDuplicates = false): boolean {
+    const e = this.entity(name);
+    const messageId = msg.messageId ?? randomUUID();
+    const now = this.now();
+    if (detectDuplicates) {
+      for (const [id, t] of e.seen) if (now - t > this.windowMs) e.seen.delete(id);
+      if (e.seen.has(messageId)) return false;
+      e.seen.set(messageId, now);
+      if (e.seen.size > this.max) e.seen.delete(e.seen.keys().next().value as string);
+    }
+    this.push(e.ready, {
+      messageId,
+      ...(msg.correlationId === undefined ? {} : { correlationId: msg.correlationId }),
+      body: msg.body,
+      applicationProperties: msg.applicationProperties ?? {},
+      enqueuedTimeUtc: new Date(now).toISOString(),
+      deliveryCount: 0,
+    });
+    this.wake(e);
+    return true;
+  }
+
+  /** Peek-lock: takes the next message, increments its delivery count, and holds it until settled. */
+  receive(name: string): BusMessage | undefined {
+    const e = this.entity(name);
+    const m = e.ready.shift();
+    if (m === undefined) return undefined;
+    m.deliveryCount++;
+    e.locked.set(m.messageId + '#' + m.deliveryCount, m);
+    return m;
+  }
+
+  /** Resolves when the queue may have a message to receive, or after `timeoutMs`. */
+  waitForMessage(name: string, timeoutMs: number): Promise<void> {
+    const e = this.entity(name);
+    if (e.ready.length > 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        e.waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      e.waiters.add(done);
+    });
+  }
+
+  private unlock(name: string, m: BusMessage): void {
+    this.entity(name).locked.delete(m.messageId + '#' + m.deliveryCount);
+  }
+
+  /** Completes a received message: it is gone. */
+  complete(name: string, m: BusMessage): void {
+    this.unlock(name, m);
+  }
+
+  /** Abandons a received message: it goes back to the queue, or to the dead-letter queue after `maxDeliveryCount` deliveries. */
+  abandon(name: string, m: BusMessage, maxDeliveryCount: number, error?: string): void {
+    this.unlock(name, m);
+    if (m.deliveryCount >= maxDeliveryCount) {
+      this.deadLetterMessage(name, m, 'MaxDeliveryCountExceeded', error);
+      return;
+    }
+    const e = this.entity(name);
+    this.push(e.ready, m);
+    this.wake(e);
+  }
+
+  private wake(e: Entity): void {
+    const waiters = [...e.waiters];
+    e.waiters.clear();
+    for (const w of waiters) w();
+  }
+
+  /** Moves a received message to the dead-letter queue. */
+  deadLetterMessage(name: string, m: BusMessage, reason: string, description?: string): void {
+    this.unlock(name, m);
+    m.deadLetterReason = reason;
+    if (description !== undefined) m.deadLetterErrorDescription = description;
+    this.push(this.entity(name).deadLetter, m);
+  }
+
+  /** Messages waiting on a queue, or all messages of a topic / output queue. */
+  messages(name: string): readonly BusMessage[] {
+    return this.entity(name).ready;
+  }
+
+  /** The dead-letter queue of a queue. */
+  deadLettered(name: string): readonly BusMessage[] {
+    return this.entity(name).deadLetter;
+  }
+
+  /** Messages received and not yet settled. */
+  inFlight(name: string): number {
+    return this.entity(name).locked.size;
+  }
+}
