@@ -1,0 +1,161 @@
+import { DefaultAzureCredential, type TokenCredential } from '@azure/identity';
+import { SecretClient, type SecretClientOptions } from '@azure/keyvault-secrets';
+import type { Redis, RedisOptions } from 'ioredis';
+import { AppError } from '../errors/errors';
+import type { Logger } from '../telemetry/logger';
+import { silentLogger } from '../telemetry/logger';
+import { CachedContextProvider, type ContextRemote } from './cached-context-provider';
+import { HttpProfileSource, MemoryProfileSource, type ContextSource } from './context-source';
+import { EntraTokenAuth, realTimers, type Timers } from './entra-auth';
+import type { ContextEvents } from './events';
+import { ContextKeys } from './keys';
+import { L1Cache } from './l1-cache';
+import { MemoryContextCache } from './memory-cache';
+import { baseRedisOptions, describePlan, parseRedisConnectionString, planRedisConnection, readRedisSecret, type RedisPlan, type RedisSettings, type SecretReader } from './redis-connection';
+import { createRedisClient, createRedisRemote } from './redis-remote';
+import { MemoryVelocityStore } from './velocity';
+
+/** The settings the context store reads (the `redis` and `context` slices of the config). */
+export interface ContextSettings {
+  readonly redis: RedisSettings;
+  readonly context: {
+    readonly l2TtlSec: number;
+    readonly l1TtlSec: number;
+    readonly l1MaxEntries: number;
+    readonly l1MaxBytes: number;
+    /** Origin of profiles on a miss: `redis` (default, `profile:{userId}`) or `http` (`GET {url}/{userId}`). */
+    readonly source?: { readonly kind: 'redis' | 'http'; readonly url: string | undefined; readonly timeoutMs: number };
+  };
+}
+
+/** Dependencies of {@link createContextProvider}; each has a production default. */
+export interface ContextProviderDeps {
+  readonly logger?: Logger;
+  /** A ready-made client (tests, bench), used instead of the settings' plan and owned by the provider. */
+  readonly redis?: Redis;
+  /** Makes the client from the resolved options (request-path defaults + host, port, username, password, tls). Default `new Redis(options)`. */
+  readonly createClient?: (options: RedisOptions) => Redis;
+  /** For Entra and Key Vault. Default `DefaultAzureCredential` (with `AZURE_CLIENT_ID` as managed identity). */
+  readonly credential?: TokenCredential;
+  /** Default `new SecretClient(KEY_VAULT_URL, credential, secretClientOptions)`. */
+  readonly secretReader?: SecretReader;
+  /** Options of the default `SecretClient` (tests: TLS trust of a local vault, retries). */
+  readonly secretClientOptions?: SecretClientOptions;
+  /** Origin; default from settings (Redis profiles, HTTP, or in-process when no Redis). */
+  readonly source?: ContextSource;
+  /** Wall clock, epoch ms (velocity windows, TTLs, token expiry). Default `Date.now`. */
+  readonly now?: () => number;
+  readonly timers?: Timers;
+  readonly on?: Partial<ContextEvents>;
+  /** How long creation waits for the first connection, ms. Default 3000; then it goes on in the background. */
+  readonly connectWaitMs?: number;
+  /** Payments kept per user for velocity. Default 10 000. */
+  readonly maxEventsPerUser?: number;
+}
+
+/** Merges the caller's event handlers with the ones that log. */
+function loggingEvents(logger: Logger, extra: Partial<ContextEvents> = {}): Partial<ContextEvents> {
+  return {
+    degraded: (e) => (logger.debug('context lookup degraded', e), extra.degraded?.(e)),
+    corrupt: (e) => (logger.warn('unreadable cached context treated as a miss', e), extra.corrupt?.(e)),
+    connection: (e) => (e.state === 'ready' ? logger.info('context store: connected') : logger.warn('context store: connection lost; scoring goes on degraded'), extra.connection?.(e)),
+    setupFailed: (e) => (logger.error('context store: setup failed; retrying in the background', e), extra.setupFailed?.(e)),
+    tokenRefreshed: (e) => (logger.info('context store: Entra token refreshed', { nextRefreshInMs: e.nextRefreshInMs }), extra.tokenRefreshed?.(e)),
+    tokenRefreshFailed: (e) => (logger.warn('context store: Entra token refresh failed', e), extra.tokenRefreshFailed?.(e)),
+    writeFailed: (e) => (logger.debug('context cache write failed', e), extra.writeFailed?.(e)),
+  };
+}
+
+/**
+ * Builds the user-context provider from settings. Redis is chosen in this order: Entra token auth, a
+ * connection string from Key Vault, `REDIS_URL`; with none, an in-process store. Logs once which store is
+ * used (never a URL or secret). If Key Vault or the credential fails, lookups are degraded while setup is
+ * retried in the background (backoff 1 s → 60 s).
+ * @throws AppError `config_invalid` for settings that cannot work (`CONTEXT_SOURCE=http` without a URL, a
+ * malformed `REDIS_URL`).
+ */
+export async function createContextProvider(settings: ContextSettings, deps: ContextProviderDeps = {}): Promise<CachedContextProvider> {
+  const logger = deps.logger ?? silentLogger;
+  const on = loggingEvents(logger, deps.on);
+  const { redis: r, context: c } = settings;
+  const keys = new ContextKeys(r.keyPrefix);
+  const now = deps.now;
+  const l1 = new L1Cache({ maxEntries: c.l1MaxEntries, maxBytes: c.l1MaxBytes, ttlMs: Math.min(c.l1TtlSec, c.l2TtlSec) * 1000, ...(now === undefined ? {} : { now }) });
+  const src = c.source ?? { kind: 'redis' as const, url: undefined, timeoutMs: r.timeoutMs };
+  if (src.kind === 'http' && src.url === undefined) throw new AppError('config_invalid', 'CONTEXT_SOURCE=http needs CONTEXT_SOURCE_URL.');
+  const source = deps.source ?? (src.kind === 'http' && src.url !== undefined ? new HttpProfileSource({ baseUrl: src.url, timeoutMs: src.timeoutMs }) : undefined);
+  const provider = new CachedContextProvider({
+    keys,
+    l1,
+    timeoutMs: r.timeoutMs,
+    originTimeoutMs: src.kind === 'http' ? src.timeoutMs : r.timeoutMs,
+    ...(now === undefined ? {} : { now }),
+    on,
+  });
+
+  const plan: RedisPlan = deps.redis !== undefined ? { mode: 'url', url: 'injected' } : planRedisConnection(r);
+  if (plan.mode === 'none') {
+    const remote: ContextRemote = {
+      description: 'in-process',
+      l2: new MemoryContextCache({ ttlMs: c.l2TtlSec * 1000, ...(now === undefined ? {} : { now }), on }),
+      velocity: new MemoryVelocityStore(deps.maxEventsPerUser === undefined ? {} : { maxEventsPerUser: deps.maxEventsPerUser }),
+      source: source ?? new MemoryProfileSource(),
+      available: () => true,
+      dispose: () => Promise.resolve(),
+    };
+    provider.attach(remote);
+    logger.info('context store: in-process (no Redis configured; not shared between instances)');
+    return provider;
+  }
+  const description = deps.redis !== undefined ? 'redis (injected client)' : describePlan(plan);
+  logger.info(`context store: ${description}`);
+  // a bad REDIS_URL is a settings error: fail fast (the message never repeats the URL)
+  const urlOptions = plan.mode === 'url' && deps.redis === undefined ? parseRedisConnectionString(plan.url) : {};
+  const timers = deps.timers ?? realTimers;
+  const connectWaitMs = deps.connectWaitMs ?? 3000;
+  let credential = deps.credential;
+  const getCredential = (): TokenCredential =>
+    (credential ??= new DefaultAzureCredential(r.managedIdentityClientId === undefined ? {} : { managedIdentityClientId: r.managedIdentityClientId }));
+
+  const setUp = async (): Promise<void> => {
+    let auth: EntraTokenAuth | undefined;
+    let connection: RedisOptions = {};
+    if (plan.mode === 'entra') {
+      auth = await EntraTokenAuth.create({ credential: getCredential(), username: plan.username, timers, ...(now === undefined ? {} : { now }), on });
+      connection = { host: plan.host, port: plan.port, tls: { servername: plan.host }, username: auth.username, password: auth.password };
+    } else if (plan.mode === 'keyvault') {
+      connection = await readRedisSecret(deps.secretReader ?? new SecretClient(plan.vaultUrl, getCredential(), deps.secretClientOptions), plan.secretName);
+    } else {
+      connection = urlOptions;
+    }
+    const client = deps.redis ?? (deps.createClient ?? createRedisClient)({ ...baseRedisOptions(r.timeoutMs), ...connection });
+    const remote = await createRedisRemote(client, {
+      keys,
+      ttlMs: c.l2TtlSec * 1000,
+      description,
+      connectWaitMs,
+      on,
+      ...(source === undefined ? {} : { source }),
+      ...(auth === undefined ? {} : { auth }),
+      ...(now === undefined ? {} : { now }),
+      ...(deps.maxEventsPerUser === undefined ? {} : { maxEventsPerUser: deps.maxEventsPerUser }),
+    });
+    provider.attach(remote);
+  };
+
+  const stage = plan.mode === 'entra' ? 'entra' : plan.mode === 'keyvault' ? 'keyvault' : 'connect';
+  let delay = 1000;
+  const attempt = async (): Promise<void> => {
+    if (provider.isDisposed) return;
+    try {
+      await setUp();
+    } catch (err) {
+      // messages are ours (AppError) or the credential's; neither carries the connection string or token
+      on.setupFailed?.({ stage, message: err instanceof Error ? err.message : 'unknown error', retryInMs: delay });
+      timers.setTimeout(() => void attempt(), delay);
+      delay = Math.min(delay * 2, 60_000);
+    }
+  };
+  await attempt();
+  return provider;
+}
