@@ -1,0 +1,79 @@
+/** Child processes of the benchmark: servers (wait for `LISTENING <port>`) and one-shot jobs (`RESULT {json}`). */
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as path from 'node:path';
+
+/** A running server child. */
+export interface ServerChild {
+  readonly name: string;
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+function script(name: string): string {
+  return path.join(__dirname, `${name}.js`);
+}
+
+function collect(child: ChildProcess, name: string): { lines: string[]; err: string[] } {
+  const lines: string[] = [];
+  const err: string[] = [];
+  child.stderr?.on('data', (d: Buffer) => {
+    err.push(d.toString());
+    if (err.length > 50) err.shift();
+  });
+  child.stdout?.on('data', (d: Buffer) => lines.push(...d.toString().split('\n')));
+  child.on('error', (e) => err.push(`${name}: ${e.message}`));
+  return { lines, err };
+}
+
+/**
+ * Starts `dist/bench/{name}.js` with extra env and waits (up to `timeoutMs`) for its `LISTENING` line.
+ * Stdout after that is ignored; stderr is kept for error reports.
+ */
+export function startServer(name: string, env: Record<string, string>, timeoutMs = 120_000): Promise<ServerChild> {
+  const child = spawn(process.execPath, [script(name)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const { lines, err } = collect(child, name);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => fail(new Error(`${name} did not start in ${timeoutMs} ms: ${err.join('').slice(-2000)}`)), timeoutMs);
+    const fail = (e: Error): void => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(e);
+    };
+    child.on('exit', (code) => fail(new Error(`${name} exited (${code}) before listening: ${err.join('').slice(-2000)}`)));
+    child.stdout?.on('data', () => {
+      const line = lines.find((l) => l.startsWith('LISTENING '));
+      if (line === undefined) return;
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      child.stdout?.removeAllListeners('data');
+      child.stdout?.resume();
+      resolve({
+        name,
+        url: `http://127.0.0.1:${line.slice('LISTENING '.length).trim()}`,
+        stop: () =>
+          new Promise<void>((done) => {
+            if (child.exitCode !== null) return done();
+            const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+            child.once('exit', () => {
+              clearTimeout(kill);
+              done();
+            });
+            child.kill('SIGTERM');
+          }),
+      });
+    });
+  });
+}
+
+/** Runs `dist/bench/{name}.js` to completion and parses its `RESULT {json}` line. */
+export function runJob<T>(name: string, env: Record<string, string>): Promise<T> {
+  const child = spawn(process.execPath, [script(name)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const { lines, err } = collect(child, name);
+  return new Promise((resolve, reject) => {
+    child.on('exit', (code) => {
+      const line = lines.find((l) => l.startsWith('RESULT '));
+      if (code !== 0 || line === undefined) reject(new Error(`${name} failed (${code}): ${err.join('').slice(-2000)}`));
+      else resolve(JSON.parse(line.slice('RESULT '.length)) as T);
+    });
+  });
+}

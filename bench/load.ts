@@ -1,0 +1,95 @@
+/** One HTTP load run with autocannon, plus the server's own event-loop figures for that run. */
+import autocannon from 'autocannon';
+
+/** What one run measured. Latencies in ms; `rps` counts 2xx answers only. */
+export interface RunFigures {
+  readonly rps: number;
+  readonly p50_ms: number;
+  readonly p99_ms: number;
+  readonly max_ms: number;
+  readonly loop_lag_p99_ms: number;
+  readonly rss_mb: number;
+  readonly non2xx: number;
+  readonly errors: number;
+  /** Mean `timing.batchSize` over answers that carry one (the service), request-weighted. */
+  readonly mean_batch_size?: number;
+}
+
+/** Options of {@link loadRun}. */
+export interface LoadOptions {
+  readonly url: string;
+  readonly path: string;
+  /** Body of each request (called once per request). */
+  readonly body: () => string;
+  readonly connections: number;
+  readonly durationSec: number;
+  /** Fixed offered rate, req/s (all connections together); default: as fast as answers come (closed loop). */
+  readonly rate?: number;
+}
+
+async function serverStats(url: string, reset: boolean): Promise<{ loop_lag_p99_ms: number; rss_mb: number }> {
+  const res = await fetch(`${url}/__bench/stats${reset ? '?reset=1' : ''}`);
+  return (await res.json()) as { loop_lag_p99_ms: number; rss_mb: number };
+}
+
+/** Runs autocannon against `url + path`; resets and then reads the server's lag figures around the run. */
+export async function loadRun(o: LoadOptions): Promise<RunFigures> {
+  await serverStats(o.url, true);
+  let batchSum = 0;
+  let batchCount = 0;
+  const result = await autocannon({
+    url: o.url,
+    connections: o.connections,
+    duration: o.durationSec,
+    timeout: 30,
+    ...(o.rate === undefined ? {} : { overallRate: o.rate }),
+    requests: [
+      {
+        method: 'POST',
+        path: o.path,
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req) => ({ ...req, body: o.body() }),
+        onResponse: (_status, body) => {
+          const m = /"batchSize":(\d+)/.exec(body);
+          if (m !== null) {
+            batchSum += Number(m[1]);
+            batchCount++;
+          }
+        },
+      },
+    ],
+  });
+  const server = await serverStats(o.url, true);
+  const r1 = (v: number) => Math.round(v * 10) / 10;
+  return {
+    rps: Math.round(result['2xx'] / result.duration),
+    p50_ms: r1(result.latency.p50),
+    p99_ms: r1(result.latency.p99),
+    max_ms: r1(result.latency.max),
+    loop_lag_p99_ms: server.loop_lag_p99_ms,
+    rss_mb: server.rss_mb,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    ...(batchCount > 0 ? { mean_batch_size: Math.round((batchSum / batchCount) * 100) / 100 } : {}),
+  };
+}
+
+/** Median of each figure over several runs (alternating rounds damp a noisy machine). */
+export function medianOf(runs: readonly RunFigures[]): RunFigures {
+  const med = (f: (r: RunFigures) => number | undefined): number => {
+    const v = runs.map(f).filter((x): x is number => x !== undefined).sort((a, b) => a - b);
+    return v.length === 0 ? Number.NaN : (v[Math.floor((v.length - 1) / 2)] as number);
+  };
+  const batch = med((r) => r.mean_batch_size);
+  return {
+    rps: med((r) => r.rps),
+    p50_ms: med((r) => r.p50_ms),
+    p99_ms: med((r) => r.p99_ms),
+    max_ms: Math.max(...runs.map((r) => r.max_ms)),
+    loop_lag_p99_ms: med((r) => r.loop_lag_p99_ms),
+    rss_mb: Math.max(...runs.map((r) => r.rss_mb)),
+    non2xx: runs.reduce((s, r) => s + r.non2xx, 0),
+    errors: runs.reduce((s, r) => s + r.errors, 0),
+    ...(Number.isNaN(batch) ? {} : { mean_batch_size: batch }),
+  };
+}

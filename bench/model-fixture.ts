@@ -1,0 +1,65 @@
+/**
+ * Writes generated models in the models-folder layout (`{dir}/{name}/{version}.onnx` + `.json`) with a
+ * manifest that passes verification against the featurizer. Used by the benchmark (the heavy model)
+ * and by tests (small and medium models). The weights are random: the scores mean nothing.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { FEATURE_COUNT, FEATURES } from '../lib/features/featurizer';
+import type { ModelManifest } from '../lib/models/manifest';
+import { sha256Hex } from '../lib/models/model-folder';
+import { buildRandomMlp } from '../lib/models/onnx-writer';
+
+/** Options of {@link writeRandomModel}. */
+export interface RandomModelOptions {
+  /** Hidden layer widths (ReLU); `[]` = a logistic model; `[2048, 2048, 2048]` ≈ 34 MB. */
+  readonly hidden: readonly number[];
+  /** Weight seed; default 7. */
+  readonly seed?: number;
+  /** Default `fraud`. */
+  readonly name?: string;
+  /** Default `1.0.0`. */
+  readonly version?: string;
+}
+
+/** ONNX bytes of a random MLP over the featurizer's inputs (input `features` [N, 18], output `score` [N, 1]). */
+export function randomModelBytes(hidden: readonly number[], seed = 7): Uint8Array {
+  return buildRandomMlp({ inputSize: FEATURE_COUNT, hidden, seed, inputName: 'features', outputName: 'score' });
+}
+
+/** The manifest of a generated model. */
+export function manifestFor(bytes: Uint8Array, name: string, version: string, hidden: readonly number[]): ModelManifest {
+  return {
+    schemaVersion: 1,
+    name,
+    version,
+    file: `${version}.onnx`,
+    sha256: sha256Hex(bytes),
+    input: { name: 'features', shape: [-1, FEATURE_COUNT], dtype: 'float32' },
+    output: { name: 'score', shape: [-1, 1], dtype: 'float32' },
+    features: FEATURES.map((f) => ({ name: f.name, definition: f.definition })),
+    thresholds: { review: 0.5, decline: 0.8 },
+    training: { generator: 'random-mlp', hidden: hidden.join('x') || 'none' },
+  };
+}
+
+/**
+ * Writes a random model and its manifest under `dir` unless an identical one is there already.
+ * @returns the model file's path.
+ */
+export async function writeRandomModel(dir: string, opts: RandomModelOptions): Promise<string> {
+  const name = opts.name ?? 'fraud';
+  const version = opts.version ?? '1.0.0';
+  const base = path.join(dir, name, version);
+  const tag = `${opts.hidden.join('x') || 'none'}`;
+  const existing = await fs.readFile(`${base}.json`, 'utf8').catch(() => undefined);
+  if (existing !== undefined && (JSON.parse(existing) as ModelManifest).training?.['hidden'] === tag) {
+    const ok = await fs.stat(`${base}.onnx`).then(() => true, () => false);
+    if (ok) return `${base}.onnx`;
+  }
+  const bytes = randomModelBytes(opts.hidden, opts.seed ?? 7);
+  await fs.mkdir(path.dirname(base), { recursive: true });
+  await fs.writeFile(`${base}.onnx`, bytes);
+  await fs.writeFile(`${base}.json`, JSON.stringify(manifestFor(bytes, name, version, opts.hidden), null, 2));
+  return `${base}.onnx`;
+}

@@ -1,0 +1,121 @@
+/** Benchmark output: the side-by-side table, target checks, the JSON file and an SVG latency chart. */
+import type { RunFigures } from './load';
+
+/** Raw ORT figures (rows/s) as the raw child reports them. */
+export interface RawFigures {
+  readonly rps_batch1: number;
+  readonly rps_best: number;
+  readonly best_batch: number;
+  readonly best_threads: number;
+  readonly p50_ms: number;
+  readonly p99_ms: number;
+  readonly max_ms: number;
+  readonly rule_of_8: readonly { n: number; batched_ms: number; singly_ms: number; winner: string }[];
+}
+
+/** Figures of one model: every variant, the service at 80 % of its max, and the ratios. */
+export interface ModelFigures {
+  readonly model: { readonly file: string; readonly bytes: number; readonly source: string };
+  readonly bare: RunFigures;
+  readonly naive: RunFigures;
+  readonly raw: RawFigures;
+  readonly service: RunFigures & { readonly mode: string; readonly at_80pct: RunFigures & { readonly offered_rps: number } };
+  readonly [extra: string]: unknown;
+  readonly ratios: { readonly service_vs_naive: number; readonly service_vs_bare: number; readonly service_vs_raw_best: number };
+}
+
+/** One performance target and whether the run met it. */
+export interface TargetCheck {
+  readonly model: string;
+  readonly target: string;
+  readonly value: number;
+  readonly goal: string;
+  readonly met: boolean;
+}
+
+/** The ratios the issue asks for. */
+export function ratios(bare: RunFigures, naive: RunFigures, raw: RawFigures, service: RunFigures): ModelFigures['ratios'] {
+  const r = (a: number, b: number) => Number((a / b).toPrecision(3));
+  return { service_vs_naive: r(service.rps, naive.rps), service_vs_bare: r(service.rps, bare.rps), service_vs_raw_best: r(service.rps, raw.rps_best) };
+}
+
+/** Checks the issue's targets (never lowered: a miss is reported as a miss). */
+export function checkTargets(figures: Record<string, ModelFigures>): TargetCheck[] {
+  const out: TargetCheck[] = [];
+  const heavy = figures['heavy'];
+  if (heavy !== undefined) {
+    const s = heavy.service;
+    out.push({ model: 'heavy', target: 'service req/s vs naive', value: heavy.ratios.service_vs_naive, goal: '>= 4', met: heavy.ratios.service_vs_naive >= 4 });
+    out.push({ model: 'heavy', target: 'service req/s vs raw best-batch rows/s', value: heavy.ratios.service_vs_raw_best, goal: '>= 0.70', met: heavy.ratios.service_vs_raw_best >= 0.7 });
+    out.push({ model: 'heavy', target: 'p99 at 80 % of service max (ms)', value: s.at_80pct.p99_ms, goal: '<= 50', met: s.at_80pct.p99_ms <= 50 });
+    out.push({ model: 'heavy', target: 'event-loop lag p99 at 80 % load (ms)', value: s.at_80pct.loop_lag_p99_ms, goal: '<= 10', met: s.at_80pct.loop_lag_p99_ms <= 10 });
+    out.push({ model: 'heavy', target: 'event-loop lag p99 at max load (ms)', value: s.loop_lag_p99_ms, goal: '<= 10', met: s.loop_lag_p99_ms <= 10 });
+  }
+  const small = figures['small'];
+  if (small !== undefined) {
+    out.push({ model: 'small', target: 'service req/s vs naive', value: small.ratios.service_vs_naive, goal: '>= 1.0', met: small.ratios.service_vs_naive >= 1 });
+  }
+  return out;
+}
+
+function pad(s: string, n: number, right = false): string {
+  return right ? s.padStart(n) : s.padEnd(n);
+}
+
+/** The side-by-side table (one row per model × variant). */
+export function table(figures: Record<string, ModelFigures>): string {
+  const head = ['model', 'variant', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'loop p99', 'batch', 'non-2xx', 'rss MB'];
+  const widths = [6, 22, 11, 8, 8, 8, 9, 6, 8, 7];
+  const rows: string[][] = [];
+  for (const [key, f] of Object.entries(figures)) {
+    const http = Object.entries(f).filter(([k]) => k === 'bare' || k === 'naive' || k.startsWith('service')) as [string, RunFigures & { at_80pct?: RunFigures & { offered_rps: number } }][];
+    for (const [name, v] of http) {
+      rows.push([key, name, String(v.rps), String(v.p50_ms), String(v.p99_ms), String(v.max_ms), String(v.loop_lag_p99_ms), String(v.mean_batch_size ?? '-'), String(v.non2xx), String(v.rss_mb)]);
+      if (v.at_80pct !== undefined) {
+        const a = v.at_80pct;
+        rows.push([key, `${name} @80% (${a.offered_rps}/s)`, String(a.rps), String(a.p50_ms), String(a.p99_ms), String(a.max_ms), String(a.loop_lag_p99_ms), String(a.mean_batch_size ?? '-'), String(a.non2xx), String(a.rss_mb)]);
+      }
+    }
+    const r = f.raw;
+    rows.push([key, 'raw batch 1 (rows/s)', String(r.rps_batch1), String(r.p50_ms), String(r.p99_ms), String(r.max_ms), '-', '1', '-', '-']);
+    rows.push([key, `raw batch ${r.best_batch} t${r.best_threads} (rows/s)`, String(r.rps_best), '-', '-', '-', '-', String(r.best_batch), '-', '-']);
+  }
+  const line = (cells: string[]) => cells.map((c, i) => pad(c, widths[i] ?? 8, i >= 2)).join('  ');
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+/** A small SVG chart: p50 and p99 latency per HTTP variant, one panel per model. */
+export function latencySvg(figures: Record<string, ModelFigures>): string {
+  const bars: { label: string; p50: number; p99: number }[] = [];
+  for (const [key, f] of Object.entries(figures)) {
+    for (const [name, v] of Object.entries(f)) {
+      if (!(name === 'bare' || name === 'naive' || name.startsWith('service'))) continue;
+      const run = v as RunFigures & { at_80pct?: RunFigures };
+      bars.push({ label: `${key} ${name} (max)`, p50: run.p50_ms, p99: run.p99_ms });
+      if (run.at_80pct !== undefined) bars.push({ label: `${key} ${name} @80%`, p50: run.at_80pct.p50_ms, p99: run.at_80pct.p99_ms });
+    }
+  }
+  const max = Math.max(1, ...bars.map((b) => b.p99));
+  const W = 760;
+  const left = 230;
+  const rowH = 26;
+  const scale = (v: number) => Math.max(1, ((W - left - 60) * v) / max);
+  const body = bars
+    .map((b, i) => {
+      const y = 40 + i * rowH;
+      return [
+        `<text x="${left - 8}" y="${y + 14}" text-anchor="end" font-size="12">${b.label}</text>`,
+        `<rect x="${left}" y="${y}" width="${scale(b.p99).toFixed(1)}" height="9" fill="#d9534f"/>`,
+        `<rect x="${left}" y="${y + 10}" width="${scale(b.p50).toFixed(1)}" height="9" fill="#337ab7"/>`,
+        `<text x="${left + scale(b.p99) + 4}" y="${y + 9}" font-size="10">${b.p99} ms</text>`,
+        `<text x="${left + scale(b.p50) + 4}" y="${y + 19}" font-size="10">${b.p50} ms</text>`,
+      ].join('');
+    })
+    .join('\n');
+  const h = 60 + bars.length * rowH;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${h}" font-family="sans-serif">
+<text x="10" y="20" font-size="14">Latency per variant (red: p99, blue: p50), ms</text>
+${body}
+</svg>
+`;
+}

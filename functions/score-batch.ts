@@ -1,0 +1,24 @@
+import { app } from '@azure/functions';
+import { sharedEngine } from '../lib/app';
+import { jsonResponse, readJsonBody, withProblems } from '../lib/http/http-io';
+import { DEADLINE_HEADER, resolveDeadlineMs } from '../lib/inference/deadline';
+
+/**
+ * POST /api/score/batch: scores `{ "events": [...] }` (up to `BATCH_MAX_EVENTS`, body up to
+ * `BATCH_BODY_LIMIT_BYTES`). Answers `{ "results": [...] }` in order; invalid events get their own
+ * problem. Optional header `x-deadline-ms` overrides the inference deadline.
+ */
+app.http('scoreBatch', {
+  route: 'score/batch',
+  methods: ['POST'],
+  authLevel: 'function',
+  handler: withProblems(async (request) => {
+    const engine = await sharedEngine();
+    const deadlineMs = resolveDeadlineMs(request.headers.get(DEADLINE_HEADER), engine.config.inference);
+    const body = await readJsonBody(request, engine.config.http.batchBodyLimitBytes);
+    const result = await engine.scoreBatch(body, { deadlineMs });
+    // the version(s) that scored this batch (two while a canary splits its users)
+    const versions = [...new Set(result.results.flatMap((r) => ('model' in r ? [r.model.version] : [])))];
+    return jsonResponse(200, result, versions.length === 0 ? {} : { 'x-model-version': versions.join(',') });
+  }),
+});

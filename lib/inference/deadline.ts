@@ -1,0 +1,22 @@
+import { AppError } from '../errors/errors';
+
+/** Request header that overrides the inference deadline for one request, in ms (clamped to the configured maximum). */
+export const DEADLINE_HEADER = 'x-deadline-ms';
+
+/**
+ * The inference deadline of one request, ms from now.
+ * @param header the `x-deadline-ms` header value, if sent: a positive number of ms.
+ * @param limits `deadlineMs` (default, `REQUEST_DEADLINE_MS`, 50) and `deadlineMaxMs` (cap, `REQUEST_DEADLINE_MAX_MS`, 2000).
+ * @returns the header's value clamped to `deadlineMaxMs`, or `deadlineMs` without a header.
+ * @throws AppError `validation_failed` (path `headers.x-deadline-ms`) when the header is not a positive number.
+ */
+export function resolveDeadlineMs(header: string | null | undefined, limits: { readonly deadlineMs: number; readonly deadlineMaxMs: number }): number {
+  if (header === null || header === undefined || header.trim() === '') return limits.deadlineMs;
+  const ms = Number(header.trim());
+  if (!Number.isFinite(ms) || ms <= 0) {
+    throw new AppError('validation_failed', '1 invalid field(s).', {
+      errors: [{ path: `headers.${DEADLINE_HEADER}`, message: 'must be a positive number of milliseconds' }],
+    });
+  }
+  return Math.min(ms, limits.deadlineMaxMs);
+}

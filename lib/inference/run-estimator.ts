@@ -1,0 +1,48 @@
+/**
+ * Learns how long a batch of `n` rows takes (dispatch to result, ms) from observed runs, so the
+ * micro-batcher can close batches before a deadline and shed requests that cannot meet theirs.
+ * One exponentially weighted average per power-of-two size bucket (1, 2, 4, … rows).
+ */
+export class RunEstimator {
+  private readonly ms: (number | undefined)[] = [];
+
+  /**
+   * @param alpha weight of a new observation, in (0, 1]; default 0.2.
+   */
+  constructor(private readonly alpha = 0.2) {}
+
+  private static bucket(rows: number): number {
+    return Math.max(0, Math.ceil(Math.log2(Math.max(1, rows))));
+  }
+
+  /** Records that a batch of `rows` rows took `ms` milliseconds. */
+  record(rows: number, ms: number): void {
+    if (!Number.isFinite(ms) || ms < 0 || rows < 1) return;
+    const b = RunEstimator.bucket(rows);
+    const old = this.ms[b];
+    this.ms[b] = old === undefined ? ms : old + this.alpha * (ms - old);
+  }
+
+  /** Whether any run has been observed. */
+  get known(): boolean {
+    return this.ms.some((v) => v !== undefined);
+  }
+
+  /**
+   * Expected time of a batch of `rows` rows, ms; 0 when nothing has been observed yet. From a
+   * smaller bucket it extrapolates linearly in rows (pessimistic: batching is sub-linear); from a
+   * larger one it takes that bucket's time (also pessimistic).
+   */
+  estimate(rows: number): number {
+    const b = RunEstimator.bucket(rows);
+    const own = this.ms[b];
+    if (own !== undefined) return own;
+    for (let d = 1; d < this.ms.length + b; d++) {
+      const lower = b - d >= 0 ? this.ms[b - d] : undefined;
+      if (lower !== undefined) return lower * (Math.max(1, rows) / 2 ** (b - d));
+      const upper = this.ms[b + d];
+      if (upper !== undefined) return upper;
+    }
+    return 0;
+  }
+}

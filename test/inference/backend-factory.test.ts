@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { autoWorkerCount, INLINE_MAX_MODEL_BYTES, isGpuProvider, resolveMode } from '../../lib/inference/backend-factory';
+import { resolveDeadlineMs } from '../../lib/inference/deadline';
+import { AppError } from '../../lib/errors/errors';
+
+describe('backend factory choices', () => {
+  it('auto runs tiny models inline and the rest in workers; explicit modes win', () => {
+    assert.equal(resolveMode('auto', 748), 'inline');
+    assert.equal(resolveMode('auto', INLINE_MAX_MODEL_BYTES), 'inline');
+    assert.equal(resolveMode('auto', INLINE_MAX_MODEL_BYTES + 1), 'workers');
+    assert.equal(resolveMode('workers', 748), 'workers');
+    assert.equal(resolveMode('inline', 34_000_000), 'inline');
+  });
+
+  it('sizes the pool to the cores left after the event loop, divided by intra-op threads, at least 1', () => {
+    assert.deepEqual([autoWorkerCount(1, 1), autoWorkerCount(2, 1), autoWorkerCount(8, 1), autoWorkerCount(8, 2), autoWorkerCount(4, 0)], [1, 1, 7, 3, 3]);
+  });
+
+  it('caps batches with BATCH_MAX_SIZE_GPU only when a GPU provider is in use', () => {
+    assert.equal(isGpuProvider(['cuda', 'cpu']), true);
+    assert.equal(isGpuProvider(['cpu']), false);
+    assert.equal(isGpuProvider([]), false);
+  });
+});
+
+describe('x-deadline-ms', () => {
+  const limits = { deadlineMs: 50, deadlineMaxMs: 2000 };
+  it('defaults, accepts, and clamps to the maximum', () => {
+    assert.equal(resolveDeadlineMs(null, limits), 50);
+    assert.equal(resolveDeadlineMs(' ', limits), 50);
+    assert.equal(resolveDeadlineMs('120', limits), 120);
+    assert.equal(resolveDeadlineMs('2.5', limits), 2.5);
+    assert.equal(resolveDeadlineMs('999999', limits), 2000);
+  });
+
+  it('rejects anything but a positive number, naming the header', () => {
+    for (const bad of ['0', '-5', 'soon', 'NaN', 'Infinity']) {
+      const err = (() => {
+        try {
+          resolveDeadlineMs(bad, limits);
+        } catch (e) {
+          return e;
+        }
+        return undefined;
+      })();
+      assert.ok(err instanceof AppError && err.code === 'validation_failed', bad);
+      assert.deepEqual(err.errors.map((e) => e.path), ['headers.x-deadline-ms']);
+    }
+  });
+});
