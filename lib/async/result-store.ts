@@ -47,36 +47,41 @@ export class MemoryResultStore implements ResultStore {
  */
 export class RedisResultStore implements ResultStore {
   /**
-   * @param redis a connected client.
+   * @param redis the client, or a getter for a client that may not be set up yet (then calls fail transiently).
    * @param keyPrefix prefix of every key (e.g. `scoring:`); keys are `${keyPrefix}result:v1:{transactionId}`.
    * @param ttlSec how long a result is kept, s (hours by default).
    */
   constructor(
-    private readonly redis: Redis,
+    redis: Redis | (() => Redis | undefined),
     private readonly keyPrefix: string,
     private readonly ttlSec: number,
-  ) {}
+  ) {
+    this.client = typeof redis === 'function' ? redis : () => redis;
+  }
+  private readonly client: () => Redis | undefined;
 
   private key(transactionId: string): string {
     return `${this.keyPrefix}result:v1:${transactionId}`;
   }
 
   async get(transactionId: string): Promise<AsyncScoreResult | undefined> {
-    const raw = await this.call(() => this.redis.get(this.key(transactionId)));
+    const raw = await this.call((redis) => redis.get(this.key(transactionId)));
     return raw === null ? undefined : (JSON.parse(raw) as AsyncScoreResult);
   }
 
   async putIfAbsent(transactionId: string, result: AsyncScoreResult): Promise<AsyncScoreResult> {
     const key = this.key(transactionId);
-    const ok = await this.call(() => this.redis.set(key, JSON.stringify(result), 'EX', this.ttlSec, 'NX'));
+    const ok = await this.call((redis) => redis.set(key, JSON.stringify(result), 'EX', this.ttlSec, 'NX'));
     if (ok === 'OK') return result;
     const stored = await this.get(transactionId);
     return stored ?? result;
   }
 
-  private async call<T>(fn: () => Promise<T>): Promise<T> {
+  private async call<T>(fn: (redis: Redis) => Promise<T>): Promise<T> {
     try {
-      return await fn();
+      const redis = this.client();
+      if (redis === undefined) throw new Error('Redis is not set up yet');
+      return await fn(redis);
     } catch (err) {
       throw new AppError('dependency_unavailable', 'The result store (Redis) is unavailable.', { cause: err, transient: true, retryAfterSec: 1 });
     }

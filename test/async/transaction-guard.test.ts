@@ -22,17 +22,30 @@ describe('transaction guard', () => {
 
   it('across instances: a second holder is refused with a transient error, and the lock is released after', async () => {
     const a = new RedisTransactionGuard(r.redis, r.prefix);
-    const b = new RedisTransactionGuard(r.redis, r.prefix);
+    let waits = 0;
+    const b = new RedisTransactionGuard(r.redis, r.prefix, { waitMs: 100, pollMs: 25, sleep: () => (waits++, Promise.resolve()) });
     let release!: () => void;
     const gate = new Promise<void>((res) => (release = res));
     const first = a.run('tx1', () => gate.then(() => 'a'));
     await new Promise((res) => setImmediate(res));
     while ((await r.redis.exists(`${r.prefix}lock:v1:tx1`)) === 0) await new Promise((res) => setImmediate(res));
     await assert.rejects(b.run('tx1', async () => 'b'), (e: AppError) => e.code === 'transaction_in_progress' && e.transient);
+    assert.equal(waits, 4, 'waited (bounded) for the holder before giving up');
     release();
     assert.equal(await first, 'a');
     assert.equal(await r.redis.exists(`${r.prefix}lock:v1:tx1`), 0);
     assert.equal(await b.run('tx1', async () => 'b'), 'b');
+  });
+
+  it('a waiter gets the lock as soon as the holder finishes', async () => {
+    const a = new RedisTransactionGuard(r.redis, r.prefix);
+    let release!: () => void;
+    const gate = new Promise<void>((res) => (release = res));
+    const first = a.run('tx3', () => gate.then(() => 'a'));
+    while ((await r.redis.exists(`${r.prefix}lock:v1:tx3`)) === 0) await new Promise((res) => setImmediate(res));
+    const b = new RedisTransactionGuard(r.redis, r.prefix, { waitMs: 10_000, pollMs: 1, sleep: async () => release() });
+    assert.equal(await b.run('tx3', async () => 'b'), 'b');
+    assert.equal(await first, 'a');
   });
 
   it('releases the lock when the work fails', async () => {

@@ -1,0 +1,54 @@
+import { DefaultAzureCredential, type TokenCredential } from '@azure/identity';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config/config';
+import type { SessionManager } from '../inference/session-manager';
+import type { Scorer } from '../scoring/scorer';
+import type { Logger } from '../telemetry/logger';
+import { AsyncScorer } from './async-scorer';
+import type { InProcessBus } from './in-process-bus';
+import { InProcessTopicPublisher, ServiceBusTopicPublisher, type ResultPublisher } from './result-publisher';
+import { MemoryResultStore, RedisResultStore } from './result-store';
+import { LocalTransactionGuard, RedisTransactionGuard } from './transaction-guard';
+
+/** Dependencies of {@link createAsyncScorer}. */
+export interface AsyncScorerWiring {
+  readonly scorer: Scorer;
+  readonly sessions: SessionManager;
+  readonly logger: Logger;
+  /** The engine's shared Redis client, if Redis is configured (it may be set up later). */
+  readonly redis: (() => Redis | undefined) | undefined;
+  /** The embedded bus, used when no Service Bus namespace is configured. */
+  readonly bus: InProcessBus;
+  /** Overrides the publisher (tests). */
+  readonly publisher?: ResultPublisher;
+  readonly credential?: TokenCredential;
+  /** Wall clock, epoch ms. */
+  readonly now?: () => number;
+}
+
+/**
+ * Builds asynchronous scoring: results in Redis (`SET NX`) and a Redis lock per transaction when Redis is
+ * configured, else a bounded in-process store with the same TTL; results published to the Service Bus
+ * topic (message id = transactionId) when a namespace is configured, else to the embedded bus.
+ */
+export async function createAsyncScorer(config: Config, w: AsyncScorerWiring): Promise<{ asyncScorer: AsyncScorer; publisher: ResultPublisher }> {
+  const { idempotency, serviceBus, redis: r } = config;
+  const store = w.redis !== undefined ? new RedisResultStore(w.redis, r.keyPrefix, idempotency.ttlSec) : new MemoryResultStore(idempotency.ttlSec, idempotency.maxEntries);
+  const guard = w.redis !== undefined ? new RedisTransactionGuard(w.redis, r.keyPrefix) : new LocalTransactionGuard();
+  let publisher = w.publisher;
+  if (publisher === undefined && serviceBus.fullyQualifiedNamespace !== undefined) {
+    const credential = w.credential ?? new DefaultAzureCredential(serviceBus.clientId === undefined ? {} : { managedIdentityClientId: serviceBus.clientId });
+    publisher = await ServiceBusTopicPublisher.create(serviceBus.fullyQualifiedNamespace, serviceBus.resultsTopic, credential);
+    w.logger.info('results publisher: Service Bus topic', { topic: serviceBus.resultsTopic });
+  }
+  publisher ??= new InProcessTopicPublisher(w.bus, serviceBus.resultsTopic);
+  const asyncScorer = new AsyncScorer({
+    scorer: w.scorer,
+    sessions: w.sessions,
+    store,
+    guard,
+    publisher,
+    ...(w.now === undefined ? {} : { now: w.now }),
+  });
+  return { asyncScorer, publisher };
+}
