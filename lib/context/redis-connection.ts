@@ -1,17 +1,9 @@
 import type { RedisOptions } from 'ioredis';
+import type { Config } from '../config/config';
 import { AppError } from '../errors/errors';
 
 /** The Redis settings this module reads (the `redis` slice of the config). */
-export interface RedisSettings {
-  readonly url: string | undefined;
-  readonly keyPrefix: string;
-  readonly timeoutMs: number;
-  readonly keyVaultUrl: string | undefined;
-  readonly secretName: string;
-  readonly host: string | undefined;
-  readonly entraObjectId: string | undefined;
-  readonly managedIdentityClientId: string | undefined;
-}
+export type RedisSettings = Config['redis'];
 
 /** How to reach Redis, in order of preference: Entra token, Key Vault connection string, `REDIS_URL`, none. */
 export type RedisPlan =
