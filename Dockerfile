@@ -48,10 +48,13 @@ RUN npm prune --omit=dev \
 # ---------------------------------------------------------------------------------------------
 FROM ${FUNCTIONS_IMAGE} AS runtime
 
+# MALLOC_MMAP_THRESHOLD_: glibc mmaps every allocation from 128 KiB, so a retired model version's weights
+# go back to the OS when its session is released (README, Model rollout: memory across swaps).
 ENV AzureWebJobsScriptRoot=/home/site/wwwroot \
     AzureFunctionsJobHost__Logging__Console__IsEnabled=true \
     FUNCTIONS_WORKER_RUNTIME=node \
-    ORT_EXECUTION_PROVIDERS=cpu
+    ORT_EXECUTION_PROVIDERS=cpu \
+    MALLOC_MMAP_THRESHOLD_=131072
 
 WORKDIR /home/site/wwwroot
 COPY --from=build /src/package.json /src/host.json ./

@@ -404,6 +404,11 @@ var appSettings = [
     name: 'MODEL_NAME'
     value: modelName
   }
+  // glibc: mmap allocations from 128 KiB, so a retired model version's weights return to the OS (Flex; the images set it too).
+  {
+    name: 'MALLOC_MMAP_THRESHOLD_'
+    value: '131072'
+  }
 ]
 
 // ---------------------------------------------------------------------------------------------

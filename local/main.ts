@@ -5,7 +5,11 @@
  */
 import { promises as fs, existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { configureSharedEngine, inProcessBus, sharedEngine } from '../lib/app';
+import { InProcessTopicPublisher } from '../lib/async/result-publisher';
 import { LocalHost } from './host';
+import { ModelFeeder } from './model-feeder';
+import { ServiceBusEmulator } from './service-bus-emulator';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -24,17 +28,40 @@ async function appModules(): Promise<string[]> {
   return (await fs.readdir(dir)).filter((f) => f.endsWith(suffix)).sort().map((f) => path.join(dir, f));
 }
 
+/** Defaults of the `%SETTING%` binding expressions, as local.settings.sample.json sets them. */
+const BINDING_DEFAULTS: Record<string, string> = { SCORING_QUEUE: 'payments', RESULTS_TOPIC: 'risk-completed', REJECTED_QUEUE: 'scoring-rejected', MODELS_CONTAINER: 'models' };
+
+/** host.json `extensions.serviceBus.maxConcurrentCalls`. */
+function maxConcurrentCalls(): number {
+  const hostJson = JSON.parse(readFileSync(path.join(ROOT, 'host.json'), 'utf8')) as { extensions?: { serviceBus?: { maxConcurrentCalls?: number } } };
+  return hostJson.extensions?.serviceBus?.maxConcurrentCalls ?? 16;
+}
+
 async function main(): Promise<void> {
   loadLocalSettings();
+  for (const [k, v] of Object.entries(BINDING_DEFAULTS)) process.env[k] ??= v;
   const port = Number(process.env['PORT'] ?? 7071);
-  const host = await LocalHost.create({ port, appModules: await appModules(), log: (line) => console.log(line) });
+  const log = (line: string): void => console.log(line);
+  // The embedded bus feeds the trigger locally, so results go to its topic even if a namespace is configured.
+  configureSharedEngine({ publisher: new InProcessTopicPublisher(inProcessBus(), process.env['RESULTS_TOPIC'] ?? 'risk-completed') });
+  const serviceBus = new ServiceBusEmulator({ bus: inProcessBus(), maxConcurrentCalls: maxConcurrentCalls(), log });
+  const host = await LocalHost.create({ port, appModules: await appModules(), log, extraRoutes: serviceBus.route });
+  serviceBus.start(host);
+  // the models container (models/ folder, or Azurite with AzureWebJobsStorage=UseDevelopmentStorage=true) feeds the blob trigger
+  const models = await ModelFeeder.start({ host, repository: (await sharedEngine()).models.repository, log });
+  if (models !== undefined) console.log(`Model uploads: ${models.description}/{name}/{version}.onnx (manifest {version}.json first) -> blob trigger; admin: ${host.url}/api/models`);
+  console.log(`Embedded Service Bus: POST ${host.url}/local/queues/{queue}/messages; GET …/messages, …/deadletter, ${host.url}/local/topics/{topic}/messages`);
   console.log(`Listening on ${host.url}/${host.routePrefix} (Ctrl+C to stop)`);
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
     console.log(`${signal}: shutting down gracefully`);
-    host.dispose().then(
+    serviceBus
+      .stop()
+      .then(() => models?.stop())
+      .then(() => host.dispose())
+      .then(
       () => process.exit(0),
       (err: unknown) => {
         console.error('shutdown failed', err);

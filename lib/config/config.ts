@@ -30,6 +30,7 @@ const envSchema = z.object({
   ORT_INTRA_OP_THREADS: int(0, 64, 1),
   ORT_GRAPH_OPTIMIZATION: z.preprocess(emptyToUndefined, z.enum(['disabled', 'basic', 'extended', 'all']).default('all')),
   INFERENCE_WORKERS: int(0, 64, 0),
+  INFERENCE_MODE: z.preprocess(emptyToUndefined, z.enum(['auto', 'workers', 'inline'], { error: 'must be one of auto, workers, inline' }).default('auto')),
   BATCH_MAX_SIZE: int(1, 4096, 64),
   BATCH_MAX_SIZE_GPU: int(1, 4096, 32),
   BATCH_WINDOW_MS: num(0, 1000, 5),
@@ -48,14 +49,35 @@ const envSchema = z.object({
   CONTEXT_L1_TTL_SEC: int(1, 86_400, 30),
   CONTEXT_L1_MAX_ENTRIES: int(1, 10_000_000, 50_000),
   CONTEXT_L1_MAX_BYTES: int(1024, 4 * 1024 ** 3, 64 * 1024 * 1024),
+  CONTEXT_SOURCE: z.preprocess(emptyToUndefined, z.enum(['redis', 'http'], { error: 'must be redis or http' }).default('redis')),
+  CONTEXT_SOURCE_URL: z.preprocess(emptyToUndefined, z.url({ error: 'must be a URL like https://profiles.internal/profiles' }).optional()),
+  CONTEXT_SOURCE_TIMEOUT_MS: int(1, 60_000, 100),
   IDEMPOTENCY_TTL_SEC: int(60, 30 * 86_400, 6 * 3600),
   IDEMPOTENCY_MAX_ENTRIES: int(1, 10_000_000, 100_000),
+  SCORING_QUEUE: z.preprocess(emptyToUndefined, z.string().default('payments')),
+  RESULTS_TOPIC: z.preprocess(emptyToUndefined, z.string().default('risk-completed')),
+  REJECTED_QUEUE: z.preprocess(emptyToUndefined, z.string().default('scoring-rejected')),
+  ServiceBusConnection__fullyQualifiedNamespace: optStr,
+  ServiceBusConnection__clientId: optStr,
   SCORE_BODY_LIMIT_BYTES: int(1024, 16 * 1024 ** 2, 64 * 1024),
   BATCH_BODY_LIMIT_BYTES: int(1024, 64 * 1024 ** 2, 1024 * 1024),
   BATCH_MAX_EVENTS: int(1, 10_000, 256),
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(['debug', 'info', 'warn', 'error']).default('info')),
   WARMUP_ON_START: bool(true),
   APPLICATIONINSIGHTS_CONNECTION_STRING: optStr,
+  ModelStorage: optStr,
+  ModelStorage__blobServiceUri: z.preprocess(emptyToUndefined, z.url({ error: 'must be a URL like https://acct.blob.core.windows.net' }).optional()),
+  ModelStorage__clientId: optStr,
+  AzureWebJobsStorage: optStr,
+  MODELS_CONTAINER: z.preprocess(emptyToUndefined, z.string().regex(/^[a-z0-9](?!.*--)[a-z0-9-]{1,61}[a-z0-9]$/, { error: 'must be a blob container name like models' }).default('models')),
+  MODEL_MAX_BYTES: int(1024, 2 * 1024 ** 3, 256 * 1024 ** 2),
+  MODEL_SHIFT_MAX: num(0, 1, 0.1),
+  MODEL_RECONCILE_INTERVAL_SEC: int(1, 3600, 30),
+  MODEL_RECLAIM_AFTER_SWAP: bool(true),
+  MODEL_FORCE_METADATA_KEY: z.preprocess(emptyToUndefined, z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, { error: 'must be a blob metadata name like force' }).default('force')),
+  INSTANCE_ID: optStr,
+  WEBSITE_INSTANCE_ID: optStr,
+  CONTAINER_APP_REPLICA_NAME: optStr,
 });
 
 /** The parsed, frozen configuration. Each module receives only its slice. */
@@ -67,6 +89,8 @@ export interface Config {
     readonly graphOptimization: 'disabled' | 'basic' | 'extended' | 'all';
   };
   readonly inference: {
+    /** Where sessions run: worker threads, inline on the event loop, or auto (inline only for tiny models). */
+    readonly mode: 'auto' | 'workers' | 'inline';
     /** Worker threads; 0 = auto (fits the core count). */
     readonly workers: number;
     readonly batchMaxSize: number;
@@ -88,9 +112,50 @@ export interface Config {
     readonly entraObjectId: string | undefined;
     readonly managedIdentityClientId: string | undefined;
   };
-  readonly context: { readonly l2TtlSec: number; readonly l1TtlSec: number; readonly l1MaxEntries: number; readonly l1MaxBytes: number };
+  readonly context: {
+    readonly l2TtlSec: number;
+    readonly l1TtlSec: number;
+    readonly l1MaxEntries: number;
+    readonly l1MaxBytes: number;
+    /** Origin of profiles on a cache miss: Redis `profile:{userId}` (default) or `GET {url}/{userId}` with a timeout, ms. */
+    readonly source: { readonly kind: 'redis' | 'http'; readonly url: string | undefined; readonly timeoutMs: number };
+  };
   readonly idempotency: { readonly ttlSec: number; readonly maxEntries: number };
+  /** Service Bus: entity names and the namespace for results (unset = the embedded in-process bus). */
+  readonly serviceBus: {
+    readonly scoringQueue: string;
+    readonly resultsTopic: string;
+    readonly rejectedQueue: string;
+    readonly fullyQualifiedNamespace: string | undefined;
+    readonly clientId: string | undefined;
+  };
   readonly http: { readonly scoreBodyLimitBytes: number; readonly batchBodyLimitBytes: number; readonly batchMaxEvents: number };
+  /** Model rollout: the models container, validation bounds and the fleet reconcile period. */
+  readonly rollout: {
+    /**
+     * The models container: a connection string (`ModelStorage`, else a connection-string `AzureWebJobsStorage`
+     * such as `UseDevelopmentStorage=true`), or identity-based (`ModelStorage__blobServiceUri` + `ModelStorage__clientId`).
+     * Neither: the local models folder (`MODEL_DIR`) plays the container.
+     */
+    readonly storage: {
+      readonly connectionString: string | undefined;
+      readonly blobServiceUri: string | undefined;
+      readonly clientId: string | undefined;
+      readonly container: string;
+    };
+    /** Largest model file accepted, bytes (default 256 MiB). */
+    readonly maxModelBytes: number;
+    /** Largest mean absolute golden-set score shift against the active version accepted without force (default 0.1). */
+    readonly shiftMax: number;
+    /** Reconcile period of every instance, ms (default 30 000). */
+    readonly reconcileIntervalMs: number;
+    /** Blob metadata key that forces an upload past the shift bound (default `force`). */
+    readonly forceMetadataKey: string;
+    /** Run one full GC after a retired version is released, returning its model buffers at once (default true). */
+    readonly reclaimAfterSwap: boolean;
+    /** This instance's id (`INSTANCE_ID`, else `WEBSITE_INSTANCE_ID` / `CONTAINER_APP_REPLICA_NAME`); undefined = host name and pid. */
+    readonly instanceId: string | undefined;
+  };
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
   readonly telemetry: { readonly appInsightsConnectionString: string | undefined };
 }
@@ -124,6 +189,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     },
     ort: { executionProviders: e.ORT_EXECUTION_PROVIDERS, intraOpThreads: e.ORT_INTRA_OP_THREADS, graphOptimization: e.ORT_GRAPH_OPTIMIZATION },
     inference: {
+      mode: e.INFERENCE_MODE,
       workers: e.INFERENCE_WORKERS,
       batchMaxSize: e.BATCH_MAX_SIZE,
       batchMaxSizeGpu: e.BATCH_MAX_SIZE_GPU,
@@ -147,9 +213,31 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       l1TtlSec: Math.min(e.CONTEXT_L1_TTL_SEC, e.CONTEXT_L2_TTL_SEC),
       l1MaxEntries: e.CONTEXT_L1_MAX_ENTRIES,
       l1MaxBytes: e.CONTEXT_L1_MAX_BYTES,
+      source: { kind: e.CONTEXT_SOURCE, url: e.CONTEXT_SOURCE_URL, timeoutMs: e.CONTEXT_SOURCE_TIMEOUT_MS },
     },
     idempotency: { ttlSec: e.IDEMPOTENCY_TTL_SEC, maxEntries: e.IDEMPOTENCY_MAX_ENTRIES },
+    serviceBus: {
+      scoringQueue: e.SCORING_QUEUE,
+      resultsTopic: e.RESULTS_TOPIC,
+      rejectedQueue: e.REJECTED_QUEUE,
+      fullyQualifiedNamespace: e.ServiceBusConnection__fullyQualifiedNamespace,
+      clientId: e.ServiceBusConnection__clientId ?? e.AZURE_CLIENT_ID,
+    },
     http: { scoreBodyLimitBytes: e.SCORE_BODY_LIMIT_BYTES, batchBodyLimitBytes: e.BATCH_BODY_LIMIT_BYTES, batchMaxEvents: e.BATCH_MAX_EVENTS },
+    rollout: {
+      storage: {
+        connectionString: e.ModelStorage ?? (e.AzureWebJobsStorage?.includes('=') === true ? e.AzureWebJobsStorage : undefined),
+        blobServiceUri: e.ModelStorage__blobServiceUri,
+        clientId: e.ModelStorage__clientId ?? e.AZURE_CLIENT_ID,
+        container: e.MODELS_CONTAINER,
+      },
+      maxModelBytes: e.MODEL_MAX_BYTES,
+      shiftMax: e.MODEL_SHIFT_MAX,
+      reconcileIntervalMs: e.MODEL_RECONCILE_INTERVAL_SEC * 1000,
+      forceMetadataKey: e.MODEL_FORCE_METADATA_KEY,
+      reclaimAfterSwap: e.MODEL_RECLAIM_AFTER_SWAP,
+      instanceId: e.INSTANCE_ID ?? e.WEBSITE_INSTANCE_ID ?? e.CONTAINER_APP_REPLICA_NAME,
+    },
     logLevel: e.LOG_LEVEL,
     telemetry: { appInsightsConnectionString: e.APPLICATIONINSIGHTS_CONNECTION_STRING },
   };

@@ -76,6 +76,7 @@ export class SessionManager {
   private loading: Promise<void> | undefined;
   private lastError: AppError | undefined;
   private disposed = false;
+  private readonly releasing = new Set<Promise<void>>();
   private readonly now: () => number;
 
   private constructor(private readonly deps: SessionManagerDeps) {
@@ -160,8 +161,25 @@ export class SessionManager {
     old?.drop();
   }
 
+  /**
+   * Stops serving the active version without disposing the manager (a canary candidate withdrawn); it is
+   * released after its last lease ends. {@link acquire} then fails with `model_not_ready` until the next {@link activate}.
+   */
+  retire(): void {
+    const old = this.active;
+    this.active = undefined;
+    old?.drop();
+  }
+
   private free(slot: Slot): void {
-    void slot.backend.dispose().finally(() => this.deps.on?.released?.({ name: slot.manifest.name, version: slot.manifest.version }));
+    const release: Promise<void> = slot.backend
+      .dispose()
+      .catch(() => undefined)
+      .finally(() => {
+        this.releasing.delete(release);
+        this.deps.on?.released?.({ name: slot.manifest.name, version: slot.manifest.version });
+      });
+    this.releasing.add(release);
   }
 
   /**
@@ -212,12 +230,15 @@ export class SessionManager {
     }
   }
 
-  /** Stops serving; the active version is released once its last lease ends. */
+  /** Stops serving; the active version is released once its last lease ends (awaited when none is held). */
   async dispose(): Promise<void> {
     this.disposed = true;
     await this.loading?.catch(() => undefined);
     const old = this.active;
     this.active = undefined;
     old?.drop();
+    // Wait for releases already under way (e.g. worker threads closing), so a process exiting right
+    // after dispose does not tear native sessions down mid-release.
+    await Promise.all([...this.releasing]);
   }
 }

@@ -34,11 +34,12 @@ export function sha256Hex(bytes: Uint8Array): string {
 
 /**
  * Checks an artifact's manifest against its bytes and the featurizer: sha256, feature list and input width.
+ * @param sha256 the bytes' sha256 if already computed (hashing a large model blocks the event loop); default: computed here.
  * @throws AppError `model_invalid` listing every mismatch.
  */
-export function verifyArtifact(manifest: ModelManifest, bytes: Uint8Array, featureNames: readonly string[]): void {
+export function verifyArtifact(manifest: ModelManifest, bytes: Uint8Array, featureNames: readonly string[], sha256?: string): void {
   const problems: { path: string; message: string }[] = [];
-  if (sha256Hex(bytes) !== manifest.sha256) problems.push({ path: 'sha256', message: 'does not match the model file' });
+  if ((sha256 ?? sha256Hex(bytes)) !== manifest.sha256) problems.push({ path: 'sha256', message: 'does not match the model file' });
   const names = manifest.features.map((f) => f.name);
   if (names.length !== featureNames.length || names.some((n, i) => n !== featureNames[i])) {
     problems.push({ path: 'features', message: 'do not match the featurizer\'s feature list' });

@@ -1,0 +1,117 @@
+/**
+ * The models container in Azure Blob Storage (or Azurite), read with `@azure/storage-blob`: by connection
+ * string (`UseDevelopmentStorage=true` for Azurite), or identity-based with `{blobServiceUri}` and
+ * `DefaultAzureCredential` (a user-assigned managed identity when a client id is given).
+ */
+import type { TokenCredential } from '@azure/identity';
+import { DefaultAzureCredential } from '@azure/identity';
+import { BlobServiceClient, type ContainerClient, type StoragePipelineOptions } from '@azure/storage-blob';
+import { AppError } from '../../errors/errors';
+import { manifestBlobName, modelBlobName, type ModelRef } from './model-path';
+import { tooLarge, type ModelBlob, type ModelRepository } from './model-repository';
+
+/** How to reach the storage account holding the models container. */
+export interface BlobStorageSettings {
+  /** A connection string (`ModelStorage`, or `AzureWebJobsStorage` as a fallback), e.g. `UseDevelopmentStorage=true`. */
+  readonly connectionString: string | undefined;
+  /** Identity-based: `ModelStorage__blobServiceUri`, e.g. `https://acct.blob.core.windows.net`. */
+  readonly blobServiceUri: string | undefined;
+  /** Client id of a user-assigned managed identity (`ModelStorage__clientId`). */
+  readonly clientId: string | undefined;
+  /** Container name (`MODELS_CONTAINER`, default `models`). */
+  readonly container: string;
+}
+
+/** Whether the settings name a storage account (else the local folder is the repository). */
+export function blobConfigured(s: BlobStorageSettings): boolean {
+  return s.connectionString !== undefined || s.blobServiceUri !== undefined;
+}
+
+function statusOf(err: unknown): number | undefined {
+  const s = (err as { statusCode?: unknown } | null)?.statusCode;
+  return typeof s === 'number' ? s : undefined;
+}
+
+function unavailable(err: unknown): AppError {
+  return new AppError('dependency_unavailable', 'The models container is unavailable.', { cause: err, transient: true, retryAfterSec: 5 });
+}
+
+/** Reads models from a blob container. */
+export class BlobModelRepository implements ModelRepository {
+  private constructor(
+    private readonly client: ContainerClient,
+    readonly container: string,
+    readonly description: string,
+  ) {}
+
+  /**
+   * @param credential for identity-based access; default `DefaultAzureCredential`.
+   * @throws AppError `config_invalid` when neither a connection string nor a service URI is set, or the connection string is malformed.
+   */
+  static create(s: BlobStorageSettings, credential?: TokenCredential, pipeline: StoragePipelineOptions = {}): BlobModelRepository {
+    let service: BlobServiceClient;
+    if (s.connectionString !== undefined) {
+      try {
+        service = BlobServiceClient.fromConnectionString(s.connectionString, pipeline);
+      } catch (err) {
+        throw new AppError('config_invalid', 'The model storage connection string is not valid.', { cause: err });
+      }
+    } else if (s.blobServiceUri !== undefined) {
+      const cred = credential ?? new DefaultAzureCredential(s.clientId === undefined ? {} : { managedIdentityClientId: s.clientId });
+      service = new BlobServiceClient(s.blobServiceUri, cred, pipeline);
+    } else {
+      throw new AppError('config_invalid', 'Model storage needs ModelStorage (connection string) or ModelStorage__blobServiceUri.');
+    }
+    const endpoint = new URL(service.url);
+    return new BlobModelRepository(service.getContainerClient(s.container), s.container, `blob container ${s.container} (${endpoint.origin}${endpoint.pathname.replace(/\/$/, '')})`);
+  }
+
+  async readModel(ref: ModelRef, maxBytes: number): Promise<Uint8Array> {
+    const blob = this.client.getBlobClient(modelBlobName(ref));
+    let size: number;
+    try {
+      size = (await blob.getProperties()).contentLength ?? 0;
+    } catch (err) {
+      if (statusOf(err) === 404) throw new AppError('not_found', `Model ${ref.name}@${ref.version} is not in the container.`, { transient: false });
+      throw unavailable(err);
+    }
+    if (size > maxBytes) throw tooLarge(ref, size, maxBytes);
+    try {
+      return await blob.downloadToBuffer(0, undefined, { concurrency: 4 });
+    } catch (err) {
+      throw statusOf(err) === 404 ? new AppError('not_found', `Model ${ref.name}@${ref.version} is not in the container.`, { transient: false }) : unavailable(err);
+    }
+  }
+
+  async readManifest(ref: ModelRef): Promise<string | undefined> {
+    try {
+      return (await this.client.getBlobClient(manifestBlobName(ref)).downloadToBuffer()).toString('utf8');
+    } catch (err) {
+      if (statusOf(err) === 404) return undefined;
+      throw unavailable(err);
+    }
+  }
+
+  async list(): Promise<ModelBlob[]> {
+    const out: ModelBlob[] = [];
+    try {
+      for await (const b of this.client.listBlobsFlat({ includeMetadata: true })) {
+        if (!b.name.endsWith('.onnx')) continue;
+        out.push({
+          blobPath: `${this.container}/${b.name}`,
+          etag: b.properties.etag ?? '',
+          size: b.properties.contentLength ?? 0,
+          metadata: b.metadata ?? {},
+          uri: this.client.getBlobClient(b.name).url,
+        });
+      }
+    } catch (err) {
+      throw unavailable(err);
+    }
+    return out;
+  }
+
+  dispose(): Promise<void> {
+    return Promise.resolve();
+  }
+}

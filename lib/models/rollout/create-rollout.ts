@@ -1,0 +1,147 @@
+/**
+ * Builds model rollout from settings, in two steps around the session manager: first the fleet store,
+ * the models container and the startup model source (the session manager loads through it); then the
+ * validator, the fleet agent, the traffic router, the upload handler and the admin API, which need the
+ * session manager.
+ */
+import { hostname } from 'node:os';
+import type { TokenCredential } from '@azure/identity';
+import type { Redis } from 'ioredis';
+import type { Config } from '../../config/config';
+import { realTimers, type Timers } from '../../context/entra-auth';
+import { AppError } from '../../errors/errors';
+import { FEATURE_NAMES } from '../../features/featurizer';
+import type { BackendFactory } from '../../inference/backend';
+import { batchedBackendFactory, resolveMode } from '../../inference/backend-factory';
+import { SessionManager } from '../../inference/session-manager';
+import type { Logger } from '../../telemetry/logger';
+import type { ModelSource } from '../model-folder';
+import { BlobModelRepository, blobConfigured } from './blob-model-repository';
+import { FleetAgent, type FleetAgentEvents } from './fleet-agent';
+import { FleetModelSource } from './fleet-model-source';
+import { MemoryFleetStore, type FleetStore } from './fleet-store';
+import { ModelAdmin } from './model-admin';
+import { FolderModelRepository, type ModelRepository } from './model-repository';
+import { ModelRollout } from './model-rollout';
+import { ModelValidator } from './model-validator';
+import { fullGc, MemoryReclaimer } from './reclaim';
+import { RedisFleetStore } from './redis-fleet-store';
+import { ShadowRecorder } from './shadow-stats';
+import { TrafficRouter } from './traffic-router';
+import { UploadHandler } from './upload-handler';
+import { VersionLoader } from './version-loader';
+
+/** Dependencies of model rollout; each has a production default. */
+export interface RolloutDeps {
+  readonly logger: Logger;
+  /** The engine's shared Redis client, if Redis is configured (it may be set up later); else the in-process store. */
+  readonly redis: (() => Redis | undefined) | undefined;
+  /** Overrides the fleet store. */
+  readonly store?: FleetStore;
+  /** Overrides the models container. */
+  readonly repository?: ModelRepository;
+  /** For identity-based blob access. Default `DefaultAzureCredential`. */
+  readonly credential?: TokenCredential;
+  /** Reconcile timers. Default real (unref'd) timers. */
+  readonly timers?: Timers;
+  /** Wall clock, epoch ms (pointer timestamps, instance reports). Default `Date.now`. */
+  readonly wallNow?: () => number;
+  /** Default: `INSTANCE_ID` / `WEBSITE_INSTANCE_ID` / `CONTAINER_APP_REPLICA_NAME`, else `{hostname}-{pid}`. */
+  readonly instanceId?: string;
+  readonly on?: Partial<FleetAgentEvents>;
+}
+
+/** Step one's result: the startup model source, and step two. */
+export interface RolloutPlan {
+  /** The session manager's source: the pointer's version, else the bundled model. */
+  readonly source: ModelSource;
+  /** Builds the rest once the session manager exists, and starts following the pointer. */
+  complete(w: { readonly sessions: SessionManager; readonly factory: BackendFactory }): Promise<ModelRollout>;
+}
+
+function agentLogEvents(logger: Logger, extra: Partial<FleetAgentEvents> = {}): Partial<FleetAgentEvents> {
+  return {
+    swapped: (e) => (logger.info(e.role === 'active' ? 'model version swapped' : 'candidate version loaded', { model: e.name, from: e.from, to: e.to, generation: e.generation }), extra.swapped?.(e)),
+    stale: (e) => (logger.warn(`could not load the ${e.role} version the fleet pointer names; serving the current one`, { model: e.name, desired: e.desired, reason: e.reason }), extra.stale?.(e)),
+    storeError: (e) => (e.stage === 'read' ? logger.warn('fleet store unavailable; retrying at the next reconcile', e) : logger.debug('fleet store call failed', e), extra.storeError?.(e)),
+  };
+}
+
+/**
+ * Step one: the fleet store (Redis when configured, else in-process), the models container (blob storage
+ * when configured, else the local models folder) and the startup source.
+ * @param base the bundled model folder source (the fallback).
+ * @throws AppError `config_invalid` for unusable storage settings.
+ */
+export function planRollout(config: Config, base: ModelSource, deps: RolloutDeps): RolloutPlan {
+  const r = config.rollout;
+  const logger = deps.logger;
+  const instanceId = deps.instanceId ?? r.instanceId ?? `${hostname()}-${process.pid}`;
+  const store = deps.store ?? (deps.redis !== undefined ? new RedisFleetStore(deps.redis, config.redis.keyPrefix) : new MemoryFleetStore());
+  const bundled = new FolderModelRepository(config.model.dir, r.storage.container);
+  const repository = deps.repository ?? (blobConfigured(r.storage) ? BlobModelRepository.create(r.storage, deps.credential) : bundled);
+  logger.info(`model rollout: fleet store ${store.description}, models from ${repository.description}`, { instanceId, reconcileSec: r.reconcileIntervalMs / 1000 });
+  const source = new FleetModelSource({ name: config.model.name, store, repository, bundled, base, featureNames: FEATURE_NAMES, maxBytes: r.maxModelBytes, logger });
+
+  return {
+    source,
+    async complete({ sessions, factory }) {
+      const wallNow = deps.wallNow ?? Date.now;
+      const timers = deps.timers ?? realTimers;
+      const reclaimer = new MemoryReclaimer(timers, 1000, r.reclaimAfterSwap ? fullGc() : undefined);
+      const candidates = await SessionManager.create({
+        source: { load: () => Promise.reject(new AppError('model_not_ready', 'No candidate version is set.')) },
+        factory,
+        on: {
+          released: (e) => {
+            logger.info('candidate version released', { model: e.name, version: e.version });
+            reclaimer.schedule();
+          },
+        },
+      });
+      const { ort, inference } = config;
+      const isolation = {
+        factory: batchedBackendFactory({ ...inference, mode: 'workers', workers: 1, session: { executionProviders: ort.executionProviders, intraOpThreads: ort.intraOpThreads, graphOptimization: ort.graphOptimization } }),
+        when: (bytes: number) => resolveMode(inference.mode, bytes) === 'inline',
+      };
+      const validator = new ModelValidator({ sessions, featureNames: FEATURE_NAMES, batchMaxSize: inference.batchMaxSize, batchMaxSizeGpu: inference.batchMaxSizeGpu, isolation });
+      const loader = new VersionLoader({ repository, bundled, validator, maxBytes: r.maxModelBytes });
+      const recorder = new ShadowRecorder();
+      const router = new TrafficRouter({ active: sessions, candidate: candidates, recorder });
+      const agent = new FleetAgent({
+        name: config.model.name,
+        instanceId,
+        store,
+        loader,
+        sessions,
+        candidates,
+        router,
+        recorder,
+        timers,
+        intervalMs: r.reconcileIntervalMs,
+        wallNow,
+        on: agentLogEvents(logger, deps.on),
+      });
+      const upload = new UploadHandler({
+        modelName: config.model.name,
+        container: r.storage.container,
+        maxBytes: r.maxModelBytes,
+        shiftMax: r.shiftMax,
+        forceKey: r.forceMetadataKey,
+        instanceId,
+        store,
+        repository,
+        validator,
+        loader,
+        sessions,
+        agent,
+        wallNow,
+        logger,
+      });
+      const admin = new ModelAdmin({ modelName: config.model.name, instanceId, store, sessions, agent, wallNow, reportMaxAgeMs: 3 * r.reconcileIntervalMs });
+      const rollout = new ModelRollout({ upload, admin, agent, router, repository, store, candidates, loader, reclaimer });
+      rollout.start();
+      return rollout;
+    },
+  };
+}

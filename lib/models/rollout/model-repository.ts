@@ -1,0 +1,112 @@
+/**
+ * Where uploaded models live: the blob container in Azure (or Azurite), or a local folder with the same
+ * layout (`{name}/{version}.onnx` + optional `{name}/{version}.json`). Every instance reads the version the
+ * fleet pointer names from here.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { AppError } from '../../errors/errors';
+import { manifestBlobName, modelBlobName, type ModelRef } from './model-path';
+
+/** One model file in the repository. */
+export interface ModelBlob {
+  /** Path as a blob trigger reports it: `{container}/{name}/{version}.onnx`. */
+  readonly blobPath: string;
+  /** Changes whenever the content changes (blob ETag; mtime + size for a folder). */
+  readonly etag: string;
+  /** Bytes. */
+  readonly size: number;
+  /** Blob metadata (e.g. `force=true`); a folder's `{version}.metadata.json` sidecar. */
+  readonly metadata: Readonly<Record<string, string>>;
+  /** Location as a URL (`Uri` of the trigger metadata). */
+  readonly uri: string;
+}
+
+/** Read access to the models container. */
+export interface ModelRepository {
+  /** How logs name it (never a secret), e.g. `blob container models (https://acct.blob.core.windows.net)`. */
+  readonly description: string;
+  /** Container name (`MODELS_CONTAINER`, default `models`). */
+  readonly container: string;
+  /**
+   * Reads a model file.
+   * @param maxBytes refuse files larger than this (`model_invalid`), bytes.
+   * @throws AppError `not_found` (absent), `model_invalid` (too large), `dependency_unavailable` (transient).
+   */
+  readModel(ref: ModelRef, maxBytes: number): Promise<Uint8Array>;
+  /** The manifest uploaded with a version, if any. @throws AppError `dependency_unavailable` (transient). */
+  readManifest(ref: ModelRef): Promise<string | undefined>;
+  /** Every model file (the local host's feeders poll this to play the blob trigger). */
+  list(): Promise<ModelBlob[]>;
+  dispose(): Promise<void>;
+}
+
+/** A model file larger than the limit. */
+export function tooLarge(ref: ModelRef, size: number, maxBytes: number): AppError {
+  return new AppError('model_invalid', `Model ${ref.name}@${ref.version} is ${size} bytes; the limit is ${maxBytes} bytes.`, {
+    transient: false,
+    errors: [{ path: 'size', message: `must be at most ${maxBytes} bytes (MODEL_MAX_BYTES)` }],
+  });
+}
+
+/** A folder laid out like the container (the embedded default: the bundled `models/` folder or `MODEL_DIR`). */
+export class FolderModelRepository implements ModelRepository {
+  /**
+   * @param dir the folder, e.g. `models/`.
+   * @param container the name reported in blob paths (`MODELS_CONTAINER`, default `models`).
+   */
+  constructor(
+    readonly dir: string,
+    readonly container: string,
+  ) {}
+
+  get description(): string {
+    return `local folder ${this.dir}`;
+  }
+
+  async readModel(ref: ModelRef, maxBytes: number): Promise<Uint8Array> {
+    const file = path.join(this.dir, modelBlobName(ref));
+    const stat = await fs.stat(file).catch(() => undefined);
+    if (stat === undefined) throw new AppError('not_found', `Model ${ref.name}@${ref.version} is not in the models folder.`, { transient: false });
+    if (stat.size > maxBytes) throw tooLarge(ref, stat.size, maxBytes);
+    return fs.readFile(file);
+  }
+
+  async readManifest(ref: ModelRef): Promise<string | undefined> {
+    return fs.readFile(path.join(this.dir, manifestBlobName(ref)), 'utf8').catch(() => undefined);
+  }
+
+  async list(): Promise<ModelBlob[]> {
+    const dirs = await fs.readdir(this.dir, { withFileTypes: true }).catch(() => []);
+    const out: ModelBlob[] = [];
+    for (const d of dirs.filter((e) => e.isDirectory())) {
+      // every `{a}/{b}.onnx`, as the trigger path `{name}/{version}.onnx` matches it; the handler rejects bad names
+      const files = await fs.readdir(path.join(this.dir, d.name)).catch(() => [] as string[]);
+      for (const file of files.filter((f) => f.endsWith('.onnx'))) {
+        const full = path.join(this.dir, d.name, file);
+        const stat = await fs.stat(full).catch(() => undefined);
+        if (stat === undefined || !stat.isFile()) continue;
+        const base = full.slice(0, -'.onnx'.length);
+        out.push({ blobPath: `${this.container}/${d.name}/${file}`, etag: `${stat.mtimeMs}-${stat.size}`, size: stat.size, metadata: await this.metadata(base), uri: `file://${full}` });
+      }
+    }
+    return out;
+  }
+
+  /** The `{version}.metadata.json` sidecar next to `{base}.onnx`: string values only. */
+  private async metadata(base: string): Promise<Record<string, string>> {
+    const text = await fs.readFile(`${base}.metadata.json`, 'utf8').catch(() => undefined);
+    if (text === undefined) return {};
+    try {
+      const raw = JSON.parse(text) as unknown;
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return {};
+      return Object.fromEntries(Object.entries(raw).filter((e): e is [string, string] => typeof e[1] === 'string'));
+    } catch {
+      return {};
+    }
+  }
+
+  dispose(): Promise<void> {
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Model rollout on one instance, as the engine exposes it: the blob-trigger entry (validate + publish),
+ * the admin API, the fleet agent (follow the pointer) and the traffic router (canary, shadow).
+ */
+import type { SessionManager } from '../../inference/session-manager';
+import type { FleetAgent, FleetReadiness } from './fleet-agent';
+import type { FleetStore } from './fleet-store';
+import type { ModelAdmin, ModelStatus } from './model-admin';
+import type { ModelRepository } from './model-repository';
+import type { MemoryReclaimer } from './reclaim';
+import type { TrafficRouter } from './traffic-router';
+import type { ModelUpload, UploadHandler, UploadOutcome } from './upload-handler';
+import type { VersionLoader } from './version-loader';
+
+/** The parts of a {@link ModelRollout} (built by `createRollout`). */
+export interface ModelRolloutParts {
+  readonly upload: UploadHandler;
+  readonly admin: ModelAdmin;
+  readonly agent: FleetAgent;
+  readonly router: TrafficRouter;
+  readonly repository: ModelRepository;
+  readonly store: FleetStore;
+  readonly candidates: SessionManager;
+  readonly loader: VersionLoader;
+  readonly reclaimer: MemoryReclaimer;
+}
+
+/** Model rollout on one instance. */
+export class ModelRollout {
+  constructor(private readonly parts: ModelRolloutParts) {}
+
+  /** Per-request routing (canary, shadow). */
+  get router(): TrafficRouter {
+    return this.parts.router;
+  }
+  /** The models container (the local host's feeders poll it). */
+  get repository(): ModelRepository {
+    return this.parts.repository;
+  }
+  /** The fleet store (`redis` or `in-process`). */
+  get store(): FleetStore {
+    return this.parts.store;
+  }
+
+  /** The blob trigger's work: validate, then publish to the fleet (see {@link UploadHandler.handle}). */
+  handleUpload(upload: ModelUpload): Promise<UploadOutcome> {
+    return this.parts.upload.handle(upload);
+  }
+  /** `GET /api/models`. */
+  status(): Promise<{ models: ModelStatus[] }> {
+    return this.parts.admin.status();
+  }
+  /** `POST /api/models/{name}/promote`. */
+  promote(name: string, body: unknown): Promise<ModelStatus> {
+    return this.parts.admin.promote(name, body);
+  }
+  /** `POST /api/models/{name}/rollback`. */
+  rollback(name: string): Promise<ModelStatus> {
+    return this.parts.admin.rollback(name);
+  }
+  /** `PUT /api/models/{name}/traffic`. */
+  traffic(name: string, body: unknown): Promise<ModelStatus> {
+    return this.parts.admin.traffic(name, body);
+  }
+  /** This instance's fleet status (part of readiness). */
+  readiness(): FleetReadiness {
+    return this.parts.agent.readiness();
+  }
+  /** A retired version was released: schedules a full GC so its model buffers are returned promptly (`MODEL_RECLAIM_AFTER_SWAP`). */
+  reclaim(): void {
+    this.parts.reclaimer.schedule();
+  }
+  /** Reconciles with the pointer now (also runs on announcements and every reconcile period). */
+  converge(): Promise<void> {
+    return this.parts.agent.converge();
+  }
+  /** Subscribes to announcements and starts the reconcile loop. */
+  start(): void {
+    this.parts.agent.start();
+  }
+  /** Stops following the pointer and releases the candidate and any unclaimed validated version. */
+  async dispose(): Promise<void> {
+    this.parts.reclaimer.dispose();
+    await this.parts.agent.dispose();
+    await this.parts.candidates.dispose();
+    await this.parts.loader.dispose();
+    await this.parts.store.dispose();
+    await this.parts.repository.dispose();
+  }
+}

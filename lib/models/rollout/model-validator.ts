@@ -1,0 +1,231 @@
+/**
+ * Validation of a model version before anything serves it: sha256, manifest against the featurizer, graph
+ * signature, load and warm-up in a worker (through the session manager's `prepare`, i.e. the production
+ * backend factory), warm-up at every batch size the batcher uses, the golden set (finite scores in [0, 1],
+ * and the manifest's recorded golden scores reproduced), and the score shift against the active version.
+ */
+import { createHash } from 'node:crypto';
+import { AppError, toAppError, type ErrorCode, type FieldError } from '../../errors/errors';
+import type { BackendFactory, InferenceBackend } from '../../inference/backend';
+import { isGpuProvider } from '../../inference/backend-factory';
+import { checkScores, sampleRow, type Lease, type SessionManager } from '../../inference/session-manager';
+import type { ModelManifest } from '../manifest';
+import { verifyArtifact } from '../model-folder';
+import type { ShiftReport, ValidationSummary } from './fleet-state';
+import type { RejectCheck } from './fleet-store';
+import { readOnnxSignature, signatureProblems } from './onnx-signature';
+
+/** Largest |score − recorded golden score| accepted. */
+export const GOLDEN_TOLERANCE = 1e-3;
+
+/** A model refused by validation: which check, with a stable code (`model_invalid` or `model_shift_exceeded`). */
+export class ModelRejectedError extends AppError {
+  constructor(
+    readonly check: RejectCheck,
+    message: string,
+    errors: readonly FieldError[] = [],
+    code: ErrorCode = 'model_invalid',
+    cause?: unknown,
+  ) {
+    super(code, message, { errors, transient: false, ...(cause === undefined ? {} : { cause }) });
+  }
+}
+
+/** Lower-case hex sha256, hashed in 1 MiB slices that yield to the event loop (a 34 MB model would block it ~30 ms). */
+export async function sha256Async(bytes: Uint8Array): Promise<string> {
+  const hash = createHash('sha256');
+  const slice = 1 << 20;
+  for (let off = 0; off < bytes.length; off += slice) {
+    hash.update(bytes.subarray(off, Math.min(bytes.length, off + slice)));
+    if (off + slice < bytes.length) await new Promise<void>((r) => setImmediate(r));
+  }
+  return hash.digest('hex');
+}
+
+/** Batch sizes warmed up: powers of two up to the batcher's largest batch, and that size itself. */
+export function warmupBatchSizes(maxBatch: number): number[] {
+  const sizes: number[] = [];
+  for (let b = 1; b < maxBatch; b *= 2) sizes.push(b);
+  sizes.push(Math.max(1, maxBatch));
+  return sizes;
+}
+
+/** Dependencies of a {@link ModelValidator}. */
+export interface ModelValidatorDeps {
+  /** Loads and warms through the production backend factory (worker threads). */
+  readonly sessions: Pick<SessionManager, 'prepare'>;
+  readonly featureNames: readonly string[];
+  /** `BATCH_MAX_SIZE` and `BATCH_MAX_SIZE_GPU`. */
+  readonly batchMaxSize: number;
+  readonly batchMaxSizeGpu: number;
+  /**
+   * A worker-thread factory that loads (and warms, then releases) a model first whenever `when(bytes)` says the
+   * serving factory would load it inline (`INFERENCE_MODE=auto` runs tiny models inline): every upload is
+   * loaded in isolation, off the event loop, before anything serves it.
+   */
+  readonly isolation?: { readonly factory: BackendFactory; readonly when: (modelBytes: number) => boolean };
+  /** Monotonic clock, ms. Default `performance.now`. */
+  readonly now?: () => number;
+}
+
+/** One validation. */
+export interface ValidationRequest {
+  readonly manifest: ModelManifest;
+  readonly bytes: Uint8Array;
+  /** The bytes' sha256 ({@link sha256Async}). */
+  readonly sha256: string;
+  /** Reference inputs: the manifest's own, or the ones kept for the model name. */
+  readonly golden: { readonly inputs: readonly (readonly number[])[]; readonly source: 'manifest' | 'kept' } | undefined;
+  /** The active version, to measure the score shift against (the caller releases it). */
+  readonly compareWith?: Lease;
+  /** Largest accepted mean absolute shift; `undefined` = report only. */
+  readonly shiftMax?: number;
+  /** Upload forced with blob metadata: a shift beyond the bound is reported, not refused. */
+  readonly forced: boolean;
+  /** The blob metadata key that forces an upload (`MODEL_FORCE_METADATA_KEY`), named in the rejection. */
+  readonly forceKey?: string;
+}
+
+/** Validates model versions; see the module comment for the checks, in order. */
+export class ModelValidator {
+  private readonly now: () => number;
+  constructor(private readonly deps: ModelValidatorDeps) {
+    this.now = deps.now ?? (() => performance.now());
+  }
+
+  /**
+   * Runs every check. On success the caller owns the loaded, warm backend.
+   * @throws ModelRejectedError naming the failed check; transient AppErrors when the active version cannot be compared right now.
+   */
+  async validate(req: ValidationRequest): Promise<{ backend: InferenceBackend; summary: ValidationSummary }> {
+    const { manifest, bytes } = req;
+    const t0 = this.now();
+    if (req.sha256 !== manifest.sha256) throw new ModelRejectedError('sha256', `The model's sha256 does not match its manifest.`, [{ path: 'sha256', message: 'does not match the model file' }]);
+    try {
+      verifyArtifact(manifest, bytes, this.deps.featureNames, req.sha256);
+    } catch (err) {
+      const e = toAppError(err);
+      throw new ModelRejectedError('features', e.message, e.errors);
+    }
+    let sig;
+    try {
+      sig = readOnnxSignature(bytes);
+    } catch (err) {
+      const e = toAppError(err);
+      throw new ModelRejectedError('signature', e.message, e.errors);
+    }
+    const problems = signatureProblems(sig, manifest, this.deps.featureNames.length);
+    if (problems.length > 0) throw new ModelRejectedError('signature', `The model's input/output signature does not match the manifest and the featurizer.`, problems);
+    const golden = req.golden?.inputs ?? [];
+    const width = this.deps.featureNames.length;
+    if (golden.some((r) => r.length !== width)) throw new ModelRejectedError('golden', `Every golden row must have ${width} values.`, [{ path: 'golden.inputs', message: `rows must have ${width} values` }]);
+
+    await this.probeInWorker(manifest, bytes);
+    let backend: InferenceBackend;
+    try {
+      backend = await this.deps.sessions.prepare({ manifest, bytes });
+    } catch (err) {
+      const e = toAppError(err);
+      throw new ModelRejectedError(e.message.startsWith('Warm-up') ? 'warmup' : 'load', e.message, e.errors, 'model_invalid', err);
+    }
+    try {
+      const gpu = isGpuProvider(backend.info.executionProviders);
+      const batchSizes = warmupBatchSizes(gpu ? Math.min(this.deps.batchMaxSize, this.deps.batchMaxSizeGpu) : this.deps.batchMaxSize);
+      const rows = [Array.from(sampleRow(manifest, width))]; // the golden set is checked on its own below
+      for (const b of batchSizes) {
+        const problem = await this.score(backend, rows, b).then((s) => checkScores(s, b), (err: unknown) => toAppError(err).message);
+        if (problem !== undefined) throw new ModelRejectedError('warmup', `Warm-up at batch size ${b} failed: ${problem}.`, [{ path: 'model', message: `warm-up at batch size ${b}: ${problem}` }]);
+      }
+      let shift: ShiftReport | undefined;
+      if (golden.length > 0) {
+        const scores = await this.score(backend, golden, golden.length);
+        const problem = checkScores(scores, golden.length);
+        if (problem !== undefined) throw new ModelRejectedError('golden', `The golden set failed: ${problem}.`, [{ path: 'golden', message: problem }]);
+        this.checkRecorded(manifest, req, scores);
+        shift = await this.shift(req, golden, scores);
+      }
+      return {
+        backend,
+        summary: {
+          sizeBytes: bytes.length,
+          batchSizes,
+          goldenRows: golden.length,
+          goldenSource: req.golden === undefined || golden.length === 0 ? 'none' : req.golden.source,
+          ...(shift === undefined ? {} : { shift }),
+          forced: req.forced,
+          loadMs: Math.round(this.now() - t0),
+        },
+      };
+    } catch (err) {
+      await backend.dispose().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** Loads and warms the model in a worker thread first, when the serving factory would load it inline. */
+  private async probeInWorker(manifest: ModelManifest, bytes: Uint8Array): Promise<void> {
+    const iso = this.deps.isolation;
+    if (iso === undefined || !iso.when(bytes.length)) return;
+    const width = this.deps.featureNames.length;
+    let probe: InferenceBackend;
+    try {
+      probe = await iso.factory.load({ bytes, inputName: manifest.input.name, outputName: manifest.output.name, inputWidth: width });
+    } catch (err) {
+      const e = toAppError(err);
+      throw new ModelRejectedError('load', e.message, e.errors, 'model_invalid', err);
+    }
+    try {
+      const problem = await this.score(probe, [Array.from(sampleRow(manifest, width))], 1).then((s) => checkScores(s, 1), (err: unknown) => toAppError(err).message);
+      if (problem !== undefined) throw new ModelRejectedError('warmup', `Warm-up in an isolated worker failed: ${problem}.`, [{ path: 'model', message: problem }]);
+    } finally {
+      await probe.dispose().catch(() => undefined);
+    }
+  }
+
+  /** Scores `count` rows cycling through `rows`. */
+  private async score(backend: InferenceBackend, rows: readonly (readonly number[])[], count: number): Promise<Float32Array> {
+    const width = this.deps.featureNames.length;
+    const input = new Float32Array(count * width);
+    for (let i = 0; i < count; i++) input.set(rows[i % rows.length] as number[], i * width);
+    return (await backend.run(input, count)).scores;
+  }
+
+  /** A manifest that records golden scores must reproduce them. */
+  private checkRecorded(manifest: ModelManifest, req: ValidationRequest, scores: Float32Array): void {
+    const recorded = manifest.golden?.scores;
+    if (req.golden?.source !== 'manifest' || recorded === undefined || recorded.length !== scores.length) return;
+    let worst = 0;
+    scores.forEach((s, i) => (worst = Math.max(worst, Math.abs(s - (recorded[i] as number)))));
+    if (worst > GOLDEN_TOLERANCE) {
+      throw new ModelRejectedError('golden', `The model does not reproduce the golden scores recorded in its manifest (largest difference ${worst.toFixed(6)} > ${GOLDEN_TOLERANCE}).`, [
+        { path: 'golden.scores', message: `differ from the model's scores by up to ${worst.toFixed(6)}` },
+      ]);
+    }
+  }
+
+  /** Score shift against the active version over the golden rows; refused beyond the bound unless forced. */
+  private async shift(req: ValidationRequest, golden: readonly (readonly number[])[], scores: Float32Array): Promise<ShiftReport | undefined> {
+    const active = req.compareWith;
+    if (active === undefined) return undefined;
+    const base = await this.score(active.backend, golden, golden.length);
+    let sum = 0;
+    let max = 0;
+    scores.forEach((s, i) => {
+      const d = Math.abs(s - (base[i] ?? 0));
+      sum += d;
+      max = Math.max(max, d);
+    });
+    const meanAbs = Math.round((sum / golden.length) * 1e6) / 1e6;
+    const exceeded = req.shiftMax !== undefined && meanAbs > req.shiftMax;
+    const report: ShiftReport = { against: active.manifest.version, meanAbs, maxAbs: Math.round(max * 1e6) / 1e6, rows: golden.length, ...(req.shiftMax === undefined ? {} : { bound: req.shiftMax }), exceeded };
+    if (exceeded && !req.forced) {
+      throw new ModelRejectedError(
+        'shift',
+        `The mean score shift against ${report.against} over ${report.rows} golden rows is ${meanAbs}, above the bound ${req.shiftMax} (MODEL_SHIFT_MAX); upload again with blob metadata ${req.forceKey ?? 'force'}=true to accept it.`,
+        [{ path: 'shift', message: `mean absolute shift ${meanAbs} > ${req.shiftMax}` }],
+        'model_shift_exceeded',
+      );
+    }
+    return report;
+  }
+}

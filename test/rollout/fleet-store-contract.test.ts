@@ -1,0 +1,143 @@
+/** One contract for both fleet stores: in-process and Redis (real Redis, own key prefix, cleaned up). */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { AppError } from '../../lib/errors/errors';
+import { publishVersion, type FleetState, type VersionRecord } from '../../lib/models/rollout/fleet-state';
+import { MAX_REJECTIONS, MemoryFleetStore, type FleetStore, type Rejection } from '../../lib/models/rollout/fleet-store';
+import { RedisFleetStore } from '../../lib/models/rollout/redis-fleet-store';
+import { emptyCounts } from '../../lib/models/rollout/shadow-stats';
+import { bundledManifest } from '../support/models';
+import { testRedis } from '../support/redis';
+
+const actor = { by: 'i1', at: '2026-11-30T00:00:00.000Z' };
+
+async function rec(version: string): Promise<VersionRecord> {
+  return {
+    pointer: { name: 'fraud', version, blobPath: `models/fraud/${version}.onnx`, sha256: `sha-${version}`, source: 'repository', publishedBy: 'i1', publishedAt: actor.at },
+    manifest: { ...(await bundledManifest()), version },
+  };
+}
+
+/** Waits (bounded, for real I/O such as pub/sub delivery) until `check` holds. */
+async function until(check: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** `store` and `other` are two instances' views of the same fleet (the same object for the in-process store). */
+function contract(name: string, make: () => Promise<{ store: FleetStore; other: FleetStore; cleanup: () => Promise<void> }>): void {
+  describe(`fleet store contract: ${name}`, () => {
+    let store: FleetStore;
+    let other: FleetStore;
+    let cleanup: () => Promise<void>;
+    const heard: [string, number][] = [];
+    let baseline: VersionRecord;
+    before(async () => {
+      ({ store, other, cleanup } = await make());
+      baseline = await rec('1.0.0');
+      assert.equal(await other.subscribe((n, g) => heard.push([n, g])), true);
+    });
+    after(async () => {
+      await store.dispose();
+      if (other !== store) await other.dispose();
+      await cleanup();
+    });
+
+    it('stores a change atomically and announces it to every subscriber', async () => {
+      assert.equal(await store.read('fraud'), undefined);
+      const r = await rec('1.1.0');
+      const t = await store.update('fraud', (cur) => publishVersion(cur, r, { mode: 'active', baseline, ...actor }));
+      assert.equal(t.changed, true);
+      assert.deepEqual(await other.read('fraud'), t.state);
+      await until(() => heard.some(([n, g]) => n === 'fraud' && g === 1));
+    });
+
+    it('writes and announces nothing for an unchanged result', async () => {
+      const before = (await store.read('fraud')) as FleetState;
+      const count = heard.length;
+      const r = await rec('1.1.0');
+      const t = await store.update('fraud', (cur) => publishVersion(cur, r, { mode: 'active', ...actor }));
+      assert.equal(t.changed, false);
+      assert.equal((await store.read('fraud'))?.generation, before.generation);
+      await new Promise((r2) => setTimeout(r2, 50));
+      assert.equal(heard.length, count);
+    });
+
+    it('propagates the transition\'s error and leaves the state as it was', async () => {
+      const before = await store.read('fraud');
+      const older = await rec('1.0.5');
+      await assert.rejects(store.update('fraud', (cur) => publishVersion(cur, older, { mode: 'active', ...actor })), (e) => e instanceof AppError && e.code === 'model_invalid');
+      assert.deepEqual(await store.read('fraud'), before);
+    });
+
+    it('loses no update when two instances change the pointer at once', async () => {
+      const before = (await store.read('fraud')) as FleetState;
+      const [a, b] = [await rec('1.2.0'), await rec('1.3.0')];
+      await Promise.all([
+        store.update('fraud', (cur) => publishVersion(cur, a, { mode: 'candidate', ...actor })),
+        other.update('fraud', (cur) => publishVersion(cur, b, { mode: 'candidate', ...actor })),
+      ]);
+      const after = (await store.read('fraud')) as FleetState;
+      assert.equal(after.generation, before.generation + 2);
+      assert.ok(after.versions['1.2.0'] !== undefined && after.versions['1.3.0'] !== undefined, 'both publishes survived');
+    });
+
+    it('keeps the last rejections, newest first, bounded', async () => {
+      for (let i = 0; i < MAX_REJECTIONS + 3; i++) {
+        const r: Rejection = { name: 'fraud', version: `2.0.${i}`, blobPath: `models/fraud/2.0.${i}.onnx`, check: 'sha256', code: 'model_invalid', reason: 'x', errors: [], by: 'i1', at: actor.at };
+        await store.recordRejection(r);
+      }
+      const list = await other.rejections('fraud');
+      assert.equal(list.length, MAX_REJECTIONS);
+      assert.equal(list[0]?.version, `2.0.${MAX_REJECTIONS + 2}`);
+    });
+
+    it('lists instance reports newer than a time, pruning older ones', async () => {
+      const base = { name: 'fraud', activeVersion: '1.1.0', candidateVersion: undefined, generation: 3, stale: false };
+      await store.reportInstance({ ...base, instanceId: 'a', reportedAtMs: 1000 });
+      await other.reportInstance({ ...base, instanceId: 'b', reportedAtMs: 5000, stale: true, desiredVersion: '1.2.0', staleReason: 'download failed' });
+      assert.deepEqual((await store.instances('fraud', 2000)).map((r) => [r.instanceId, r.stale]), [['b', true]]);
+      assert.deepEqual((await store.instances('fraud', 0)).map((r) => r.instanceId), ['b'], 'a was pruned');
+    });
+
+    it('adds shadow counts from several instances', async () => {
+      const d = emptyCounts('1.1.0', '1.2.0');
+      d.n = 2;
+      d.sumActive = 0.5;
+      d.sumAbsDiff = 0.25;
+      d.activeBins[2] = 2;
+      d.candidateBins[4] = 2;
+      await store.addShadow('fraud', d);
+      await other.addShadow('fraud', d);
+      const c = await store.shadow('fraud', '1.1.0', '1.2.0');
+      assert.equal(c?.n, 4);
+      assert.equal(c?.activeBins[2], 4);
+      assert.equal(c?.candidateBins[4], 4);
+      assert.ok(Math.abs((c?.sumAbsDiff ?? 0) - 0.5) < 1e-9);
+      assert.equal(await store.shadow('fraud', '1.1.0', '9.9.9'), undefined);
+    });
+  });
+}
+
+contract('in-process', async () => {
+  const store = new MemoryFleetStore();
+  return { store, other: store, cleanup: () => Promise.resolve() };
+});
+
+contract('redis', async () => {
+  const { redis, prefix, cleanup } = testRedis();
+  const second = redis.duplicate();
+  const store = new RedisFleetStore(redis, prefix);
+  const other = new RedisFleetStore(second, prefix);
+  return {
+    store,
+    other,
+    cleanup: async () => {
+      second.disconnect();
+      await cleanup();
+    },
+  };
+});
