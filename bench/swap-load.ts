@@ -25,10 +25,14 @@ export class OpenLoop {
   private sent = 0;
   private t0 = 0;
 
+  /**
+   * @param headers extra request headers (e.g. `x-deadline-ms`).
+   */
   constructor(
     private readonly url: URL,
     private readonly rate: number,
     private readonly body: () => string,
+    private readonly headers: Record<string, string> = {},
     private readonly timeoutMs = 10_000,
   ) {}
 
@@ -52,7 +56,7 @@ export class OpenLoop {
   private one(scheduled: number): Promise<void> {
     return new Promise<void>((resolve) => {
       const data = this.body();
-      const req = http.request(this.url, { method: 'POST', agent: this.agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) }, timeout: this.timeoutMs }, (res) => {
+      const req = http.request(this.url, { method: 'POST', agent: this.agent, headers: { ...this.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) }, timeout: this.timeoutMs }, (res) => {
         let text = '';
         if (res.statusCode === 200) res.resume();
         else res.on('data', (c: Buffer) => (text += c.toString()));

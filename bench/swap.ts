@@ -20,6 +20,12 @@ const SWAPS = Number(process.env['SWAPS'] ?? (QUICK ? 6 : 50));
 /** Offered load, req/s (about a fifth of the service's heavy-model capacity on 2 cores). */
 const RATE = Number(process.env['SWAP_RATE'] ?? 200);
 const HIDDEN = [2048, 2048, 2048];
+/**
+ * Per-request deadline sent as `x-deadline-ms`. Generous on purpose: with the 50 ms default a noisy 2-core
+ * machine sheds some requests (`deadline_exceeded`) in steady state too, which would hide what swaps do.
+ * `SWAP_DEADLINE_MS=50` measures with the production default.
+ */
+const DEADLINE_MS = process.env['SWAP_DEADLINE_MS'] ?? '1000';
 /** A swap window: from the upload until the new version serves, plus this drain margin, ms. */
 const DRAIN_MS = 500;
 /** glibc: allocations from 128 KiB up are mmap'ed, so a released model's weights go back to the OS (the images set it). */
@@ -75,7 +81,7 @@ async function main(): Promise<void> {
     MALLOC_MMAP_THRESHOLD_: MMAP_THRESHOLD,
   });
   const state = async (): Promise<{ version: string; rss: number }> => (await (await fetch(`${server.url}/__swap/state`)).json()) as { version: string; rss: number };
-  const load = new OpenLoop(new URL('/api/score', server.url), RATE, body);
+  const load = new OpenLoop(new URL('/api/score', server.url), RATE, body, { 'x-deadline-ms': DEADLINE_MS });
   const windows: [number, number][] = [];
   const swapMs: number[] = [];
   const rss: Record<string, number> = {};
@@ -152,7 +158,8 @@ async function main(): Promise<void> {
       drain_ms: DRAIN_MS,
       settle_ms: SETTLE_MS,
       gap_ms: GAP_MS,
-      server_env: { MODEL_RECLAIM_AFTER_SWAP: 'true', MALLOC_MMAP_THRESHOLD_: MMAP_THRESHOLD, REQUEST_DEADLINE_MS: 'default (50)' },
+      server_env: { MODEL_RECLAIM_AFTER_SWAP: 'true', MALLOC_MMAP_THRESHOLD_: MMAP_THRESHOLD },
+      request_deadline_ms: Number(DEADLINE_MS),
       ...(inherited === undefined ? {} : { ignored_shell_MALLOC_MMAP_THRESHOLD_: inherited }),
       quick: QUICK,
       date: new Date().toISOString(),

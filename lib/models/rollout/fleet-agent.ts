@@ -151,8 +151,10 @@ export class FleetAgent {
       this.deps.on?.storeError?.({ stage: 'read', message: toAppError(err).message });
       return;
     }
-    if (state === undefined || state.generation < this.applied) {
-      if (state === undefined) this.applyTraffic(undefined);
+    // The store is the single source of truth (a read never returns an older generation, unless the
+    // pointer was deleted and published anew): whatever it says now is what this instance follows.
+    if (state === undefined) {
+      this.applyTraffic(undefined);
       await this.report();
       return;
     }
