@@ -12,6 +12,7 @@ import { ModelFeeder } from '../../local/model-feeder';
 import { validEvent } from '../support/events';
 import { startHost } from '../support/host';
 import { copyBundled, manifestFor, models, writeFolderModel } from './support/models';
+import { eventually } from './support/eventually';
 
 let host: LocalHost;
 let api: string;
@@ -34,15 +35,6 @@ async function scoreVersion(userId = 'user-1', transactionId = 'tx-1'): Promise<
   return res.headers.get('x-model-version');
 }
 
-async function eventually<T>(probe: () => Promise<T>, check: (v: T) => boolean, what: string, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (check(v)) return v;
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 1500)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 before(async () => {
   folder = await copyBundled();

@@ -19,6 +19,7 @@ import { BUNDLED_MODELS } from '../support/models';
 import { testRedis } from '../support/redis';
 import { startAzurite, type Azurite } from './support/azurite';
 import { manifestFor, models, uploadBlob } from './support/models';
+import { eventually } from './support/eventually';
 import { startInstance, type ChildInstance } from './support/process';
 
 const { prefix, cleanup } = testRedis();
@@ -46,16 +47,6 @@ async function status(base: string): Promise<ModelStatus> {
   return ((await res.json()) as { models: ModelStatus[] }).models[0] as ModelStatus;
 }
 
-/** Polls (bounded) until `check` passes: waiting for real I/O (Azurite, Redis pub/sub, workers). */
-async function eventually<T>(probe: () => Promise<T>, check: (v: T) => boolean, what: string, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (check(v)) return v;
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 1500)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const bothServe = async (v: string): Promise<void> => {
   await eventually(async () => [(await score(A)).version, (await score(B.url)).version], (vs) => vs.every((x) => x === v), `both instances on ${v}`);
