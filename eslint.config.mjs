@@ -8,7 +8,14 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read settings through lib/config (loadConfig) in the composition root only.' }],
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'env',
+          message: 'Read settings through lib/config (loadConfig) in the composition root only.',
+        },
+      ],
     },
   },
   {

@@ -49,7 +49,9 @@ function log(msg: string): void {
 
 async function models(root: string): Promise<BenchModel[]> {
   const dir = path.join(root, 'models');
-  const versions = (await fs.readdir(path.join(dir, 'fraud')).catch(() => [] as string[])).filter((f) => /^\d+\.\d+\.\d+\.onnx$/.test(f)).sort();
+  const versions = (await fs.readdir(path.join(dir, 'fraud')).catch(() => [] as string[]))
+    .filter((f) => /^\d+\.\d+\.\d+\.onnx$/.test(f))
+    .sort();
   const latest = versions.at(-1);
   if (latest === undefined) throw new Error('No bundled model under models/fraud/ (run `npm run model:train`).');
   const heavyDir = path.join(root, 'bench', 'models', 'heavy');
@@ -57,7 +59,12 @@ async function models(root: string): Promise<BenchModel[]> {
   const heavyFile = await writeRandomModel(heavyDir, { hidden: HEAVY_HIDDEN, seed: 7 });
   return [
     { key: 'small', dir, file: path.join(dir, 'fraud', latest), source: `bundled models/fraud/${latest}` },
-    { key: 'heavy', dir: heavyDir, file: heavyFile, source: `generated random MLP 17→${HEAVY_HIDDEN.join('→')}→1 (bench/models/heavy)` },
+    {
+      key: 'heavy',
+      dir: heavyDir,
+      file: heavyFile,
+      source: `generated random MLP 17→${HEAVY_HIDDEN.join('→')}→1 (bench/models/heavy)`,
+    },
   ];
 }
 
@@ -67,7 +74,13 @@ async function benchModel(m: BenchModel): Promise<ModelFigures> {
   const raw = await runJob<RawFigures>('raw', { BENCH_MODEL: m.file, BENCH_QUICK: QUICK ? '1' : '0' });
   const defaultMode = resolveMode((process.env['INFERENCE_MODE'] as InferenceMode | undefined) ?? 'auto', bytes);
   const altMode = defaultMode === 'inline' ? 'workers' : 'inline';
-  const serviceEnv = { MODEL_DIR: m.dir, MODEL_NAME: 'fraud', LOG_LEVEL: 'error', REDIS_URL, REDIS_KEY_PREFIX: 'bench:svc:' };
+  const serviceEnv = {
+    MODEL_DIR: m.dir,
+    MODEL_NAME: 'fraud',
+    LOG_LEVEL: 'error',
+    REDIS_URL,
+    REDIS_KEY_PREFIX: 'bench:svc:',
+  };
   log(`${m.key}: starting servers (service mode ${defaultMode}; also service_${altMode})`);
   const servers: Record<string, ServerChild> = {};
   try {
@@ -77,7 +90,14 @@ async function benchModel(m: BenchModel): Promise<ModelFigures> {
     servers[`service_${altMode}`] = await startServer('servers/service', { ...serviceEnv, INFERENCE_MODE: altMode });
     const names = Object.keys(servers);
     const run = (name: string, durationSec: number, rate?: number): Promise<RunFigures> =>
-      loadRun({ url: (servers[name] as ServerChild).url, path: name === 'bare' || name === 'naive' ? '/score' : '/api/score', body, connections: PLAN.connections, durationSec, ...(rate === undefined ? {} : { rate }) });
+      loadRun({
+        url: (servers[name] as ServerChild).url,
+        path: name === 'bare' || name === 'naive' ? '/score' : '/api/score',
+        body,
+        connections: PLAN.connections,
+        durationSec,
+        ...(rate === undefined ? {} : { rate }),
+      });
     for (const name of names) await run(name, PLAN.warmSec); // warm-up, not recorded
     const runs: Record<string, RunFigures[]> = Object.fromEntries(names.map((n) => [n, []]));
     for (let r = 0; r < PLAN.rounds; r++) {
@@ -94,10 +114,14 @@ async function benchModel(m: BenchModel): Promise<ModelFigures> {
     const at80: RunFigures[] = [];
     for (let i = 0; i < PLAN.rateRuns; i++) at80.push(await run('service', PLAN.durationSec, offered));
     const at80pct = { ...medianOf(at80), offered_rps: offered };
-    log(`${m.key}: service at 80 % (${offered} req/s offered): p99 ${at80pct.p99_ms} ms, loop p99 ${at80pct.loop_lag_p99_ms} ms`);
+    log(
+      `${m.key}: service at 80 % (${offered} req/s offered): p99 ${at80pct.p99_ms} ms, loop p99 ${at80pct.loop_lag_p99_ms} ms`,
+    );
     const bare = agg['bare'] as RunFigures;
     const naive = agg['naive'] as RunFigures;
-    const extra = Object.fromEntries(names.filter((n) => n.startsWith('service_')).map((n) => [n, { ...agg[n], mode: n.slice('service_'.length) }]));
+    const extra = Object.fromEntries(
+      names.filter((n) => n.startsWith('service_')).map((n) => [n, { ...agg[n], mode: n.slice('service_'.length) }]),
+    );
     return {
       model: { file: path.relative(appRoot(), m.file), bytes, source: m.source },
       bare,
@@ -141,7 +165,12 @@ async function main(): Promise<void> {
   const started = Date.now();
   const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();
-  const profile = JSON.stringify({ homeCountry: 'FR', usualAmount: 80, knownDevices: ['dev-abc'], accountCreatedAt: '2024-01-01T00:00:00Z' });
+  const profile = JSON.stringify({
+    homeCountry: 'FR',
+    usualAmount: 80,
+    knownDevices: ['dev-abc'],
+    accountCreatedAt: '2024-01-01T00:00:00Z',
+  });
   const setup = redis.pipeline();
   for (let u = 0; u < USERS; u += 2) setup.set(`bench:naive:profile:user-${u}`, profile); // half the users have a profile
   await setup.exec();
@@ -166,8 +195,11 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${table(figures)}\n\n`);
   for (const [key, f] of Object.entries(figures)) process.stdout.write(`${key} ratios: ${JSON.stringify(f.ratios)}\n`);
   process.stdout.write(`rule of 8 (heavy): ${JSON.stringify(figures['heavy']?.raw.rule_of_8)}\n`);
-  for (const t of targets) process.stdout.write(`${t.met ? 'MET   ' : 'MISSED'} ${t.model}: ${t.target} = ${t.value} (goal ${t.goal})\n`);
-  process.stdout.write(`\nwrote bench/results/bench.json and bench/results/bench-latency.svg (${out.settings.duration_total_s} s)\n`);
+  for (const t of targets)
+    process.stdout.write(`${t.met ? 'MET   ' : 'MISSED'} ${t.model}: ${t.target} = ${t.value} (goal ${t.goal})\n`);
+  process.stdout.write(
+    `\nwrote bench/results/bench.json and bench/results/bench-latency.svg (${out.settings.duration_total_s} s)\n`,
+  );
 }
 
 main().catch((err: unknown) => {

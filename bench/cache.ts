@@ -39,10 +39,14 @@ import { fakeBackendFactory, fakeModelSource } from '../test/context/fake-model'
 const USERS = 100_000;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const r1 = (v: number) => Math.round(v * 10) / 10;
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN;
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN;
 
 /** Runs `op` n times in sequence; returns p50/p99 in µs. */
-async function latency(n: number, op: (i: number) => Promise<unknown>): Promise<{ p50_us: number; p99_us: number; n: number }> {
+async function latency(
+  n: number,
+  op: (i: number) => Promise<unknown>,
+): Promise<{ p50_us: number; p99_us: number; n: number }> {
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
     const t0 = process.hrtime.bigint();
@@ -65,11 +69,18 @@ async function latencies(client: Redis, keys: ContextKeys) {
     const k = key(10_000 + i);
     if ((await tiered.lookup(k)) === undefined) await tiered.set(k, { profile: await source.load(k.userId) });
   });
-  return { l1_hit, l2_hit, miss, note: 'miss = L2 GET (miss) + origin GET profile:{userId} + L2 write (SET + index, one script) + L1 fill; sequential, one at a time' };
+  return {
+    l1_hit,
+    l2_hit,
+    miss,
+    note: 'miss = L2 GET (miss) + origin GET profile:{userId} + L2 write (SET + index, one script) + L1 fill; sequential, one at a time',
+  };
 }
 
 function compression() {
-  let raw = 0, enc = 0, lz4 = 0;
+  let raw = 0,
+    enc = 0,
+    lz4 = 0;
   const n = 10_000;
   for (let i = 0; i < n; i++) {
     const value = { profile: syntheticProfile(i) };
@@ -78,7 +89,14 @@ function compression() {
     enc += frame.length;
     if (frame[3] === Codec.Lz4Block) lz4++;
   }
-  return { contexts: n, mean_json_bytes: r1(raw / n), mean_stored_bytes: r1(enc / n), smaller_pct: r1((1 - enc / raw) * 100), lz4_codec_share_pct: r1((lz4 / n) * 100), target_smaller_pct: 60 };
+  return {
+    contexts: n,
+    mean_json_bytes: r1(raw / n),
+    mean_stored_bytes: r1(enc / n),
+    smaller_pct: r1((1 - enc / raw) * 100),
+    lz4_codec_share_pct: r1((lz4 / n) * 100),
+    target_smaller_pct: 60,
+  };
 }
 
 /**
@@ -112,22 +130,45 @@ async function hitRatio(client: Redis, keys: ContextKeys, rps: number) {
   await cleanup(client, keys.prefix);
   const total = counts.l1 + counts.l2 + counts.miss;
   const pctOf = (n: number) => r1((n / total) * 100);
-  return { simulated_rps: rps, measured_requests: total, hit_pct: pctOf(counts.l1 + counts.l2), l1_hit_pct: pctOf(counts.l1), l2_hit_pct: pctOf(counts.l2), miss_pct: pctOf(counts.miss) };
+  return {
+    simulated_rps: rps,
+    measured_requests: total,
+    hit_pct: pctOf(counts.l1 + counts.l2),
+    l1_hit_pct: pctOf(counts.l1),
+    l2_hit_pct: pctOf(counts.l2),
+    miss_pct: pctOf(counts.miss),
+  };
 }
 
 /** The baseline: no cache, a GET of the profile (plus the same velocity script) on every request. */
 class PlainRedisProvider implements ContextProvider {
   private readonly velocity: RedisVelocityStore;
-  constructor(private readonly client: Redis, private readonly keys: ContextKeys, private readonly timeoutMs: number) {
+  constructor(
+    private readonly client: Redis,
+    private readonly keys: ContextKeys,
+    private readonly timeoutMs: number,
+  ) {
     this.velocity = new RedisVelocityStore(client, { keys });
   }
   async lookup(e: PaymentEvent): Promise<ContextLookup> {
     const degraded: ContextLookup = { context: { profile: null, velocity: EMPTY_VELOCITY }, cache: 'degraded' };
     if (this.client.status !== 'ready') return degraded;
     try {
-      const p = { userId: e.userId, transactionId: e.transactionId, amount: e.amount, country: e.country, at: Date.now() };
-      const [text, velocity] = await withTimeout(Promise.all([this.client.get(this.keys.profile(e.userId)), this.velocity.record(p)]), this.timeoutMs);
-      return { context: { profile: text === null ? null : (asUserProfile(JSON.parse(text)) ?? null), velocity }, cache: 'miss' };
+      const p = {
+        userId: e.userId,
+        transactionId: e.transactionId,
+        amount: e.amount,
+        country: e.country,
+        at: Date.now(),
+      };
+      const [text, velocity] = await withTimeout(
+        Promise.all([this.client.get(this.keys.profile(e.userId)), this.velocity.record(p)]),
+        this.timeoutMs,
+      );
+      return {
+        context: { profile: text === null ? null : (asUserProfile(JSON.parse(text)) ?? null), velocity },
+        cache: 'miss',
+      };
     } catch {
       return degraded;
     }
@@ -146,7 +187,11 @@ async function serve(variant: string, prefix: string): Promise<void> {
     await client.connect();
     context = new PlainRedisProvider(client, new ContextKeys(prefix), config.redis.timeoutMs);
   }
-  const engine = await createEngine(config, { modelSource: fakeModelSource, backendFactory: fakeBackendFactory, ...(context === undefined ? {} : { context }) });
+  const engine = await createEngine(config, {
+    modelSource: fakeModelSource,
+    backendFactory: fakeBackendFactory,
+    ...(context === undefined ? {} : { context }),
+  });
   await engine.start();
   const counts: Record<string, number> = { hit: 0, miss: 0, degraded: 0 };
   const server = http.createServer((req, res) => {
@@ -155,8 +200,14 @@ async function serve(variant: string, prefix: string): Promise<void> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       engine.score(JSON.parse(Buffer.concat(chunks).toString('utf8'))).then(
-        (r) => ((counts[r.cache] = (counts[r.cache] ?? 0) + 1), res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(r))),
-        (err: unknown) => res.writeHead(toProblem(err).status, { 'content-type': 'application/problem+json' }).end(JSON.stringify(toProblem(err))),
+        (r) => (
+          (counts[r.cache] = (counts[r.cache] ?? 0) + 1),
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(r))
+        ),
+        (err: unknown) =>
+          res
+            .writeHead(toProblem(err).status, { 'content-type': 'application/problem+json' })
+            .end(JSON.stringify(toProblem(err))),
       );
     });
   });
@@ -167,26 +218,57 @@ async function serve(variant: string, prefix: string): Promise<void> {
 /** Fills L2 with every user's context, as a long-running fleet would have it (the "warm" variant). */
 async function prefillL2(client: Redis, keys: ContextKeys): Promise<void> {
   const l2 = new RedisContextCache(client, { keys, ttlMs: 240_000 });
-  for (let i = 0; i < USERS; i += 1000) await Promise.all(Array.from({ length: 1000 }, (_, j) => l2.set(keys.ctx(syntheticUserId(i + j)), { profile: syntheticProfile(i + j) })));
+  for (let i = 0; i < USERS; i += 1000)
+    await Promise.all(
+      Array.from({ length: 1000 }, (_, j) =>
+        l2.set(keys.ctx(syntheticUserId(i + j)), { profile: syntheticProfile(i + j) }),
+      ),
+    );
 }
 
 /** A scoring server child process. */
 interface Server {
   readonly variant: string;
-  measure(durationSec: number): Promise<{ rps: number; p50_ms: number; p99_ms: number; non2xx: number; errors: number; cache: Record<string, number> }>;
+  measure(durationSec: number): Promise<{
+    rps: number;
+    p50_ms: number;
+    p99_ms: number;
+    non2xx: number;
+    errors: number;
+    cache: Record<string, number>;
+  }>;
   stop(): Promise<void>;
 }
 
 async function startServer(variant: 'cache' | 'plain', prefix: string): Promise<Server> {
-  const child: ChildProcess = fork(__filename, ['--serve', variant, prefix], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(__filename, ['--serve', variant, prefix], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (m: { port: number }) => resolve(m.port));
     child.once('exit', () => reject(new Error(`${variant} server exited`)));
   });
   const next = zipfSampler(USERS, 1.1, mulberry32(variant.length));
   let n = 0;
-  const base = { amount: 42.5, currency: 'EUR', merchantId: 'm-1', merchantCategory: '5411', country: 'FR', channel: 'web', timestamp: '2026-11-30T10:15:00Z' };
-  const requests = [{ method: 'POST', headers: { 'content-type': 'application/json' }, setupRequest: (req: object) => ({ ...req, body: JSON.stringify({ ...base, userId: syntheticUserId(next()), transactionId: `${variant}-${n++}` }) }) }];
+  const base = {
+    amount: 42.5,
+    currency: 'EUR',
+    merchantId: 'm-1',
+    merchantCategory: '5411',
+    country: 'FR',
+    channel: 'web',
+    timestamp: '2026-11-30T10:15:00Z',
+  };
+  const requests = [
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      setupRequest: (req: object) => ({
+        ...req,
+        body: JSON.stringify({ ...base, userId: syntheticUserId(next()), transactionId: `${variant}-${n++}` }),
+      }),
+    },
+  ];
   const stats = async () => (await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as Record<string, number>;
   return {
     variant,
@@ -195,7 +277,14 @@ async function startServer(variant: 'cache' | 'plain', prefix: string): Promise<
       const r = await autocannon({ url: `http://127.0.0.1:${port}/api/score`, connections: 32, duration, requests });
       const after = await stats();
       const cache = Object.fromEntries(Object.keys(after).map((k) => [k, (after[k] ?? 0) - (before[k] ?? 0)]));
-      return { rps: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, non2xx: r.non2xx, errors: r.errors, cache };
+      return {
+        rps: Math.round(r.requests.average),
+        p50_ms: r.latency.p50,
+        p99_ms: r.latency.p99,
+        non2xx: r.non2xx,
+        errors: r.errors,
+        cache,
+      };
     },
     stop: async () => {
       child.disconnect();
@@ -216,14 +305,18 @@ async function endpoint(prefix: string, client: Redis) {
     const cold = await cache.measure(10);
     await prefillL2(client, new ContextKeys(prefix));
     await cache.measure(3);
-    const rounds: { plain: Awaited<ReturnType<Server['measure']>>; warm: Awaited<ReturnType<Server['measure']>> }[] = [];
+    const rounds: { plain: Awaited<ReturnType<Server['measure']>>; warm: Awaited<ReturnType<Server['measure']>> }[] =
+      [];
     for (let i = 0; i < 4; i++) rounds.push({ plain: await plain.measure(5), warm: await cache.measure(5) });
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
     const summary = (k: 'plain' | 'warm') => ({
       rps: median(rounds.map((r) => r[k].rps)),
       p50_ms: median(rounds.map((r) => r[k].p50_ms)),
       p99_ms: median(rounds.map((r) => r[k].p99_ms)),
-      cache: rounds.reduce<Record<string, number>>((acc, r) => (Object.entries(r[k].cache).forEach(([c, v]) => (acc[c] = (acc[c] ?? 0) + v)), acc), {}),
+      cache: rounds.reduce<Record<string, number>>(
+        (acc, r) => (Object.entries(r[k].cache).forEach(([c, v]) => (acc[c] = (acc[c] ?? 0) + v)), acc),
+        {},
+      ),
       rounds_rps: rounds.map((r) => r[k].rps),
     });
     const ratio = Math.round(median(rounds.map((r) => r.warm.rps / r.plain.rps)) * 100) / 100;
@@ -253,31 +346,55 @@ async function main(): Promise<void> {
     await seedProfiles(client, keys, USERS);
     const lat = await latencies(client, keys);
     console.log('latency (µs)        p50      p99');
-    for (const [k, v] of Object.entries(lat)) if (typeof v === 'object') console.log(`  ${k.padEnd(16)} ${String(v.p50_us).padStart(7)}  ${String(v.p99_us).padStart(7)}`);
+    for (const [k, v] of Object.entries(lat))
+      if (typeof v === 'object')
+        console.log(`  ${k.padEnd(16)} ${String(v.p50_us).padStart(7)}  ${String(v.p99_us).padStart(7)}`);
     const comp = compression();
-    console.log(`compression: ${comp.mean_json_bytes} B JSON → ${comp.mean_stored_bytes} B stored (${comp.smaller_pct} % smaller; LZ4 chosen for ${comp.lz4_codec_share_pct} %; target ≥ 60 %)`);
+    console.log(
+      `compression: ${comp.mean_json_bytes} B JSON → ${comp.mean_stored_bytes} B stored (${comp.smaller_pct} % smaller; LZ4 chosen for ${comp.lz4_codec_share_pct} %; target ≥ 60 %)`,
+    );
     const hits = [];
     for (const rps of [500, 1000, 2000]) {
       const h = await hitRatio(client, new ContextKeys(`${prefix}sim:`), rps);
       hits.push(h);
-      console.log(`hit ratio, Zipf(1.1) over ${USERS} users at ${rps} req/s: ${h.hit_pct} % (L1 ${h.l1_hit_pct} %, L2 ${h.l2_hit_pct} %; target ≥ 90 %)`);
+      console.log(
+        `hit ratio, Zipf(1.1) over ${USERS} users at ${rps} req/s: ${h.hit_pct} % (L1 ${h.l1_hit_pct} %, L2 ${h.l2_hit_pct} %; target ≥ 90 %)`,
+      );
     }
     const ep = await endpoint(prefix, client);
     console.log('endpoint (32 connections)               req/s   p50 ms  p99 ms  answers');
-    for (const [k, v] of Object.entries({ 'cache, cold start (10 s)': ep.cold, 'plain GET per request (median)': ep.plain, 'cache, L2 warm (median)': ep.warm })) {
-      console.log(`  ${k.padEnd(36)} ${String(v.rps).padStart(6)}  ${String(v.p50_ms).padStart(6)}  ${String(v.p99_ms).padStart(6)}  ${JSON.stringify(v.cache)}`);
+    for (const [k, v] of Object.entries({
+      'cache, cold start (10 s)': ep.cold,
+      'plain GET per request (median)': ep.plain,
+      'cache, L2 warm (median)': ep.warm,
+    })) {
+      console.log(
+        `  ${k.padEnd(36)} ${String(v.rps).padStart(6)}  ${String(v.p50_ms).padStart(6)}  ${String(v.p99_ms).padStart(6)}  ${JSON.stringify(v.cache)}`,
+      );
     }
-    console.log(`  cache (L2 warm) / plain throughput: ${ep.warm_vs_plain_rps}× (median of 4 alternating 5-s rounds; plain ${ep.plain.rounds_rps.join(', ')}; cache ${ep.warm.rounds_rps.join(', ')})`);
+    console.log(
+      `  cache (L2 warm) / plain throughput: ${ep.warm_vs_plain_rps}× (median of 4 alternating 5-s rounds; plain ${ep.plain.rounds_rps.join(', ')}; cache ${ep.warm.rounds_rps.join(', ')})`,
+    );
     const out = {
       date: new Date().toISOString(),
       machine: { cpus: os.cpus().length, node: process.version, loadavg_1m_at_end: Math.round(os.loadavg()[0] ?? 0) },
       latency_us: lat,
       compression: comp,
-      hit_ratio: { users: USERS, zipf_s: 1.1, l1: '50 000 entries, TTL 30 s', l2_ttl_s: 240, target_hit_pct: 90, runs: hits },
+      hit_ratio: {
+        users: USERS,
+        zipf_s: 1.1,
+        l1: '50 000 entries, TTL 30 s',
+        l2_ttl_s: 240,
+        target_hit_pct: 90,
+        runs: hits,
+      },
       endpoint: { connections: 32, ...ep },
     };
     fs.mkdirSync(path.join(__dirname, '..', '..', 'bench', 'results'), { recursive: true });
-    fs.writeFileSync(path.join(__dirname, '..', '..', 'bench', 'results', 'cache.json'), `${JSON.stringify(out, null, 2)}\n`);
+    fs.writeFileSync(
+      path.join(__dirname, '..', '..', 'bench', 'results', 'cache.json'),
+      `${JSON.stringify(out, null, 2)}\n`,
+    );
   } finally {
     await cleanup(client, prefix);
     client.disconnect();

@@ -30,16 +30,24 @@ function collect(child: ChildProcess, name: string): { lines: string[]; err: str
  * Stdout after that is ignored; stderr is kept for error reports.
  */
 export function startServer(name: string, env: Record<string, string>, timeoutMs = 120_000): Promise<ServerChild> {
-  const child = spawn(process.execPath, [script(name)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [script(name)], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const { lines, err } = collect(child, name);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => fail(new Error(`${name} did not start in ${timeoutMs} ms: ${err.join('').slice(-2000)}`)), timeoutMs);
+    const timer = setTimeout(
+      () => fail(new Error(`${name} did not start in ${timeoutMs} ms: ${err.join('').slice(-2000)}`)),
+      timeoutMs,
+    );
     const fail = (e: Error): void => {
       clearTimeout(timer);
       child.kill('SIGKILL');
       reject(e);
     };
-    child.on('exit', (code) => fail(new Error(`${name} exited (${code}) before listening: ${err.join('').slice(-2000)}`)));
+    child.on('exit', (code) =>
+      fail(new Error(`${name} exited (${code}) before listening: ${err.join('').slice(-2000)}`)),
+    );
     child.stdout?.on('data', () => {
       const line = lines.find((l) => l.startsWith('LISTENING '));
       if (line === undefined) return;
@@ -67,7 +75,10 @@ export function startServer(name: string, env: Record<string, string>, timeoutMs
 
 /** Runs `dist/bench/{name}.js` to completion and parses its `RESULT {json}` line. */
 export function runJob<T>(name: string, env: Record<string, string>): Promise<T> {
-  const child = spawn(process.execPath, [script(name)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [script(name)], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const { lines, err } = collect(child, name);
   return new Promise((resolve, reject) => {
     child.on('exit', (code) => {

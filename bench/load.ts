@@ -77,7 +77,10 @@ export async function loadRun(o: LoadOptions): Promise<RunFigures> {
 /** Median of each figure over several runs (alternating rounds damp a noisy machine). */
 export function medianOf(runs: readonly RunFigures[]): RunFigures {
   const med = (f: (r: RunFigures) => number | undefined): number => {
-    const v = runs.map(f).filter((x): x is number => x !== undefined).sort((a, b) => a - b);
+    const v = runs
+      .map(f)
+      .filter((x): x is number => x !== undefined)
+      .sort((a, b) => a - b);
     return v.length === 0 ? Number.NaN : (v[Math.floor((v.length - 1) / 2)] as number);
   };
   const batch = med((r) => r.mean_batch_size);

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { FEATURE_COUNT, FEATURES } from '../lib/features/featurizer';
 import type { ModelManifest } from '../lib/models/manifest';
 import { sha256Hex } from '../lib/models/model-folder';
-import { buildRandomMlp } from '../lib/models/onnx-writer';
+import { buildRandomMlp } from '../lib/training/onnx-writer';
 
 /** Options of {@link writeRandomModel}. */
 export interface RandomModelOptions {
@@ -28,7 +28,12 @@ export function randomModelBytes(hidden: readonly number[], seed = 7): Uint8Arra
 }
 
 /** The manifest of a generated model. */
-export function manifestFor(bytes: Uint8Array, name: string, version: string, hidden: readonly number[]): ModelManifest {
+export function manifestFor(
+  bytes: Uint8Array,
+  name: string,
+  version: string,
+  hidden: readonly number[],
+): ModelManifest {
   return {
     schemaVersion: 1,
     name,
@@ -54,7 +59,10 @@ export async function writeRandomModel(dir: string, opts: RandomModelOptions): P
   const tag = `${opts.hidden.join('x') || 'none'}`;
   const existing = await fs.readFile(`${base}.json`, 'utf8').catch(() => undefined);
   if (existing !== undefined && (JSON.parse(existing) as ModelManifest).training?.['hidden'] === tag) {
-    const ok = await fs.stat(`${base}.onnx`).then(() => true, () => false);
+    const ok = await fs.stat(`${base}.onnx`).then(
+      () => true,
+      () => false,
+    );
     if (ok) return `${base}.onnx`;
   }
   const bytes = randomModelBytes(opts.hidden, opts.seed ?? 7);

@@ -22,7 +22,13 @@ function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
-async function measure(session: ort.InferenceSession, width: number, batch: number, threads: number, budgetMs: number): Promise<RawPoint> {
+async function measure(
+  session: ort.InferenceSession,
+  width: number,
+  batch: number,
+  threads: number,
+  budgetMs: number,
+): Promise<RawPoint> {
   const x = Float32Array.from({ length: batch * width }, (_, i) => Math.sin(i * 0.37) * 2);
   const feeds = { [session.inputNames[0] as string]: new ort.Tensor('float32', x, [batch, width]) };
   for (let i = 0; i < 5; i++) await session.run(feeds);
@@ -37,10 +43,13 @@ async function measure(session: ort.InferenceSession, width: number, batch: numb
   const sorted = [...lat].sort((a, b) => a - b);
   const r2 = (v: number) => Math.round(v * 1000) / 1000;
   return {
-    batch, threads,
+    batch,
+    threads,
     rows_per_s: Math.round((lat.length * batch * 1000) / total),
     mean_ms: r2(lat.reduce((s, v) => s + v, 0) / lat.length),
-    p50_ms: r2(pct(sorted, 50)), p99_ms: r2(pct(sorted, 99)), max_ms: r2(sorted.at(-1) ?? Number.NaN),
+    p50_ms: r2(pct(sorted, 50)),
+    p99_ms: r2(pct(sorted, 99)),
+    max_ms: r2(sorted.at(-1) ?? Number.NaN),
   };
 }
 
@@ -49,7 +58,10 @@ async function main(): Promise<void> {
   const budgetMs = process.env['BENCH_QUICK'] === '1' ? 250 : 1000;
   const points: RawPoint[] = [];
   for (const threads of [1, 0]) {
-    const session = await ort.InferenceSession.create(model, { graphOptimizationLevel: 'all', ...(threads > 0 ? { intraOpNumThreads: threads } : {}) });
+    const session = await ort.InferenceSession.create(model, {
+      graphOptimizationLevel: 'all',
+      ...(threads > 0 ? { intraOpNumThreads: threads } : {}),
+    });
     const meta = session.inputMetadata[0] as { shape?: readonly (number | string)[] } | undefined;
     const width = Number(meta?.shape?.at(-1) ?? process.env['BENCH_WIDTH']);
     for (const batch of BATCHES) points.push(await measure(session, width, batch, threads, budgetMs));
@@ -59,7 +71,11 @@ async function main(): Promise<void> {
   const single = points.filter((p) => p.batch === 1).reduce((a, b) => (b.rows_per_s > a.rows_per_s ? b : a));
   const one = (t: number, b: number) => points.find((p) => p.threads === t && p.batch === b) as RawPoint;
   // The seed article's rule: "if fewer than 8, run singly". Compare one batch of n with n single runs (1 intra-op thread, as the workers use).
-  const rule8 = [2, 4, 8].map((n) => ({ n, batched_ms: one(1, n).mean_ms, singly_ms: Math.round(n * one(1, 1).mean_ms * 1000) / 1000 }));
+  const rule8 = [2, 4, 8].map((n) => ({
+    n,
+    batched_ms: one(1, n).mean_ms,
+    singly_ms: Math.round(n * one(1, 1).mean_ms * 1000) / 1000,
+  }));
   const result = {
     rps_batch1: single.rows_per_s,
     rps_best: best.rows_per_s,

@@ -19,9 +19,16 @@ export interface ModelFigures {
   readonly bare: RunFigures;
   readonly naive: RunFigures;
   readonly raw: RawFigures;
-  readonly service: RunFigures & { readonly mode: string; readonly at_80pct: RunFigures & { readonly offered_rps: number } };
+  readonly service: RunFigures & {
+    readonly mode: string;
+    readonly at_80pct: RunFigures & { readonly offered_rps: number };
+  };
   readonly [extra: string]: unknown;
-  readonly ratios: { readonly service_vs_naive: number; readonly service_vs_bare: number; readonly service_vs_raw_best: number };
+  readonly ratios: {
+    readonly service_vs_naive: number;
+    readonly service_vs_bare: number;
+    readonly service_vs_raw_best: number;
+  };
 }
 
 /** One performance target and whether the run met it. */
@@ -34,9 +41,18 @@ export interface TargetCheck {
 }
 
 /** The ratios the issue asks for. */
-export function ratios(bare: RunFigures, naive: RunFigures, raw: RawFigures, service: RunFigures): ModelFigures['ratios'] {
+export function ratios(
+  bare: RunFigures,
+  naive: RunFigures,
+  raw: RawFigures,
+  service: RunFigures,
+): ModelFigures['ratios'] {
   const r = (a: number, b: number) => Number((a / b).toPrecision(3));
-  return { service_vs_naive: r(service.rps, naive.rps), service_vs_bare: r(service.rps, bare.rps), service_vs_raw_best: r(service.rps, raw.rps_best) };
+  return {
+    service_vs_naive: r(service.rps, naive.rps),
+    service_vs_bare: r(service.rps, bare.rps),
+    service_vs_raw_best: r(service.rps, raw.rps_best),
+  };
 }
 
 /** Checks the issue's targets (never lowered: a miss is reported as a miss). */
@@ -45,15 +61,51 @@ export function checkTargets(figures: Record<string, ModelFigures>): TargetCheck
   const heavy = figures['heavy'];
   if (heavy !== undefined) {
     const s = heavy.service;
-    out.push({ model: 'heavy', target: 'service req/s vs naive', value: heavy.ratios.service_vs_naive, goal: '>= 4', met: heavy.ratios.service_vs_naive >= 4 });
-    out.push({ model: 'heavy', target: 'service req/s vs raw best-batch rows/s', value: heavy.ratios.service_vs_raw_best, goal: '>= 0.70', met: heavy.ratios.service_vs_raw_best >= 0.7 });
-    out.push({ model: 'heavy', target: 'p99 at 80 % of service max (ms)', value: s.at_80pct.p99_ms, goal: '<= 50', met: s.at_80pct.p99_ms <= 50 });
-    out.push({ model: 'heavy', target: 'event-loop lag p99 at 80 % load (ms)', value: s.at_80pct.loop_lag_p99_ms, goal: '<= 10', met: s.at_80pct.loop_lag_p99_ms <= 10 });
-    out.push({ model: 'heavy', target: 'event-loop lag p99 at max load (ms)', value: s.loop_lag_p99_ms, goal: '<= 10', met: s.loop_lag_p99_ms <= 10 });
+    out.push({
+      model: 'heavy',
+      target: 'service req/s vs naive',
+      value: heavy.ratios.service_vs_naive,
+      goal: '>= 4',
+      met: heavy.ratios.service_vs_naive >= 4,
+    });
+    out.push({
+      model: 'heavy',
+      target: 'service req/s vs raw best-batch rows/s',
+      value: heavy.ratios.service_vs_raw_best,
+      goal: '>= 0.70',
+      met: heavy.ratios.service_vs_raw_best >= 0.7,
+    });
+    out.push({
+      model: 'heavy',
+      target: 'p99 at 80 % of service max (ms)',
+      value: s.at_80pct.p99_ms,
+      goal: '<= 50',
+      met: s.at_80pct.p99_ms <= 50,
+    });
+    out.push({
+      model: 'heavy',
+      target: 'event-loop lag p99 at 80 % load (ms)',
+      value: s.at_80pct.loop_lag_p99_ms,
+      goal: '<= 10',
+      met: s.at_80pct.loop_lag_p99_ms <= 10,
+    });
+    out.push({
+      model: 'heavy',
+      target: 'event-loop lag p99 at max load (ms)',
+      value: s.loop_lag_p99_ms,
+      goal: '<= 10',
+      met: s.loop_lag_p99_ms <= 10,
+    });
   }
   const small = figures['small'];
   if (small !== undefined) {
-    out.push({ model: 'small', target: 'service req/s vs naive', value: small.ratios.service_vs_naive, goal: '>= 1.0', met: small.ratios.service_vs_naive >= 1 });
+    out.push({
+      model: 'small',
+      target: 'service req/s vs naive',
+      value: small.ratios.service_vs_naive,
+      goal: '>= 1.0',
+      met: small.ratios.service_vs_naive >= 1,
+    });
   }
   return out;
 }
@@ -68,17 +120,64 @@ export function table(figures: Record<string, ModelFigures>): string {
   const widths = [6, 22, 11, 8, 8, 8, 9, 6, 8, 7];
   const rows: string[][] = [];
   for (const [key, f] of Object.entries(figures)) {
-    const http = Object.entries(f).filter(([k]) => k === 'bare' || k === 'naive' || k.startsWith('service')) as [string, RunFigures & { at_80pct?: RunFigures & { offered_rps: number } }][];
+    const http = Object.entries(f).filter(([k]) => k === 'bare' || k === 'naive' || k.startsWith('service')) as [
+      string,
+      RunFigures & { at_80pct?: RunFigures & { offered_rps: number } },
+    ][];
     for (const [name, v] of http) {
-      rows.push([key, name, String(v.rps), String(v.p50_ms), String(v.p99_ms), String(v.max_ms), String(v.loop_lag_p99_ms), String(v.mean_batch_size ?? '-'), String(v.non2xx), String(v.rss_mb)]);
+      rows.push([
+        key,
+        name,
+        String(v.rps),
+        String(v.p50_ms),
+        String(v.p99_ms),
+        String(v.max_ms),
+        String(v.loop_lag_p99_ms),
+        String(v.mean_batch_size ?? '-'),
+        String(v.non2xx),
+        String(v.rss_mb),
+      ]);
       if (v.at_80pct !== undefined) {
         const a = v.at_80pct;
-        rows.push([key, `${name} @80% (${a.offered_rps}/s)`, String(a.rps), String(a.p50_ms), String(a.p99_ms), String(a.max_ms), String(a.loop_lag_p99_ms), String(a.mean_batch_size ?? '-'), String(a.non2xx), String(a.rss_mb)]);
+        rows.push([
+          key,
+          `${name} @80% (${a.offered_rps}/s)`,
+          String(a.rps),
+          String(a.p50_ms),
+          String(a.p99_ms),
+          String(a.max_ms),
+          String(a.loop_lag_p99_ms),
+          String(a.mean_batch_size ?? '-'),
+          String(a.non2xx),
+          String(a.rss_mb),
+        ]);
       }
     }
     const r = f.raw;
-    rows.push([key, 'raw batch 1 (rows/s)', String(r.rps_batch1), String(r.p50_ms), String(r.p99_ms), String(r.max_ms), '-', '1', '-', '-']);
-    rows.push([key, `raw batch ${r.best_batch} t${r.best_threads} (rows/s)`, String(r.rps_best), '-', '-', '-', '-', String(r.best_batch), '-', '-']);
+    rows.push([
+      key,
+      'raw batch 1 (rows/s)',
+      String(r.rps_batch1),
+      String(r.p50_ms),
+      String(r.p99_ms),
+      String(r.max_ms),
+      '-',
+      '1',
+      '-',
+      '-',
+    ]);
+    rows.push([
+      key,
+      `raw batch ${r.best_batch} t${r.best_threads} (rows/s)`,
+      String(r.rps_best),
+      '-',
+      '-',
+      '-',
+      '-',
+      String(r.best_batch),
+      '-',
+      '-',
+    ]);
   }
   const line = (cells: string[]) => cells.map((c, i) => pad(c, widths[i] ?? 8, i >= 2)).join('  ');
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
@@ -92,7 +191,8 @@ export function latencySvg(figures: Record<string, ModelFigures>): string {
       if (!(name === 'bare' || name === 'naive' || name.startsWith('service'))) continue;
       const run = v as RunFigures & { at_80pct?: RunFigures };
       bars.push({ label: `${key} ${name} (max)`, p50: run.p50_ms, p99: run.p99_ms });
-      if (run.at_80pct !== undefined) bars.push({ label: `${key} ${name} @80%`, p50: run.at_80pct.p50_ms, p99: run.at_80pct.p99_ms });
+      if (run.at_80pct !== undefined)
+        bars.push({ label: `${key} ${name} @80%`, p50: run.at_80pct.p50_ms, p99: run.at_80pct.p99_ms });
     }
   }
   const max = Math.max(1, ...bars.map((b) => b.p99));

@@ -56,19 +56,40 @@ export class OpenLoop {
   private one(scheduled: number): Promise<void> {
     return new Promise<void>((resolve) => {
       const data = this.body();
-      const req = http.request(this.url, { method: 'POST', agent: this.agent, headers: { ...this.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) }, timeout: this.timeoutMs }, (res) => {
-        let text = '';
-        if (res.statusCode === 200) res.resume();
-        else res.on('data', (c: Buffer) => (text += c.toString()));
-        res.on('end', () => {
-          const v = res.headers['x-model-version'];
-          const code = /"code":"([a-z_]+)"/.exec(text)?.[1];
-          this.samples.push({ start: scheduled, ms: performance.now() - scheduled, status: res.statusCode ?? 0, version: typeof v === 'string' ? v : undefined, ...(code === undefined ? {} : { code }) });
-          resolve();
-        });
-      });
+      const req = http.request(
+        this.url,
+        {
+          method: 'POST',
+          agent: this.agent,
+          headers: { ...this.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) },
+          timeout: this.timeoutMs,
+        },
+        (res) => {
+          let text = '';
+          if (res.statusCode === 200) res.resume();
+          else res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => {
+            const v = res.headers['x-model-version'];
+            const code = /"code":"([a-z_]+)"/.exec(text)?.[1];
+            this.samples.push({
+              start: scheduled,
+              ms: performance.now() - scheduled,
+              status: res.statusCode ?? 0,
+              version: typeof v === 'string' ? v : undefined,
+              ...(code === undefined ? {} : { code }),
+            });
+            resolve();
+          });
+        },
+      );
       const fail = (err: NodeJS.ErrnoException): void => {
-        this.samples.push({ start: scheduled, ms: performance.now() - scheduled, status: 0, version: undefined, code: `client:${err.code ?? err.message}` });
+        this.samples.push({
+          start: scheduled,
+          ms: performance.now() - scheduled,
+          status: 0,
+          version: undefined,
+          code: `client:${err.code ?? err.message}`,
+        });
         resolve();
       };
       req.on('timeout', () => req.destroy(new Error('timeout')));

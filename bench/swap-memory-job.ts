@@ -12,7 +12,7 @@ import { promises as fs } from 'node:fs';
 import type { InferenceBackend, SessionOptions } from '../lib/inference/backend';
 import { batchedBackendFactory } from '../lib/inference/backend-factory';
 import { inlineBackendFactory } from '../lib/inference/ort-session';
-import { fullGc } from '../lib/models/rollout/reclaim';
+import { fullGc } from '../lib/rollout/reclaim';
 
 const SESSION: SessionOptions = { executionProviders: ['cpu'], intraOpThreads: 1, graphOptimization: 'all' };
 
@@ -22,11 +22,27 @@ async function main(): Promise<void> {
   const swaps = Number(process.env['SWAPS'] ?? 50);
   const files = (process.env['SWAP_FILES'] ?? '').split(',');
   const bytes = await Promise.all(files.map((f) => fs.readFile(f)));
-  const factory = mode === 'reuse' ? inlineBackendFactory(SESSION) : batchedBackendFactory({ mode: 'workers', workers: 1, batchMaxSize: 64, batchMaxSizeGpu: 32, batchWindowMs: 5, queueMax: 2048, session: SESSION });
+  const factory =
+    mode === 'reuse'
+      ? inlineBackendFactory(SESSION)
+      : batchedBackendFactory({
+          mode: 'workers',
+          workers: 1,
+          batchMaxSize: 64,
+          batchMaxSizeGpu: 32,
+          batchWindowMs: 5,
+          queueMax: 2048,
+          session: SESSION,
+        });
   const width = 17;
   const load = async (i: number): Promise<InferenceBackend> => {
     // a fresh copy per version, as an upload or a download is
-    const b = await factory.load({ bytes: Buffer.from(bytes[i % bytes.length] as Uint8Array), inputName: 'features', outputName: 'score', inputWidth: width });
+    const b = await factory.load({
+      bytes: Buffer.from(bytes[i % bytes.length] as Uint8Array),
+      inputName: 'features',
+      outputName: 'score',
+      inputWidth: width,
+    });
     for (const rows of [1, 2, 4, 8, 16, 32, 64]) await b.run(new Float32Array(rows * width), rows);
     return b;
   };

@@ -18,14 +18,27 @@ async function main(): Promise<void> {
     if (!(req.url ?? '').startsWith('/__swap/state')) return statsRoute(req, res);
     void sharedEngine().then((e) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ version: e.sessions.manifest?.version, rss: process.memoryUsage.rss(), fleet: e.models.readiness() }));
+      res.end(
+        JSON.stringify({
+          version: e.sessions.manifest?.version,
+          rss: process.memoryUsage.rss(),
+          fleet: e.models.readiness(),
+        }),
+      );
     });
     return true;
   };
   const host = await LocalHost.create({ port: 0, appModules: modules, log: () => undefined, extraRoutes: route });
-  const feeder = await ModelFeeder.start({ host, repository: (await sharedEngine()).models.repository, intervalMs: 100 });
+  const feeder = await ModelFeeder.start({
+    host,
+    repository: (await sharedEngine()).models.repository,
+    intervalMs: 100,
+  });
   announce(host.port);
-  process.on('SIGTERM', () => void (feeder?.stop() ?? Promise.resolve()).then(() => host.dispose()).finally(() => process.exit(0)));
+  process.on(
+    'SIGTERM',
+    () => void (feeder?.stop() ?? Promise.resolve()).then(() => host.dispose()).finally(() => process.exit(0)),
+  );
 }
 
 void main();

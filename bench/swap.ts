@@ -36,7 +36,8 @@ const SETTLE_MS = 2500;
 const GAP_MS = QUICK ? 500 : 1000;
 const MARKS = [5, 25, 50];
 
-const log = (m: string): void => void process.stderr.write(`[bench:swap ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
+const log = (m: string): void =>
+  void process.stderr.write(`[bench:swap ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 let seq = 0;
 const body = (): string =>
@@ -80,7 +81,8 @@ async function main(): Promise<void> {
     MODEL_RECLAIM_AFTER_SWAP: 'true',
     MALLOC_MMAP_THRESHOLD_: MMAP_THRESHOLD,
   });
-  const state = async (): Promise<{ version: string; rss: number }> => (await (await fetch(`${server.url}/__swap/state`)).json()) as { version: string; rss: number };
+  const state = async (): Promise<{ version: string; rss: number }> =>
+    (await (await fetch(`${server.url}/__swap/state`)).json()) as { version: string; rss: number };
   const load = new OpenLoop(new URL('/api/score', server.url), RATE, body, { 'x-deadline-ms': DEADLINE_MS });
   const windows: [number, number][] = [];
   const swapMs: number[] = [];
@@ -106,8 +108,13 @@ async function main(): Promise<void> {
       windows.push([t0, t1 + DRAIN_MS]);
       await sleep(SETTLE_MS); // the old version released, and the full GC after it (1 s debounce) done
       rss[`after_${k}`] = (await state()).rss;
-      if (k >= 3) for (const ext of ['json', 'onnx']) await fs.rm(path.join(dir, 'fraud', `1.0.${k - 2}.${ext}`), { force: true });
-      if (k % 5 === 0 || k === SWAPS) log(`swap ${k}/${SWAPS}: ${Math.round(t1 - t0)} ms to serve ${version}; RSS ${Math.round((rss[`after_${k}`] ?? 0) / 2 ** 20)} MiB`);
+      if (k >= 3)
+        for (const ext of ['json', 'onnx'])
+          await fs.rm(path.join(dir, 'fraud', `1.0.${k - 2}.${ext}`), { force: true });
+      if (k % 5 === 0 || k === SWAPS)
+        log(
+          `swap ${k}/${SWAPS}: ${Math.round(t1 - t0)} ms to serve ${version}; RSS ${Math.round((rss[`after_${k}`] ?? 0) / 2 ** 20)} MiB`,
+        );
       await sleep(GAP_MS);
     }
     samples = (await load.stop()).filter((s) => s.start >= measureFrom);
@@ -119,8 +126,14 @@ async function main(): Promise<void> {
   const inWindow = (s: Sample): boolean => windows.some(([a, b]) => s.start >= a && s.start <= b);
   const ok = samples.filter((s) => s.status === 200);
   const failed = samples.filter((s) => s.status !== 200);
-  const swapP99 = percentile(ok.filter(inWindow).map((s) => s.ms), 99);
-  const steadyP99 = percentile(ok.filter((s) => !inWindow(s)).map((s) => s.ms), 99);
+  const swapP99 = percentile(
+    ok.filter(inWindow).map((s) => s.ms),
+    99,
+  );
+  const steadyP99 = percentile(
+    ok.filter((s) => !inWindow(s)).map((s) => s.ms),
+    99,
+  );
   const mib = (b: number | undefined): number => Math.round(((b ?? 0) / 2 ** 20) * 10) / 10;
   const rssAt = Object.fromEntries(MARKS.filter((m) => m <= SWAPS).map((m) => [`after_${m}`, mib(rss[`after_${m}`])]));
   const last = Math.min(50, SWAPS);
@@ -167,15 +180,36 @@ async function main(): Promise<void> {
     requests: {
       total: samples.length,
       failed: failed.length,
-      failed_by_code: Object.fromEntries([...new Set(failed.map((s) => s.code ?? String(s.status)))].map((c) => [c, failed.filter((s) => (s.code ?? String(s.status)) === c).length])),
+      failed_by_code: Object.fromEntries(
+        [...new Set(failed.map((s) => s.code ?? String(s.status)))].map((c) => [
+          c,
+          failed.filter((s) => (s.code ?? String(s.status)) === c).length,
+        ]),
+      ),
       failed_in_swap_windows: failed.filter(inWindow).length,
       /** Failures other than load shedding (`deadline_exceeded`, `overloaded`): e.g. a request on a released version. */
       errors_not_shedding: failed.filter((f) => f.code !== 'deadline_exceeded' && f.code !== 'overloaded').length,
       in_swap_windows: ok.filter(inWindow).length,
     },
-    latency_ms: { steady_p99: Math.round(steadyP99 * 10) / 10, swap_p99: Math.round(swapP99 * 10) / 10, ratio: Math.round((swapP99 / steadyP99) * 100) / 100, steady_p50: Math.round(percentile(ok.filter((s) => !inWindow(s)).map((s) => s.ms), 50) * 10) / 10 },
+    latency_ms: {
+      steady_p99: Math.round(steadyP99 * 10) / 10,
+      swap_p99: Math.round(swapP99 * 10) / 10,
+      ratio: Math.round((swapP99 / steadyP99) * 100) / 100,
+      steady_p50:
+        Math.round(
+          percentile(
+            ok.filter((s) => !inWindow(s)).map((s) => s.ms),
+            50,
+          ) * 10,
+        ) / 10,
+    },
     swap_ms: { p50: Math.round(percentile(swapMs, 50)), max: Math.round(Math.max(...swapMs)) },
-    service_rss_mib: { before: mib(rss['before']), ...rssAt, growth_5_to_last: Math.round(growth * 10) / 10, bound: Math.round((2 * size) / 2 ** 20 * 10) / 10 },
+    service_rss_mib: {
+      before: mib(rss['before']),
+      ...rssAt,
+      growth_5_to_last: Math.round(growth * 10) / 10,
+      bound: Math.round(((2 * size) / 2 ** 20) * 10) / 10,
+    },
     memory_jobs_rss_mib: jobs,
     targets: {
       failed_requests_zero: failed.length === 0,

@@ -17,14 +17,21 @@ app.storageBlob('modelBlob', {
   handler: async (blob: unknown, context: InvocationContext) => {
     const tm = context.triggerMetadata ?? {};
     const blobPath = typeof tm['blobTrigger'] === 'string' ? tm['blobTrigger'] : '';
-    const metadata = typeof tm['metadata'] === 'object' && tm['metadata'] !== null ? (tm['metadata'] as Record<string, unknown>) : {};
-    const bytes = Buffer.isBuffer(blob) ? blob : blob instanceof Uint8Array ? blob : Buffer.from(typeof blob === 'string' ? blob : '');
+    const metadata =
+      typeof tm['metadata'] === 'object' && tm['metadata'] !== null ? (tm['metadata'] as Record<string, unknown>) : {};
+    const bytes = Buffer.isBuffer(blob)
+      ? blob
+      : blob instanceof Uint8Array
+        ? blob
+        : Buffer.from(typeof blob === 'string' ? blob : '');
     const outcome = await (await sharedEngine()).models.handleUpload({ blobPath, bytes, metadata });
     if (outcome.kind === 'rejected') {
       const r = outcome.rejection;
       context.warn(`model rejected: ${r.name}@${r.version} failed ${r.check} (${r.code}): ${r.reason}`);
     } else if (outcome.kind === 'published') {
-      context.log(`model published: ${outcome.name}@${outcome.version} as ${outcome.mode} (generation ${outcome.generation})`);
+      context.log(
+        `model published: ${outcome.name}@${outcome.version} as ${outcome.mode} (generation ${outcome.generation})`,
+      );
     } else {
       context.log(`model already published: ${outcome.name}@${outcome.version}`);
     }

@@ -30,7 +30,9 @@ app.http('modelsRollback', {
   route: 'models/{name}/rollback',
   methods: ['POST'],
   authLevel: 'admin',
-  handler: withProblems(async (request) => jsonResponse(200, await (await sharedEngine()).models.rollback(request.params['name'] ?? ''))),
+  handler: withProblems(async (request) =>
+    jsonResponse(200, await (await sharedEngine()).models.rollback(request.params['name'] ?? '')),
+  ),
 });
 
 /** PUT /api/models/{name}/traffic `{ "candidate": "1.2.0", "canaryPercent": 10, "shadowPercent": 0 }`. */

@@ -19,12 +19,16 @@ app.serviceBusQueue('scoreQueue', {
     try {
       const outcome = await (await sharedEngine()).processMessage(message, meta);
       if (outcome.kind === 'rejected') {
-        context.warn(`message rejected: ${outcome.rejection.reason} (messageId=${meta.messageId ?? '?'}, deliveryCount=${meta.deliveryCount ?? '?'})`);
+        context.warn(
+          `message rejected: ${outcome.rejection.reason} (messageId=${meta.messageId ?? '?'}, deliveryCount=${meta.deliveryCount ?? '?'})`,
+        );
         context.extraOutputs.set(rejected, outcome.rejection);
       }
     } catch (err) {
       const code = (err as { code?: string }).code ?? 'internal';
-      context.error(`scoring failed: ${code} (messageId=${meta.messageId ?? '?'}, deliveryCount=${meta.deliveryCount ?? '?'}); the message will be redelivered`);
+      context.error(
+        `scoring failed: ${code} (messageId=${meta.messageId ?? '?'}, deliveryCount=${meta.deliveryCount ?? '?'}); the message will be redelivered`,
+      );
       throw err;
     }
   },

@@ -16,8 +16,8 @@ import type { BackendFactory } from './inference/backend';
 import { batchedBackendFactory, inferenceLogEvents } from './inference/backend-factory';
 import { SessionManager } from './inference/session-manager';
 import { ModelFolder, type ModelSource } from './models/model-folder';
-import { planRollout, type RolloutDeps } from './models/rollout/create-rollout';
-import type { ModelRollout } from './models/rollout/model-rollout';
+import { planRollout, type RolloutDeps } from './rollout/create-rollout';
+import type { ModelRollout } from './rollout/model-rollout';
 import { Scorer } from './scoring/scorer';
 import { createJsonLogger, type Logger } from './telemetry/logger';
 import { combineHandlers, Telemetry } from './telemetry/telemetry';
@@ -54,21 +54,34 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
   const logger = deps.logger ?? createJsonLogger(config.logLevel);
   const cs = config.telemetry.appInsightsConnectionString;
   const telemetry = deps.telemetry ?? (await Telemetry.create(cs === undefined ? {} : { connectionString: cs }));
-  const modelSource = deps.modelSource ?? new ModelFolder(config.model.dir, config.model.name, config.model.version, FEATURE_NAMES);
+  const modelSource =
+    deps.modelSource ?? new ModelFolder(config.model.dir, config.model.name, config.model.version, FEATURE_NAMES);
   const factory =
     deps.backendFactory ??
     batchedBackendFactory(
       {
         ...config.inference,
-        session: { executionProviders: config.ort.executionProviders, intraOpThreads: config.ort.intraOpThreads, graphOptimization: config.ort.graphOptimization },
+        session: {
+          executionProviders: config.ort.executionProviders,
+          intraOpThreads: config.ort.intraOpThreads,
+          graphOptimization: config.ort.graphOptimization,
+        },
       },
       {
         pool: combineHandlers(inferenceLogEvents(logger).pool, telemetry.poolEvents()),
         batcher: telemetry.batcherEvents(),
       },
     );
-  const context = deps.context ?? (await createContextProvider(config, { logger, ...deps.contextDeps, on: combineHandlers(telemetry.contextEvents(), deps.contextDeps?.on) }));
-  const redisConfigured = deps.context === undefined && (deps.contextDeps?.redis !== undefined || planRedisConnection(config.redis).mode !== 'none');
+  const context =
+    deps.context ??
+    (await createContextProvider(config, {
+      logger,
+      ...deps.contextDeps,
+      on: combineHandlers(telemetry.contextEvents(), deps.contextDeps?.on),
+    }));
+  const redisConfigured =
+    deps.context === undefined &&
+    (deps.contextDeps?.redis !== undefined || planRedisConnection(config.redis).mode !== 'none');
   const redis = redisConfigured && context instanceof CachedContextProvider ? () => context.redisClient : undefined;
   const plan = planRollout(config, modelSource, { logger, redis, ...deps.rollout });
   const late: { rollout?: ModelRollout } = {}; // set below; the loaded event may only fire after createEngine
@@ -78,7 +91,13 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     ...(deps.now === undefined ? {} : { now: deps.now }),
     on: combineHandlers(telemetry.sessionEvents(), {
       loaded: (e) => {
-        const fields = { model: e.name, version: e.version, executionProviders: e.executionProviders, fallbackReason: e.fallbackReason, loadMs: Math.round(e.loadMs) };
+        const fields = {
+          model: e.name,
+          version: e.version,
+          executionProviders: e.executionProviders,
+          fallbackReason: e.fallbackReason,
+          loadMs: Math.round(e.loadMs),
+        };
         if (e.fallbackReason === undefined) logger.info('model loaded', fields);
         else logger.warn('model loaded with an execution-provider fallback', fields);
         void late.rollout?.converge(); // the pointer may have moved during the first load
@@ -91,7 +110,13 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     }),
   });
   const rollout = (late.rollout = await plan.complete({ sessions, factory }));
-  const scorer = new Scorer({ sessions, router: rollout.router, context, deadlineMs: config.inference.deadlineMs, ...(deps.now === undefined ? {} : { now: deps.now }) });
+  const scorer = new Scorer({
+    sessions,
+    router: rollout.router,
+    context,
+    deadlineMs: config.inference.deadlineMs,
+    ...(deps.now === undefined ? {} : { now: deps.now }),
+  });
   const { asyncScorer, publisher } = await createAsyncScorer(config, {
     scorer,
     sessions,
@@ -100,7 +125,17 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     bus: deps.bus ?? inProcessBus(),
     ...(deps.publisher === undefined ? {} : { publisher: deps.publisher }),
   });
-  return new Engine({ config, logger, sessions, context, scorer, asyncScorer, rollout, telemetry, disposables: [telemetry, publisher] });
+  return new Engine({
+    config,
+    logger,
+    sessions,
+    context,
+    scorer,
+    asyncScorer,
+    rollout,
+    telemetry,
+    disposables: [telemetry, publisher],
+  });
 }
 
 let shared: Promise<Engine> | undefined;
@@ -122,7 +157,8 @@ let sharedDeps: EngineDeps = {};
  * @throws Error if the shared engine already exists.
  */
 export function configureSharedEngine(deps: EngineDeps): void {
-  if (shared !== undefined) throw new Error('configureSharedEngine must be called before the shared engine is first used');
+  if (shared !== undefined)
+    throw new Error('configureSharedEngine must be called before the shared engine is first used');
   sharedDeps = deps;
 }
 

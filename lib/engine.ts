@@ -2,8 +2,8 @@ import type { AsyncScorer, MessageMeta, MessageOutcome } from './async/async-sco
 import type { Config } from './config/config';
 import type { ContextProvider } from './context/context-provider';
 import type { SessionManager, Readiness } from './inference/session-manager';
-import type { FleetReadiness } from './models/rollout/fleet-agent';
-import type { ModelRollout } from './models/rollout/model-rollout';
+import type { FleetReadiness } from './rollout/fleet-agent';
+import type { ModelRollout } from './rollout/model-rollout';
 import { AppError, toProblem, type FieldError, type Problem } from './errors/errors';
 import { parsePaymentEvent, type PaymentEvent } from './scoring/event-schema';
 import type { ScoreOptions, ScoreResult, Scorer } from './scoring/scorer';
@@ -68,7 +68,13 @@ export class Engine {
   }
 
   private observe<R extends ScoreResult>(path: ScoringPath, r: R): R {
-    this.parts.telemetry?.scored({ path, decision: r.decision, cache: r.cache, modelVersion: r.model.version, score: r.score });
+    this.parts.telemetry?.scored({
+      path,
+      decision: r.decision,
+      cache: r.cache,
+      modelVersion: r.model.version,
+      score: r.score,
+    });
     return r;
   }
 
@@ -90,7 +96,10 @@ export class Engine {
         at.push(i);
       } catch (err) {
         const id = (item as { transactionId?: unknown } | null)?.transactionId;
-        results[i] = { ...(typeof id === 'string' && id.length > 0 && id.length <= 128 ? { transactionId: id } : {}), error: toProblem(err) };
+        results[i] = {
+          ...(typeof id === 'string' && id.length > 0 && id.length <= 128 ? { transactionId: id } : {}),
+          error: toProblem(err),
+        };
       }
     });
     if (valid.length > 0) {

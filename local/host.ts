@@ -26,262 +26,259 @@ export type { RegisteredFunction } from './core-shim';
 
 /** Options for {@link LocalHost.create}. */
 export interface LocalHostOptions {
-    /** Port to listen on; 0 = a free port. Default 7071. */
-    port?: number;
-    /** Interface to bind. Default `127.0.0.1` (loopback only: function keys are not enforced). */
-    host?: string;
-    /** Route prefix (host.json `extensions.http.routePrefix`). Default `api`; `''` for none. */
-    routePrefix?: string;
-    /** Absolute paths of compiled function modules, required after the shim is installed. */
-    appModules: string[];
-    /** Log line sink. Default: `console.log`. */
-    log?: (line: string) => void;
-    /** Also print `debug`/`trace` logs (library system logs). Default false. */
-    verbose?: boolean;
-    /** Handler for non-function routes (e.g. `/local/queues/...`), consulted before routing. */
-    extraRoutes?: ExtraRoutes;
-    /** Request body cap in bytes (413 beyond). Default 8 MiB. */
-    maxBodyBytes?: number;
-    /** Directory reported to appStart hooks as `functionAppDirectory`. Default `process.cwd()`. */
-    functionAppDirectory?: string;
-    /** How long `dispose()` waits for in-flight work before force-closing. Default 10 s. */
-    shutdownTimeoutMs?: number;
+  /** Port to listen on; 0 = a free port. Default 7071. */
+  port?: number;
+  /** Interface to bind. Default `127.0.0.1` (loopback only: function keys are not enforced). */
+  host?: string;
+  /** Route prefix (host.json `extensions.http.routePrefix`). Default `api`; `''` for none. */
+  routePrefix?: string;
+  /** Absolute paths of compiled function modules, required after the shim is installed. */
+  appModules: string[];
+  /** Log line sink. Default: `console.log`. */
+  log?: (line: string) => void;
+  /** Also print `debug`/`trace` logs (library system logs). Default false. */
+  verbose?: boolean;
+  /** Handler for non-function routes (e.g. `/local/queues/...`), consulted before routing. */
+  extraRoutes?: ExtraRoutes;
+  /** Request body cap in bytes (413 beyond). Default 8 MiB. */
+  maxBodyBytes?: number;
+  /** Directory reported to appStart hooks as `functionAppDirectory`. Default `process.cwd()`. */
+  functionAppDirectory?: string;
+  /** How long `dispose()` waits for in-flight work before force-closing. Default 10 s. */
+  shutdownTimeoutMs?: number;
 }
 
 /** Summary of a registered function. */
 export interface FunctionInfo {
-    name: string;
-    /** Trigger binding type, e.g. `httpTrigger`, `serviceBusTrigger`, `blobTrigger`. */
-    triggerType: string;
-    /** Generated trigger binding name (the `inputData` name the host would use). */
-    triggerName: string;
-    trigger: RpcBindingInfo;
-    /** For http triggers: route template (function name if none) and methods (empty = any). */
-    route?: string;
-    methods?: string[];
-    /** Metadata exactly as registered by `@azure/functions`. */
-    metadata: RegisteredFunction['metadata'];
+  name: string;
+  /** Trigger binding type, e.g. `httpTrigger`, `serviceBusTrigger`, `blobTrigger`. */
+  triggerType: string;
+  /** Generated trigger binding name (the `inputData` name the host would use). */
+  triggerName: string;
+  trigger: RpcBindingInfo;
+  /** For http triggers: route template (function name if none) and methods (empty = any). */
+  route?: string;
+  methods?: string[];
+  /** Metadata exactly as registered by `@azure/functions`. */
+  metadata: RegisteredFunction['metadata'];
 }
 
 const LEVEL_ORDER: Record<RpcLogLevel, number> = {
-    trace: 0,
-    debug: 1,
-    information: 2,
-    warning: 3,
-    error: 4,
-    critical: 5,
-    none: 6,
+  trace: 0,
+  debug: 1,
+  information: 2,
+  warning: 3,
+  error: 4,
+  critical: 5,
+  none: 6,
 };
 
 function isHttpTrigger(b: RpcBindingInfo): boolean {
-    return (b.type ?? '').toLowerCase() === 'httptrigger';
+  return (b.type ?? '').toLowerCase() === 'httptrigger';
 }
 
 /** A running local Functions host. */
 export class LocalHost {
-    /** The process-wide core registry (functions, hooks, programming model). */
-    readonly registry: CoreRegistry;
-    readonly routePrefix: string;
-    readonly #server: FunctionsHttpServer;
-    readonly #opts: LocalHostOptions;
-    readonly #log: (level: RpcLogLevel, message: string) => void;
-    readonly #previousSink: (entry: CoreLogEntry) => void;
-    #pending = new Set<Promise<unknown>>();
-    #disposing: Promise<void> | undefined;
+  /** The process-wide core registry (functions, hooks, programming model). */
+  readonly registry: CoreRegistry;
+  readonly routePrefix: string;
+  readonly #server: FunctionsHttpServer;
+  readonly #opts: LocalHostOptions;
+  readonly #log: (level: RpcLogLevel, message: string) => void;
+  readonly #previousSink: (entry: CoreLogEntry) => void;
+  #pending = new Set<Promise<unknown>>();
+  #disposing: Promise<void> | undefined;
 
-    private constructor(
-        registry: CoreRegistry,
-        server: FunctionsHttpServer,
-        opts: LocalHostOptions,
-        log: (level: RpcLogLevel, message: string) => void,
-        previousSink: (entry: CoreLogEntry) => void
-    ) {
-        this.registry = registry;
-        this.routePrefix = opts.routePrefix ?? 'api';
-        this.#server = server;
-        this.#opts = opts;
-        this.#log = log;
-        this.#previousSink = previousSink;
-    }
+  private constructor(
+    registry: CoreRegistry,
+    server: FunctionsHttpServer,
+    opts: LocalHostOptions,
+    log: (level: RpcLogLevel, message: string) => void,
+    previousSink: (entry: CoreLogEntry) => void,
+  ) {
+    this.registry = registry;
+    this.routePrefix = opts.routePrefix ?? 'api';
+    this.#server = server;
+    this.#opts = opts;
+    this.#log = log;
+    this.#previousSink = previousSink;
+  }
 
-    /**
-     * Installs the core shim, loads the app modules (which register functions/hooks through the
-     * real `@azure/functions`), locks setup like the worker (`getCapabilities`), awaits
-     * `appStart` hooks, then starts serving.
-     */
-    static async create(opts: LocalHostOptions): Promise<LocalHost> {
-        const registry = installCoreShim();
-        const sink = opts.log ?? ((line: string) => console.log(line));
-        const minLevel = opts.verbose ? 0 : LEVEL_ORDER.information;
-        const log = (level: RpcLogLevel, message: string, fnName?: string): void => {
-            if (LEVEL_ORDER[level] < minLevel) return;
-            sink(`[${new Date().toISOString()}] [${level}]${fnName ? ` ${fnName}:` : ''} ${message}`);
-        };
-        const previousSink = registry.logSink;
-        registry.logSink = (e) => log(e.level, e.message, e.functionName);
-        try {
-            for (const mod of opts.appModules) {
-                if (!path.isAbsolute(mod)) throw new Error(`appModules must be absolute paths: "${mod}"`);
-                // Loading the app's CommonJS modules is the point here (like the worker's entry-point load).
-                // eslint-disable-next-line @typescript-eslint/no-require-imports
-                require(mod);
-            }
-            if (registry.functions.size === 0 && registry.libraryLoadedBeforeShim) {
-                throw new Error(
-                    'No functions were registered and "@azure/functions" was loaded before the core shim: ' +
-                        'create the LocalHost before anything imports the function modules.'
-                );
-            }
-            const caps = (await registry.programmingModel?.getCapabilities?.({})) ?? {};
-            if (caps['HttpUri']) throw new Error('app.setup({ enableHttpStream: true }) is not supported by LocalHost.');
-            registry.lockFunctions();
-
-            const routes = new RouteTable<RegisteredFunction>();
-            for (const fn of registry.functions.values()) {
-                if (!isHttpTrigger(fn.trigger)) continue;
-                const route = typeof fn.trigger['route'] === 'string' ? fn.trigger['route'] : fn.name;
-                const methods = Array.isArray(fn.trigger['methods']) ? (fn.trigger['methods'] as string[]) : [];
-                try {
-                    routes.add(route, methods, fn);
-                } catch (err) {
-                    log('error', `Function '${fn.name}' not served: ${(err as Error).message}`);
-                }
-            }
-            const functionAppDirectory = opts.functionAppDirectory ?? process.cwd();
-            await runAppHooks(registry, 'appStart', functionAppDirectory);
-
-            const server = await FunctionsHttpServer.listen({
-                host: opts.host ?? '127.0.0.1',
-                port: opts.port ?? 7071,
-                routePrefix: opts.routePrefix ?? 'api',
-                routes,
-                extraRoutes: opts.extraRoutes,
-                maxBodyBytes: opts.maxBodyBytes ?? 8 * 1024 * 1024,
-                log: (level, message) => log(level, message),
-                invokeHttp: async (fn, http) => {
-                    const res = await invokeRpc(registry, fn, {
-                        inputData: [{ name: fn.triggerName, data: { http } }],
-                        triggerMetadata: httpTriggerMetadata(http),
-                    });
-                    return LocalHost.#httpResponse(fn, res);
-                },
-            }).catch(async (err: unknown) => {
-                // appStart already ran (resources may be open): give appTerminate hooks a chance.
-                await runAppHooks(registry, 'appTerminate', functionAppDirectory).catch(() => undefined);
-                throw err;
-            });
-            const host = new LocalHost(registry, server, opts, log, previousSink);
-            host.#printFunctions();
-            return host;
-        } catch (err) {
-            registry.logSink = previousSink;
-            throw err;
-        }
-    }
-
-    /** Picks the http output (return value or a named `http` output binding) from a response. */
-    static #httpResponse(fn: RegisteredFunction, res: RpcInvocationResponse): DecodedHttpResponse | undefined {
-        const [name] = Object.entries(fn.metadata.bindings).find(
-            ([, b]) => b.direction === 'out' && (b.type ?? '').toLowerCase() === 'http'
-        ) ?? ['$return'];
-        const data = name === '$return' ? res.returnValue : res.outputData?.find((o) => o.name === name)?.data;
-        return data?.http ? decodeHttpResponse(data.http) : undefined;
-    }
-
-    /** Origin the host listens on, e.g. `http://127.0.0.1:7071` (function routes are under `/api`). */
-    get url(): string {
-        return this.#server.url;
-    }
-
-    /** Bound port. */
-    get port(): number {
-        return this.#server.port;
-    }
-
-    /** All registered functions, in registration order. */
-    get functions(): FunctionInfo[] {
-        return [...this.registry.functions.values()].map((fn) => {
-            const info: FunctionInfo = {
-                name: fn.name,
-                triggerType: fn.trigger.type ?? '',
-                triggerName: fn.triggerName,
-                trigger: fn.trigger,
-                metadata: fn.metadata,
-            };
-            if (isHttpTrigger(fn.trigger)) {
-                info.route = typeof fn.trigger['route'] === 'string' ? fn.trigger['route'] : fn.name;
-                info.methods = Array.isArray(fn.trigger['methods']) ? (fn.trigger['methods'] as string[]) : [];
-            }
-            return info;
-        });
-    }
-
-    /** Looks up a registered function; throws if unknown. */
-    getFunction(name: string): RegisteredFunction {
-        const fn = this.registry.getFunction(name);
-        if (!fn) throw new Error(`Unknown function "${name}"`);
-        return fn;
-    }
-
-    /**
-     * Invokes a function (any trigger type) with a plain trigger value and host-style
-     * (PascalCase) trigger metadata; see {@link invoke} in `./invoke`.
-     * Rejects with the handler's error if it throws.
-     */
-    invoke(
-        name: string,
-        triggerValue: unknown,
-        triggerMetadata?: Record<string, unknown>,
-        options?: InvokeOptions
-    ): Promise<InvokeResult> {
-        return this.#track(() => invoke(this.registry, this.getFunction(name), triggerValue, triggerMetadata, options));
-    }
-
-    /** Invokes a function with a raw RPC invocation request; returns the raw RPC response. */
-    invokeRpc(name: string, request: RpcInvocationRequest): Promise<RpcInvocationResponse> {
-        return this.#track(() => invokeRpc(this.registry, this.getFunction(name), request));
-    }
-
-    /**
-     * Graceful shutdown (idempotent): stop accepting HTTP, wait for in-flight requests and
-     * invocations, run `appTerminate` hooks, close the port.
-     */
-    dispose(): Promise<void> {
-        this.#disposing ??= (async () => {
-            const timeout = this.#opts.shutdownTimeoutMs ?? 10_000;
-            const closing = this.#server.close(timeout);
-            await Promise.race([
-                Promise.allSettled([...this.#pending]),
-                new Promise((r) => setTimeout(r, timeout).unref()),
-            ]);
-            await closing;
-            try {
-                await runAppHooks(this.registry, 'appTerminate', this.#opts.functionAppDirectory ?? process.cwd());
-            } finally {
-                this.registry.logSink = this.#previousSink;
-            }
-        })();
-        return this.#disposing;
-    }
-
-    #track<T>(run: () => Promise<T>): Promise<T> {
-        if (this.#disposing) return Promise.reject(new Error('LocalHost is disposed'));
-        const p = (async () => run())(); // sync throws become rejections
-        this.#pending.add(p);
-        const done = (): void => void this.#pending.delete(p);
-        p.then(done, done);
-        return p;
-    }
-
-    #printFunctions(): void {
-        const lines = this.functions.map((f) =>
-            f.route !== undefined
-                ? `  ${f.name}: [${f.methods?.join(',') || 'ANY'}] ${this.url}/${[this.routePrefix, f.route]
-                      .map((s) => s.replace(/^\/+|\/+$/g, ''))
-                      .filter(Boolean)
-                      .join('/')}`
-                : `  ${f.name}: ${f.triggerType}`
+  /**
+   * Installs the core shim, loads the app modules (which register functions/hooks through the
+   * real `@azure/functions`), locks setup like the worker (`getCapabilities`), awaits
+   * `appStart` hooks, then starts serving.
+   */
+  static async create(opts: LocalHostOptions): Promise<LocalHost> {
+    const registry = installCoreShim();
+    const sink = opts.log ?? ((line: string) => console.log(line));
+    const minLevel = opts.verbose ? 0 : LEVEL_ORDER.information;
+    const log = (level: RpcLogLevel, message: string, fnName?: string): void => {
+      if (LEVEL_ORDER[level] < minLevel) return;
+      sink(`[${new Date().toISOString()}] [${level}]${fnName ? ` ${fnName}:` : ''} ${message}`);
+    };
+    const previousSink = registry.logSink;
+    registry.logSink = (e) => log(e.level, e.message, e.functionName);
+    try {
+      for (const mod of opts.appModules) {
+        if (!path.isAbsolute(mod)) throw new Error(`appModules must be absolute paths: "${mod}"`);
+        // Loading the app's CommonJS modules is the point here (like the worker's entry-point load).
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        require(mod);
+      }
+      if (registry.functions.size === 0 && registry.libraryLoadedBeforeShim) {
+        throw new Error(
+          'No functions were registered and "@azure/functions" was loaded before the core shim: ' +
+            'create the LocalHost before anything imports the function modules.',
         );
-        this.#log('information', `Functions:\n${lines.join('\n')}`);
+      }
+      const caps = (await registry.programmingModel?.getCapabilities?.({})) ?? {};
+      if (caps['HttpUri']) throw new Error('app.setup({ enableHttpStream: true }) is not supported by LocalHost.');
+      registry.lockFunctions();
+
+      const routes = new RouteTable<RegisteredFunction>();
+      for (const fn of registry.functions.values()) {
+        if (!isHttpTrigger(fn.trigger)) continue;
+        const route = typeof fn.trigger['route'] === 'string' ? fn.trigger['route'] : fn.name;
+        const methods = Array.isArray(fn.trigger['methods']) ? (fn.trigger['methods'] as string[]) : [];
+        try {
+          routes.add(route, methods, fn);
+        } catch (err) {
+          log('error', `Function '${fn.name}' not served: ${(err as Error).message}`);
+        }
+      }
+      const functionAppDirectory = opts.functionAppDirectory ?? process.cwd();
+      await runAppHooks(registry, 'appStart', functionAppDirectory);
+
+      const server = await FunctionsHttpServer.listen({
+        host: opts.host ?? '127.0.0.1',
+        port: opts.port ?? 7071,
+        routePrefix: opts.routePrefix ?? 'api',
+        routes,
+        extraRoutes: opts.extraRoutes,
+        maxBodyBytes: opts.maxBodyBytes ?? 8 * 1024 * 1024,
+        log: (level, message) => log(level, message),
+        invokeHttp: async (fn, http) => {
+          const res = await invokeRpc(registry, fn, {
+            inputData: [{ name: fn.triggerName, data: { http } }],
+            triggerMetadata: httpTriggerMetadata(http),
+          });
+          return LocalHost.#httpResponse(fn, res);
+        },
+      }).catch(async (err: unknown) => {
+        // appStart already ran (resources may be open): give appTerminate hooks a chance.
+        await runAppHooks(registry, 'appTerminate', functionAppDirectory).catch(() => undefined);
+        throw err;
+      });
+      const host = new LocalHost(registry, server, opts, log, previousSink);
+      host.#printFunctions();
+      return host;
+    } catch (err) {
+      registry.logSink = previousSink;
+      throw err;
     }
+  }
+
+  /** Picks the http output (return value or a named `http` output binding) from a response. */
+  static #httpResponse(fn: RegisteredFunction, res: RpcInvocationResponse): DecodedHttpResponse | undefined {
+    const [name] = Object.entries(fn.metadata.bindings).find(
+      ([, b]) => b.direction === 'out' && (b.type ?? '').toLowerCase() === 'http',
+    ) ?? ['$return'];
+    const data = name === '$return' ? res.returnValue : res.outputData?.find((o) => o.name === name)?.data;
+    return data?.http ? decodeHttpResponse(data.http) : undefined;
+  }
+
+  /** Origin the host listens on, e.g. `http://127.0.0.1:7071` (function routes are under `/api`). */
+  get url(): string {
+    return this.#server.url;
+  }
+
+  /** Bound port. */
+  get port(): number {
+    return this.#server.port;
+  }
+
+  /** All registered functions, in registration order. */
+  get functions(): FunctionInfo[] {
+    return [...this.registry.functions.values()].map((fn) => {
+      const info: FunctionInfo = {
+        name: fn.name,
+        triggerType: fn.trigger.type ?? '',
+        triggerName: fn.triggerName,
+        trigger: fn.trigger,
+        metadata: fn.metadata,
+      };
+      if (isHttpTrigger(fn.trigger)) {
+        info.route = typeof fn.trigger['route'] === 'string' ? fn.trigger['route'] : fn.name;
+        info.methods = Array.isArray(fn.trigger['methods']) ? (fn.trigger['methods'] as string[]) : [];
+      }
+      return info;
+    });
+  }
+
+  /** Looks up a registered function; throws if unknown. */
+  getFunction(name: string): RegisteredFunction {
+    const fn = this.registry.getFunction(name);
+    if (!fn) throw new Error(`Unknown function "${name}"`);
+    return fn;
+  }
+
+  /**
+   * Invokes a function (any trigger type) with a plain trigger value and host-style
+   * (PascalCase) trigger metadata; see {@link invoke} in `./invoke`.
+   * Rejects with the handler's error if it throws.
+   */
+  invoke(
+    name: string,
+    triggerValue: unknown,
+    triggerMetadata?: Record<string, unknown>,
+    options?: InvokeOptions,
+  ): Promise<InvokeResult> {
+    return this.#track(() => invoke(this.registry, this.getFunction(name), triggerValue, triggerMetadata, options));
+  }
+
+  /** Invokes a function with a raw RPC invocation request; returns the raw RPC response. */
+  invokeRpc(name: string, request: RpcInvocationRequest): Promise<RpcInvocationResponse> {
+    return this.#track(() => invokeRpc(this.registry, this.getFunction(name), request));
+  }
+
+  /**
+   * Graceful shutdown (idempotent): stop accepting HTTP, wait for in-flight requests and
+   * invocations, run `appTerminate` hooks, close the port.
+   */
+  dispose(): Promise<void> {
+    this.#disposing ??= (async () => {
+      const timeout = this.#opts.shutdownTimeoutMs ?? 10_000;
+      const closing = this.#server.close(timeout);
+      await Promise.race([Promise.allSettled([...this.#pending]), new Promise((r) => setTimeout(r, timeout).unref())]);
+      await closing;
+      try {
+        await runAppHooks(this.registry, 'appTerminate', this.#opts.functionAppDirectory ?? process.cwd());
+      } finally {
+        this.registry.logSink = this.#previousSink;
+      }
+    })();
+    return this.#disposing;
+  }
+
+  #track<T>(run: () => Promise<T>): Promise<T> {
+    if (this.#disposing) return Promise.reject(new Error('LocalHost is disposed'));
+    const p = (async () => run())(); // sync throws become rejections
+    this.#pending.add(p);
+    const done = (): void => void this.#pending.delete(p);
+    p.then(done, done);
+    return p;
+  }
+
+  #printFunctions(): void {
+    const lines = this.functions.map((f) =>
+      f.route !== undefined
+        ? `  ${f.name}: [${f.methods?.join(',') || 'ANY'}] ${this.url}/${[this.routePrefix, f.route]
+            .map((s) => s.replace(/^\/+|\/+$/g, ''))
+            .filter(Boolean)
+            .join('/')}`
+        : `  ${f.name}: ${f.triggerType}`,
+    );
+    this.#log('information', `Functions:\n${lines.join('\n')}`);
+  }
 }

@@ -20,18 +20,18 @@ export type ExtraRoutes = (req: http.IncomingMessage, res: http.ServerResponse) 
 
 /** Options for {@link FunctionsHttpServer.listen}. */
 export interface FunctionsHttpServerOptions {
-    host: string;
-    /** 0 = any free port. */
-    port: number;
-    /** Route prefix without slashes (`api`); `''` = none. */
-    routePrefix: string;
-    routes: RouteTable<RegisteredFunction>;
-    /** Runs the function; resolves to its http response (`undefined` if it returned none). */
-    invokeHttp(fn: RegisteredFunction, request: RpcHttpData): Promise<DecodedHttpResponse | undefined>;
-    extraRoutes?: ExtraRoutes;
-    /** Request body cap in bytes; larger bodies get 413. */
-    maxBodyBytes: number;
-    log(level: RpcLogLevel, message: string): void;
+  host: string;
+  /** 0 = any free port. */
+  port: number;
+  /** Route prefix without slashes (`api`); `''` = none. */
+  routePrefix: string;
+  routes: RouteTable<RegisteredFunction>;
+  /** Runs the function; resolves to its http response (`undefined` if it returned none). */
+  invokeHttp(fn: RegisteredFunction, request: RpcHttpData): Promise<DecodedHttpResponse | undefined>;
+  extraRoutes?: ExtraRoutes;
+  /** Request body cap in bytes; larger bodies get 413. */
+  maxBodyBytes: number;
+  log(level: RpcLogLevel, message: string): void;
 }
 
 /** Thrown by {@link readBody} when the body exceeds the cap. */
@@ -39,191 +39,191 @@ export class BodyTooLargeError extends Error {}
 
 /** Reads a request body fully, rejecting with {@link BodyTooLargeError} past `maxBytes`. */
 export function readBody(req: http.IncomingMessage, maxBytes: number): Promise<Buffer> {
-    return new Promise((resolve, reject) => {
-        const declared = Number(req.headers['content-length']);
-        if (Number.isFinite(declared) && declared > maxBytes) {
-            reject(new BodyTooLargeError(`Request body of ${declared} bytes exceeds ${maxBytes} bytes`));
-            return;
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        let failed = false;
-        req.on('data', (chunk: Buffer) => {
-            if (failed) return;
-            size += chunk.length;
-            if (size > maxBytes) {
-                failed = true;
-                chunks.length = 0;
-                reject(new BodyTooLargeError(`Request body exceeds ${maxBytes} bytes`));
-            } else chunks.push(chunk);
-        });
-        req.on('end', () => failed || resolve(Buffer.concat(chunks, size)));
-        req.on('error', (err) => failed || reject(err));
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > maxBytes) {
+      reject(new BodyTooLargeError(`Request body of ${declared} bytes exceeds ${maxBytes} bytes`));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > maxBytes) {
+        failed = true;
+        chunks.length = 0;
+        reject(new BodyTooLargeError(`Request body exceeds ${maxBytes} bytes`));
+      } else chunks.push(chunk);
     });
+    req.on('end', () => failed || resolve(Buffer.concat(chunks, size)));
+    req.on('error', (err) => failed || reject(err));
+  });
 }
 
 /** Sends an RFC 9457 `application/problem+json` response. */
 export function sendProblem(
-    res: http.ServerResponse,
-    status: number,
-    detail: string,
-    extra: { instance?: string; headers?: http.OutgoingHttpHeaders } = {}
+  res: http.ServerResponse,
+  status: number,
+  detail: string,
+  extra: { instance?: string; headers?: http.OutgoingHttpHeaders } = {},
 ): void {
-    const body = JSON.stringify({
-        type: 'about:blank',
-        title: http.STATUS_CODES[status] ?? 'Error',
-        status,
-        detail,
-        ...(extra.instance ? { instance: extra.instance } : {}),
-    });
-    res.writeHead(status, {
-        ...extra.headers,
-        'content-type': 'application/problem+json; charset=utf-8',
-        'content-length': Buffer.byteLength(body),
-    });
-    res.end(body);
+  const body = JSON.stringify({
+    type: 'about:blank',
+    title: http.STATUS_CODES[status] ?? 'Error',
+    status,
+    detail,
+    ...(extra.instance ? { instance: extra.instance } : {}),
+  });
+  res.writeHead(status, {
+    ...extra.headers,
+    'content-type': 'application/problem+json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+  });
+  res.end(body);
 }
 
 function splitPath(pathname: string): string[] {
-    const segments = pathname.split('/').slice(1);
-    if (segments.length > 0 && segments[segments.length - 1] === '') segments.pop();
-    return segments;
+  const segments = pathname.split('/').slice(1);
+  if (segments.length > 0 && segments[segments.length - 1] === '') segments.pop();
+  return segments;
 }
 
 /** HTTP server dispatching to registered http-triggered functions. */
 export class FunctionsHttpServer {
-    readonly #opts: FunctionsHttpServerOptions;
-    readonly #server: http.Server;
-    readonly #prefix: string[];
-    #port = 0;
-    #inFlight = 0;
-    #drainWaiters: (() => void)[] = [];
-    #closing: Promise<void> | undefined;
+  readonly #opts: FunctionsHttpServerOptions;
+  readonly #server: http.Server;
+  readonly #prefix: string[];
+  #port = 0;
+  #inFlight = 0;
+  #drainWaiters: (() => void)[] = [];
+  #closing: Promise<void> | undefined;
 
-    private constructor(opts: FunctionsHttpServerOptions) {
-        this.#opts = opts;
-        this.#prefix = splitPath(`/${opts.routePrefix.replace(/^\/+|\/+$/g, '')}`).map((s) => s.toLowerCase());
-        this.#server = http.createServer((req, res) => void this.#handle(req, res));
-    }
+  private constructor(opts: FunctionsHttpServerOptions) {
+    this.#opts = opts;
+    this.#prefix = splitPath(`/${opts.routePrefix.replace(/^\/+|\/+$/g, '')}`).map((s) => s.toLowerCase());
+    this.#server = http.createServer((req, res) => void this.#handle(req, res));
+  }
 
-    /** Creates the server and starts listening. */
-    static async listen(opts: FunctionsHttpServerOptions): Promise<FunctionsHttpServer> {
-        const s = new FunctionsHttpServer(opts);
-        await new Promise<void>((resolve, reject) => {
-            s.#server.once('error', reject);
-            s.#server.listen(opts.port, opts.host, () => {
-                s.#server.off('error', reject);
-                s.#port = (s.#server.address() as AddressInfo).port;
-                resolve();
-            });
-        });
-        return s;
-    }
+  /** Creates the server and starts listening. */
+  static async listen(opts: FunctionsHttpServerOptions): Promise<FunctionsHttpServer> {
+    const s = new FunctionsHttpServer(opts);
+    await new Promise<void>((resolve, reject) => {
+      s.#server.once('error', reject);
+      s.#server.listen(opts.port, opts.host, () => {
+        s.#server.off('error', reject);
+        s.#port = (s.#server.address() as AddressInfo).port;
+        resolve();
+      });
+    });
+    return s;
+  }
 
-    /** Bound port. */
-    get port(): number {
-        return this.#port;
-    }
+  /** Bound port. */
+  get port(): number {
+    return this.#port;
+  }
 
-    /** Origin, e.g. `http://127.0.0.1:7071` (IPv6 hosts bracketed). */
-    get url(): string {
-        const host = this.#opts.host.includes(':') ? `[${this.#opts.host}]` : this.#opts.host;
-        return `http://${host}:${this.port}`;
-    }
+  /** Origin, e.g. `http://127.0.0.1:7071` (IPv6 hosts bracketed). */
+  get url(): string {
+    const host = this.#opts.host.includes(':') ? `[${this.#opts.host}]` : this.#opts.host;
+    return `http://${host}:${this.port}`;
+  }
 
-    /** Requests currently being handled. */
-    get inFlight(): number {
-        return this.#inFlight;
-    }
+  /** Requests currently being handled. */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
 
-    /**
-     * Graceful shutdown: stop accepting connections, let in-flight requests finish (responses
-     * carry `Connection: close`), close idle keep-alive sockets; after `timeoutMs`, force-close.
-     */
-    close(timeoutMs = 10_000): Promise<void> {
-        this.#closing ??= (async () => {
-            const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
-            this.#server.closeIdleConnections();
-            let timer: NodeJS.Timeout | undefined;
-            const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
-            const drained = this.#inFlight === 0 ? Promise.resolve() : new Promise<void>((r) => this.#drainWaiters.push(r));
-            await Promise.race([drained, timeout]);
-            this.#server.closeIdleConnections();
-            await Promise.race([closed, timeout]);
-            clearTimeout(timer);
-            this.#server.closeAllConnections();
-            await closed;
-        })();
-        return this.#closing;
-    }
+  /**
+   * Graceful shutdown: stop accepting connections, let in-flight requests finish (responses
+   * carry `Connection: close`), close idle keep-alive sockets; after `timeoutMs`, force-close.
+   */
+  close(timeoutMs = 10_000): Promise<void> {
+    this.#closing ??= (async () => {
+      const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+      this.#server.closeIdleConnections();
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+      const drained = this.#inFlight === 0 ? Promise.resolve() : new Promise<void>((r) => this.#drainWaiters.push(r));
+      await Promise.race([drained, timeout]);
+      this.#server.closeIdleConnections();
+      await Promise.race([closed, timeout]);
+      clearTimeout(timer);
+      this.#server.closeAllConnections();
+      await closed;
+    })();
+    return this.#closing;
+  }
 
-    async #handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-        this.#inFlight++;
-        res.once('close', () => {
-            if (--this.#inFlight === 0) this.#drainWaiters.splice(0).forEach((r) => r());
-        });
-        if (this.#closing) res.setHeader('connection', 'close');
-        try {
-            if (this.#opts.extraRoutes && (await this.#opts.extraRoutes(req, res))) return;
-            await this.#dispatch(req, res);
-        } catch (err) {
-            this.#opts.log('error', `Unhandled error for ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);
-            if (!res.headersSent) sendProblem(res, 500, 'An unexpected error occurred in the local host.');
-            else res.destroy();
-        }
+  async #handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    this.#inFlight++;
+    res.once('close', () => {
+      if (--this.#inFlight === 0) this.#drainWaiters.splice(0).forEach((r) => r());
+    });
+    if (this.#closing) res.setHeader('connection', 'close');
+    try {
+      if (this.#opts.extraRoutes && (await this.#opts.extraRoutes(req, res))) return;
+      await this.#dispatch(req, res);
+    } catch (err) {
+      this.#opts.log('error', `Unhandled error for ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);
+      if (!res.headersSent) sendProblem(res, 500, 'An unexpected error occurred in the local host.');
+      else res.destroy();
     }
+  }
 
-    async #dispatch(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-        const method = (req.method ?? 'GET').toUpperCase();
-        let url: URL;
-        try {
-            url = new URL(req.url ?? '/', `http://${req.headers.host ?? `${this.#opts.host}:${this.port}`}`);
-        } catch {
-            return sendProblem(res, 400, 'The request URL or Host header is not valid.');
-        }
-        const instance = url.pathname;
-        let path: string[];
-        try {
-            path = splitPath(url.pathname).map((s) => decodeURIComponent(s));
-        } catch {
-            return sendProblem(res, 400, 'The request path is not valid percent-encoding.', { instance });
-        }
-        const underPrefix = this.#prefix.every((p, i) => path[i]?.toLowerCase() === p);
-        const match = underPrefix ? this.#opts.routes.match(method, path.slice(this.#prefix.length)) : undefined;
-        if (!match || match.kind === 'not-found') {
-            return sendProblem(res, 404, `No function matches ${method} ${instance}.`, { instance });
-        }
-        if (match.kind === 'method-not-allowed') {
-            return sendProblem(res, 405, `Method ${method} is not allowed for ${instance}.`, {
-                instance,
-                headers: { allow: match.allow.join(', ') },
-            });
-        }
-        let body: Buffer;
-        try {
-            body = await readBody(req, this.#opts.maxBodyBytes);
-        } catch (err) {
-            if (!(err instanceof BodyTooLargeError)) throw err;
-            res.setHeader('connection', 'close');
-            return sendProblem(res, 413, err.message, { instance });
-        }
-        const fn = match.target;
-        const rpcRequest = toRpcHttpRequest({ method, url: url.href, headers: req.headers, params: match.params, body });
-        let response: DecodedHttpResponse | undefined;
-        try {
-            response = await this.#opts.invokeHttp(fn, rpcRequest);
-        } catch (err) {
-            this.#opts.log('error', `Function '${fn.name}' failed: ${(err as Error)?.stack ?? String(err)}`);
-            return sendProblem(res, 500, `The function '${fn.name}' failed. See the host log for details.`, {
-                instance,
-            });
-        }
-        if (!response) {
-            res.writeHead(204);
-            res.end();
-            return;
-        }
-        res.writeHead(response.status, toNodeResponseHeaders(response));
-        res.end(response.body);
+  async #dispatch(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const method = (req.method ?? 'GET').toUpperCase();
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', `http://${req.headers.host ?? `${this.#opts.host}:${this.port}`}`);
+    } catch {
+      return sendProblem(res, 400, 'The request URL or Host header is not valid.');
     }
+    const instance = url.pathname;
+    let path: string[];
+    try {
+      path = splitPath(url.pathname).map((s) => decodeURIComponent(s));
+    } catch {
+      return sendProblem(res, 400, 'The request path is not valid percent-encoding.', { instance });
+    }
+    const underPrefix = this.#prefix.every((p, i) => path[i]?.toLowerCase() === p);
+    const match = underPrefix ? this.#opts.routes.match(method, path.slice(this.#prefix.length)) : undefined;
+    if (!match || match.kind === 'not-found') {
+      return sendProblem(res, 404, `No function matches ${method} ${instance}.`, { instance });
+    }
+    if (match.kind === 'method-not-allowed') {
+      return sendProblem(res, 405, `Method ${method} is not allowed for ${instance}.`, {
+        instance,
+        headers: { allow: match.allow.join(', ') },
+      });
+    }
+    let body: Buffer;
+    try {
+      body = await readBody(req, this.#opts.maxBodyBytes);
+    } catch (err) {
+      if (!(err instanceof BodyTooLargeError)) throw err;
+      res.setHeader('connection', 'close');
+      return sendProblem(res, 413, err.message, { instance });
+    }
+    const fn = match.target;
+    const rpcRequest = toRpcHttpRequest({ method, url: url.href, headers: req.headers, params: match.params, body });
+    let response: DecodedHttpResponse | undefined;
+    try {
+      response = await this.#opts.invokeHttp(fn, rpcRequest);
+    } catch (err) {
+      this.#opts.log('error', `Function '${fn.name}' failed: ${(err as Error)?.stack ?? String(err)}`);
+      return sendProblem(res, 500, `The function '${fn.name}' failed. See the host log for details.`, {
+        instance,
+      });
+    }
+    if (!response) {
+      res.writeHead(204);
+      res.end();
+      return;
+    }
+    res.writeHead(response.status, toNodeResponseHeaders(response));
+    res.end(response.body);
+  }
 }

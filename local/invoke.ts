@@ -9,36 +9,36 @@
 import { randomUUID } from 'crypto';
 import type { CoreRegistry, InvocationLogContext, RegisteredFunction } from './core-shim';
 import type {
-    CoreInvocationContext,
-    FunctionCallback,
-    HookName,
-    InvocationState,
-    RpcInvocationRequest,
-    RpcInvocationResponse,
-    RpcLogCategory,
-    RpcLogLevel,
-    RpcParameterBinding,
-    RpcRetryContext,
-    RpcTraceContext,
-    RpcTypedData,
+  CoreInvocationContext,
+  FunctionCallback,
+  HookName,
+  InvocationState,
+  RpcInvocationRequest,
+  RpcInvocationResponse,
+  RpcLogCategory,
+  RpcLogLevel,
+  RpcParameterBinding,
+  RpcRetryContext,
+  RpcTraceContext,
+  RpcTypedData,
 } from './core-types';
 import { decodeTypedData, encodeTypedData } from './rpc';
 
 /** Defines a read-only (throwing setter) property, like the worker's hook context objects. */
 function readOnly(target: Record<string, unknown>, name: string, get: () => unknown): void {
-    Object.defineProperty(target, name, {
-        enumerable: true,
-        get,
-        set() {
-            throw Object.assign(new TypeError(`Cannot assign to read only property '${name}'`), {
-                isAzureFunctionsSystemError: true,
-            });
-        },
-    });
+  Object.defineProperty(target, name, {
+    enumerable: true,
+    get,
+    set() {
+      throw Object.assign(new TypeError(`Cannot assign to read only property '${name}'`), {
+        isAzureFunctionsSystemError: true,
+      });
+    },
+  });
 }
 
 async function executeHooks(registry: CoreRegistry, name: HookName, ctx: Record<string, unknown>): Promise<void> {
-    for (const hook of [...registry.hooks[name]]) await hook(ctx);
+  for (const hook of [...registry.hooks[name]]) await hook(ctx);
 }
 
 /**
@@ -46,15 +46,15 @@ async function executeHooks(registry: CoreRegistry, name: HookName, ctx: Record<
  * `{ hookData (shared by appStart+appTerminate), appHookData, functionAppDirectory? }`.
  */
 export async function runAppHooks(
-    registry: CoreRegistry,
-    name: 'appStart' | 'appTerminate',
-    functionAppDirectory: string
+  registry: CoreRegistry,
+  name: 'appStart' | 'appTerminate',
+  functionAppDirectory: string,
 ): Promise<void> {
-    const ctx: Record<string, unknown> = {};
-    readOnly(ctx, 'hookData', () => registry.appLevelOnlyHookData);
-    readOnly(ctx, 'appHookData', () => registry.appHookData);
-    if (name === 'appStart') ctx['functionAppDirectory'] = functionAppDirectory;
-    await executeHooks(registry, name, ctx);
+  const ctx: Record<string, unknown> = {};
+  readOnly(ctx, 'hookData', () => registry.appLevelOnlyHookData);
+  readOnly(ctx, 'appHookData', () => registry.appHookData);
+  if (name === 'appStart') ctx['functionAppDirectory'] = functionAppDirectory;
+  await executeHooks(registry, name, ctx);
 }
 
 /**
@@ -63,113 +63,119 @@ export async function runAppHooks(
  * hook) threw, after postInvocation hooks had a chance to clear or replace the error.
  */
 export async function invokeRpc(
-    registry: CoreRegistry,
-    fn: RegisteredFunction,
-    request: RpcInvocationRequest
+  registry: CoreRegistry,
+  fn: RegisteredFunction,
+  request: RpcInvocationRequest,
 ): Promise<RpcInvocationResponse> {
-    const invocationId = request.invocationId || randomUUID();
-    const req: RpcInvocationRequest = { ...request, invocationId, functionId: request.functionId ?? fn.name };
-    let logCtx: InvocationLogContext | undefined;
-    const coreCtx: CoreInvocationContext = {
-        invocationId,
-        request: req,
-        metadata: fn.metadata,
-        state: undefined as InvocationState | undefined,
-        log(level: RpcLogLevel, category: RpcLogCategory, message: string): void {
-            registry.emitLog({ level, category, message, functionName: fn.name, invocationId }, logCtx);
-        },
-    };
-    // Host-side lines, as `func start` prints them (not subject to log hooks: they're not worker logs).
-    const started = Date.now();
-    const hostLog = (level: RpcLogLevel, message: string): void =>
-        registry.logSink({ level, category: 'system', message, functionName: fn.name, invocationId });
-    hostLog('information', `Executing 'Functions.${fn.name}' (Id=${invocationId})`);
-    try {
-        const response = await runInvocation(registry, fn, coreCtx, (ctx) => (logCtx = ctx));
-        hostLog('information', `Executed 'Functions.${fn.name}' (Succeeded, Id=${invocationId}, Duration=${Date.now() - started}ms)`);
-        return response;
-    } catch (err) {
-        hostLog('error', `Executed 'Functions.${fn.name}' (Failed, Id=${invocationId}, Duration=${Date.now() - started}ms)`);
-        throw err;
-    }
+  const invocationId = request.invocationId || randomUUID();
+  const req: RpcInvocationRequest = { ...request, invocationId, functionId: request.functionId ?? fn.name };
+  let logCtx: InvocationLogContext | undefined;
+  const coreCtx: CoreInvocationContext = {
+    invocationId,
+    request: req,
+    metadata: fn.metadata,
+    state: undefined as InvocationState | undefined,
+    log(level: RpcLogLevel, category: RpcLogCategory, message: string): void {
+      registry.emitLog({ level, category, message, functionName: fn.name, invocationId }, logCtx);
+    },
+  };
+  // Host-side lines, as `func start` prints them (not subject to log hooks: they're not worker logs).
+  const started = Date.now();
+  const hostLog = (level: RpcLogLevel, message: string): void =>
+    registry.logSink({ level, category: 'system', message, functionName: fn.name, invocationId });
+  hostLog('information', `Executing 'Functions.${fn.name}' (Id=${invocationId})`);
+  try {
+    const response = await runInvocation(registry, fn, coreCtx, (ctx) => (logCtx = ctx));
+    hostLog(
+      'information',
+      `Executed 'Functions.${fn.name}' (Succeeded, Id=${invocationId}, Duration=${Date.now() - started}ms)`,
+    );
+    return response;
+  } catch (err) {
+    hostLog(
+      'error',
+      `Executed 'Functions.${fn.name}' (Failed, Id=${invocationId}, Duration=${Date.now() - started}ms)`,
+    );
+    throw err;
+  }
 }
 
 async function runInvocation(
-    registry: CoreRegistry,
-    fn: RegisteredFunction,
-    coreCtx: CoreInvocationContext,
-    setLogCtx: (ctx: InvocationLogContext) => void
+  registry: CoreRegistry,
+  fn: RegisteredFunction,
+  coreCtx: CoreInvocationContext,
+  setLogCtx: (ctx: InvocationLogContext) => void,
 ): Promise<RpcInvocationResponse> {
-    const model = registry.programmingModel;
-    if (!model) throw new Error('No programming model was set; did the app register any function?');
-    const invocModel = await model.getInvocationModel(coreCtx);
-    const hookData: Record<string, unknown> = {};
-    const args = await invocModel.getArguments();
-    const context = args.context;
-    setLogCtx({ hookData, invocationContext: context });
+  const model = registry.programmingModel;
+  if (!model) throw new Error('No programming model was set; did the app register any function?');
+  const invocModel = await model.getInvocationModel(coreCtx);
+  const hookData: Record<string, unknown> = {};
+  const args = await invocModel.getArguments();
+  const context = args.context;
+  setLogCtx({ hookData, invocationContext: context });
 
-    const pre: Record<string, unknown> = { functionCallback: fn.callback, inputs: args.inputs };
-    readOnly(pre, 'hookData', () => hookData);
-    readOnly(pre, 'appHookData', () => registry.appHookData);
-    readOnly(pre, 'invocationContext', () => context);
-    coreCtx.state = 'preInvocationHooks';
-    try {
-        await executeHooks(registry, 'preInvocation', pre);
-    } finally {
-        coreCtx.state = undefined;
-    }
-    const inputs = pre['inputs'] as unknown[];
-    const callback = pre['functionCallback'] as FunctionCallback;
+  const pre: Record<string, unknown> = { functionCallback: fn.callback, inputs: args.inputs };
+  readOnly(pre, 'hookData', () => hookData);
+  readOnly(pre, 'appHookData', () => registry.appHookData);
+  readOnly(pre, 'invocationContext', () => context);
+  coreCtx.state = 'preInvocationHooks';
+  try {
+    await executeHooks(registry, 'preInvocation', pre);
+  } finally {
+    coreCtx.state = undefined;
+  }
+  const inputs = pre['inputs'] as unknown[];
+  const callback = pre['functionCallback'] as FunctionCallback;
 
-    const post: Record<string, unknown> = { inputs, result: null, error: null };
-    readOnly(post, 'hookData', () => hookData);
-    readOnly(post, 'appHookData', () => registry.appHookData);
-    readOnly(post, 'invocationContext', () => context);
-    coreCtx.state = 'invocation';
-    try {
-        post['result'] = await invocModel.invokeFunction(context, inputs, callback);
-    } catch (err) {
-        post['error'] = err;
-    } finally {
-        coreCtx.state = undefined;
-    }
-    coreCtx.state = 'postInvocationHooks';
-    try {
-        await executeHooks(registry, 'postInvocation', post);
-    } finally {
-        coreCtx.state = undefined;
-    }
-    const error = post['error'];
-    if (error !== null && error !== undefined) throw error;
-    return invocModel.getResponse(context, post['result']);
+  const post: Record<string, unknown> = { inputs, result: null, error: null };
+  readOnly(post, 'hookData', () => hookData);
+  readOnly(post, 'appHookData', () => registry.appHookData);
+  readOnly(post, 'invocationContext', () => context);
+  coreCtx.state = 'invocation';
+  try {
+    post['result'] = await invocModel.invokeFunction(context, inputs, callback);
+  } catch (err) {
+    post['error'] = err;
+  } finally {
+    coreCtx.state = undefined;
+  }
+  coreCtx.state = 'postInvocationHooks';
+  try {
+    await executeHooks(registry, 'postInvocation', post);
+  } finally {
+    coreCtx.state = undefined;
+  }
+  const error = post['error'];
+  if (error !== null && error !== undefined) throw error;
+  return invocModel.getResponse(context, post['result']);
 }
 
 /** Options for {@link invoke}. */
 export interface InvokeOptions {
-    /** Invocation id (default: random UUID). */
-    invocationId?: string;
-    /** Values for extra input bindings, by binding name (encoded like the trigger input). */
-    extraInputs?: Record<string, unknown>;
-    /** Retry context, as the host sends it for triggers with a retry policy. */
-    retryContext?: RpcRetryContext;
-    /** W3C trace context. */
-    traceContext?: RpcTraceContext;
-    /**
-     * Add the host's `sys` trigger metadata (`{ MethodName, UtcNow, RandGuid }`) unless given.
-     * Default true.
-     */
-    sysMetadata?: boolean;
+  /** Invocation id (default: random UUID). */
+  invocationId?: string;
+  /** Values for extra input bindings, by binding name (encoded like the trigger input). */
+  extraInputs?: Record<string, unknown>;
+  /** Retry context, as the host sends it for triggers with a retry policy. */
+  retryContext?: RpcRetryContext;
+  /** W3C trace context. */
+  traceContext?: RpcTraceContext;
+  /**
+   * Add the host's `sys` trigger metadata (`{ MethodName, UtcNow, RandGuid }`) unless given.
+   * Default true.
+   */
+  sysMetadata?: boolean;
 }
 
 /** Result of {@link invoke}: the library's RPC response, decoded. */
 export interface InvokeResult {
-    invocationId: string;
-    /** Decoded `returnValue` (for http-return functions: a `DecodedHttpResponse`). */
-    returnValue: unknown;
-    /** Decoded output binding values by binding name (only bindings the handler set). */
-    outputData: Record<string, unknown>;
-    /** The raw RPC response. */
-    raw: RpcInvocationResponse;
+  invocationId: string;
+  /** Decoded `returnValue` (for http-return functions: a `DecodedHttpResponse`). */
+  returnValue: unknown;
+  /** Decoded output binding values by binding name (only bindings the handler set). */
+  outputData: Record<string, unknown>;
+  /** The raw RPC response. */
+  raw: RpcInvocationResponse;
 }
 
 /**
@@ -181,44 +187,44 @@ export interface InvokeResult {
  * `BlobTrigger`, `Uri`, ...); the library camel-cases them into `context.triggerMetadata`.
  */
 export async function invoke(
-    registry: CoreRegistry,
-    fn: RegisteredFunction,
-    triggerValue: unknown,
-    triggerMetadata: Record<string, unknown> = {},
-    options: InvokeOptions = {}
+  registry: CoreRegistry,
+  fn: RegisteredFunction,
+  triggerValue: unknown,
+  triggerMetadata: Record<string, unknown> = {},
+  options: InvokeOptions = {},
 ): Promise<InvokeResult> {
-    const invocationId = options.invocationId || randomUUID();
-    const inputData: RpcParameterBinding[] = [{ name: fn.triggerName, data: encodeTypedData(triggerValue) ?? null }];
-    for (const [name, value] of Object.entries(options.extraInputs ?? {})) {
-        inputData.push({ name, data: encodeTypedData(value) ?? null });
-    }
-    const md: Record<string, RpcTypedData> = {};
-    for (const [key, value] of Object.entries(triggerMetadata)) {
-        const encoded = encodeTypedData(value);
-        if (encoded) md[key] = encoded;
-    }
-    if (options.sysMetadata !== false && !('sys' in md)) {
-        md['sys'] = {
-            json: JSON.stringify({ MethodName: fn.name, UtcNow: new Date().toISOString(), RandGuid: randomUUID() }),
-        };
-    }
-    const raw = await invokeRpc(registry, fn, {
-        invocationId,
-        inputData,
-        triggerMetadata: md,
-        retryContext: options.retryContext ?? null,
-        traceContext: options.traceContext ?? null,
-    });
-    return decodeResponse(invocationId, raw);
+  const invocationId = options.invocationId || randomUUID();
+  const inputData: RpcParameterBinding[] = [{ name: fn.triggerName, data: encodeTypedData(triggerValue) ?? null }];
+  for (const [name, value] of Object.entries(options.extraInputs ?? {})) {
+    inputData.push({ name, data: encodeTypedData(value) ?? null });
+  }
+  const md: Record<string, RpcTypedData> = {};
+  for (const [key, value] of Object.entries(triggerMetadata)) {
+    const encoded = encodeTypedData(value);
+    if (encoded) md[key] = encoded;
+  }
+  if (options.sysMetadata !== false && !('sys' in md)) {
+    md['sys'] = {
+      json: JSON.stringify({ MethodName: fn.name, UtcNow: new Date().toISOString(), RandGuid: randomUUID() }),
+    };
+  }
+  const raw = await invokeRpc(registry, fn, {
+    invocationId,
+    inputData,
+    triggerMetadata: md,
+    retryContext: options.retryContext ?? null,
+    traceContext: options.traceContext ?? null,
+  });
+  return decodeResponse(invocationId, raw);
 }
 
 /** Decodes an RPC invocation response into an {@link InvokeResult}. */
 export function decodeResponse(invocationId: string, raw: RpcInvocationResponse): InvokeResult {
-    const outputData: Record<string, unknown> = {};
-    for (const binding of raw.outputData ?? []) {
-        if (binding.name) outputData[binding.name] = decodeTypedData(binding.data);
-    }
-    return { invocationId, returnValue: decodeTypedData(raw.returnValue), outputData, raw };
+  const outputData: Record<string, unknown> = {};
+  for (const binding of raw.outputData ?? []) {
+    if (binding.name) outputData[binding.name] = decodeTypedData(binding.data);
+  }
+  return { invocationId, returnValue: decodeTypedData(raw.returnValue), outputData, raw };
 }
 
 /**
@@ -226,5 +232,5 @@ export function decodeResponse(invocationId: string, raw: RpcInvocationResponse)
  * resolves e.g. `queueName: '%SCORING_QUEUE%'`. Unknown settings are left as-is.
  */
 export function resolveAppSettings(value: string, env: NodeJS.ProcessEnv = process.env): string {
-    return value.replace(/%([^%]+)%/g, (whole, name: string) => env[name] ?? whole);
+  return value.replace(/%([^%]+)%/g, (whole, name: string) => env[name] ?? whole);
 }

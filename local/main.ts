@@ -25,15 +25,25 @@ async function appModules(): Promise<string[]> {
   const main = (JSON.parse(await fs.readFile(path.join(ROOT, 'package.json'), 'utf8')) as { main: string }).main;
   const dir = path.join(ROOT, path.dirname(main));
   const suffix = path.basename(main).replace(/^\*/, '');
-  return (await fs.readdir(dir)).filter((f) => f.endsWith(suffix)).sort().map((f) => path.join(dir, f));
+  return (await fs.readdir(dir))
+    .filter((f) => f.endsWith(suffix))
+    .sort()
+    .map((f) => path.join(dir, f));
 }
 
 /** Defaults of the `%SETTING%` binding expressions, as local.settings.sample.json sets them. */
-const BINDING_DEFAULTS: Record<string, string> = { SCORING_QUEUE: 'payments', RESULTS_TOPIC: 'risk-completed', REJECTED_QUEUE: 'scoring-rejected', MODELS_CONTAINER: 'models' };
+const BINDING_DEFAULTS: Record<string, string> = {
+  SCORING_QUEUE: 'payments',
+  RESULTS_TOPIC: 'risk-completed',
+  REJECTED_QUEUE: 'scoring-rejected',
+  MODELS_CONTAINER: 'models',
+};
 
 /** host.json `extensions.serviceBus.maxConcurrentCalls`. */
 function maxConcurrentCalls(): number {
-  const hostJson = JSON.parse(readFileSync(path.join(ROOT, 'host.json'), 'utf8')) as { extensions?: { serviceBus?: { maxConcurrentCalls?: number } } };
+  const hostJson = JSON.parse(readFileSync(path.join(ROOT, 'host.json'), 'utf8')) as {
+    extensions?: { serviceBus?: { maxConcurrentCalls?: number } };
+  };
   return hostJson.extensions?.serviceBus?.maxConcurrentCalls ?? 16;
 }
 
@@ -43,14 +53,21 @@ async function main(): Promise<void> {
   const port = Number(process.env['PORT'] ?? 7071);
   const log = (line: string): void => console.log(line);
   // The embedded bus feeds the trigger locally, so results go to its topic even if a namespace is configured.
-  configureSharedEngine({ publisher: new InProcessTopicPublisher(inProcessBus(), process.env['RESULTS_TOPIC'] ?? 'risk-completed') });
+  configureSharedEngine({
+    publisher: new InProcessTopicPublisher(inProcessBus(), process.env['RESULTS_TOPIC'] ?? 'risk-completed'),
+  });
   const serviceBus = new ServiceBusEmulator({ bus: inProcessBus(), maxConcurrentCalls: maxConcurrentCalls(), log });
   const host = await LocalHost.create({ port, appModules: await appModules(), log, extraRoutes: serviceBus.route });
   serviceBus.start(host);
   // the models container (models/ folder, or Azurite with AzureWebJobsStorage=UseDevelopmentStorage=true) feeds the blob trigger
   const models = await ModelFeeder.start({ host, repository: (await sharedEngine()).models.repository, log });
-  if (models !== undefined) console.log(`Model uploads: ${models.description}/{name}/{version}.onnx (manifest {version}.json first) -> blob trigger; admin: ${host.url}/api/models`);
-  console.log(`Embedded Service Bus: POST ${host.url}/local/queues/{queue}/messages; GET …/messages, …/deadletter, ${host.url}/local/topics/{topic}/messages`);
+  if (models !== undefined)
+    console.log(
+      `Model uploads: ${models.description}/{name}/{version}.onnx (manifest {version}.json first) -> blob trigger; admin: ${host.url}/api/models`,
+    );
+  console.log(
+    `Embedded Service Bus: POST ${host.url}/local/queues/{queue}/messages; GET …/messages, …/deadletter, ${host.url}/local/topics/{topic}/messages`,
+  );
   console.log(`Listening on ${host.url}/${host.routePrefix} (Ctrl+C to stop)`);
   let stopping = false;
   const stop = (signal: string): void => {
@@ -62,12 +79,12 @@ async function main(): Promise<void> {
       .then(() => models?.stop())
       .then(() => host.dispose())
       .then(
-      () => process.exit(0),
-      (err: unknown) => {
-        console.error('shutdown failed', err);
-        process.exit(1);
-      },
-    );
+        () => process.exit(0),
+        (err: unknown) => {
+          console.error('shutdown failed', err);
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));

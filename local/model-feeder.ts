@@ -6,8 +6,8 @@
  * and the path's `name` / `version`). Like `source: 'EventGrid'`, blobs present at start do not fire.
  * A failing invocation is retried on the next polls, 5 times at most (the runtime's `maxDequeueCount`).
  */
-import type { ModelBlob, ModelRepository } from '../lib/models/rollout/model-repository';
-import { parseModelBlobPath } from '../lib/models/rollout/model-path';
+import type { ModelBlob, ModelRepository } from '../lib/rollout/model-repository';
+import { parseModelBlobPath } from '../lib/rollout/model-path';
 import type { FunctionInfo, LocalHost } from './host';
 import { resolveAppSettings } from './invoke';
 
@@ -49,7 +49,8 @@ export class ModelFeeder {
     const fn = opts.host.functions.find((f) => f.triggerType.toLowerCase() === 'blobtrigger');
     if (fn === undefined) return undefined;
     const path = resolveAppSettings(String(fn.trigger['path'] ?? ''), opts.env ?? process.env);
-    if (!path.startsWith(`${opts.repository.container}/`)) log(`blob trigger ${fn.name} watches "${path}", not the models container "${opts.repository.container}"`);
+    if (!path.startsWith(`${opts.repository.container}/`))
+      log(`blob trigger ${fn.name} watches "${path}", not the models container "${opts.repository.container}"`);
     const feeder = new ModelFeeder(fn, opts);
     try {
       for (const b of await opts.repository.list()) feeder.seen.set(b.blobPath, b.etag);
@@ -121,7 +122,10 @@ export class ModelFeeder {
     const version = file.replace(/\.onnx$/, '');
     let bytes: Uint8Array = new Uint8Array(0);
     try {
-      bytes = await this.opts.repository.readModel(parseModelBlobPath(b.blobPath, this.opts.repository.container), Number.MAX_SAFE_INTEGER);
+      bytes = await this.opts.repository.readModel(
+        parseModelBlobPath(b.blobPath, this.opts.repository.container),
+        Number.MAX_SAFE_INTEGER,
+      );
     } catch {
       /* an invalid name: the handler rejects it on its path alone */
     }
@@ -137,7 +141,9 @@ export class ModelFeeder {
       this.seen.set(b.blobPath, b.etag);
       return true;
     } catch (err) {
-      (this.opts.log ?? (() => undefined))(`blob trigger ${this.fn.name} failed for ${b.blobPath}: ${(err as Error).message}; retrying`);
+      (this.opts.log ?? (() => undefined))(
+        `blob trigger ${this.fn.name} failed for ${b.blobPath}: ${(err as Error).message}; retrying`,
+      );
       return false;
     }
   }

@@ -48,7 +48,9 @@ function view(m: BusMessage): Record<string, unknown> {
     correlationId: m.correlationId,
     body,
     applicationProperties: m.applicationProperties,
-    ...(m.deadLetterReason === undefined ? {} : { deadLetterReason: m.deadLetterReason, deadLetterErrorDescription: m.deadLetterErrorDescription }),
+    ...(m.deadLetterReason === undefined
+      ? {}
+      : { deadLetterReason: m.deadLetterReason, deadLetterErrorDescription: m.deadLetterErrorDescription }),
   };
 }
 
@@ -131,7 +133,9 @@ export class ServiceBusEmulator {
       this.bus.complete(t.queue, m);
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
-      this.log(`[servicebus] ${t.fn.name}: delivery ${m.deliveryCount} of message ${m.messageId} failed (${reason}); abandoning`);
+      this.log(
+        `[servicebus] ${t.fn.name}: delivery ${m.deliveryCount} of message ${m.messageId} failed (${reason}); abandoning`,
+      );
       this.bus.abandon(t.queue, m, this.maxDeliveryCount, reason);
     }
   }
@@ -163,10 +167,16 @@ export class ServiceBusEmulator {
       let size = 0;
       for await (const c of req as AsyncIterable<Buffer>) {
         size += c.length;
-        if (size > this.maxMessageBytes) return json(res, 413, { status: 413, title: 'Payload too large', detail: `Messages are limited to ${this.maxMessageBytes} bytes.` });
+        if (size > this.maxMessageBytes)
+          return json(res, 413, {
+            status: 413,
+            title: 'Payload too large',
+            detail: `Messages are limited to ${this.maxMessageBytes} bytes.`,
+          });
         chunks.push(c);
       }
-      const header = (h: string): string | undefined => (typeof req.headers[h] === 'string' ? (req.headers[h] as string) : undefined);
+      const header = (h: string): string | undefined =>
+        typeof req.headers[h] === 'string' ? (req.headers[h] as string) : undefined;
       const messageId = header('x-message-id');
       const correlationId = header('x-correlation-id');
       this.bus.send(name, {
@@ -176,7 +186,10 @@ export class ServiceBusEmulator {
       });
       return json(res, 202, { queued: true, queue: name });
     }
-    res.writeHead(405, { allow: kind === 'queues' && what === 'messages' ? 'GET, POST' : 'GET', 'content-type': 'application/problem+json' });
+    res.writeHead(405, {
+      allow: kind === 'queues' && what === 'messages' ? 'GET, POST' : 'GET',
+      'content-type': 'application/problem+json',
+    });
     res.end(JSON.stringify({ status: 405, title: 'Method not allowed' }));
     return true;
   };

@@ -20,7 +20,9 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     await seedProfiles(client, new ContextKeys(config.redis.keyPrefix), count);
     // host and port only: the URL may hold a password
-    console.log(`seeded ${count} profiles into ${options.host ?? '?'}:${options.port ?? '?'} under "${config.redis.keyPrefix}profile:" in ${Math.round(performance.now() - t0)} ms`);
+    console.log(
+      `seeded ${count} profiles into ${options.host ?? '?'}:${options.port ?? '?'} under "${config.redis.keyPrefix}profile:" in ${Math.round(performance.now() - t0)} ms`,
+    );
   } finally {
     client.disconnect();
   }

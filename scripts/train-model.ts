@@ -9,10 +9,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { MODEL_VERSION_RE } from '../lib/models/manifest';
-import { serializeManifest, trainFraudModel } from '../lib/models/train-fraud-model';
+import { serializeManifest, trainFraudModel } from '../lib/training/train-fraud-model';
 
-export { serializeManifest, trainFraudModel } from '../lib/models/train-fraud-model';
-export type { TrainFraudModelOptions, TrainedFraudModel } from '../lib/models/train-fraud-model';
+export { serializeManifest, trainFraudModel } from '../lib/training/train-fraud-model';
+export type { TrainFraudModelOptions, TrainedFraudModel } from '../lib/training/train-fraud-model';
 
 /** Parsed command line of the script. */
 export interface TrainCli {
@@ -80,8 +80,12 @@ async function main(): Promise<void> {
   const pct = (k: string): string => `${((m[k] ?? NaN) * 100).toFixed(1)} %`;
   console.log('');
   console.log(`hold-out ROC AUC   ${m.rocAuc?.toFixed(4)}  (${m.holdoutSize} rows, ${m.holdoutPositives} frauds)`);
-  console.log(`review  >= ${manifest.thresholds.review}  precision ${pct('precisionAtReview')}  recall ${pct('recallAtReview')}  flags ${pct('reviewRate')}`);
-  console.log(`decline >= ${manifest.thresholds.decline}  precision ${pct('precisionAtDecline')}  recall ${pct('recallAtDecline')}  flags ${pct('declineRate')}`);
+  console.log(
+    `review  >= ${manifest.thresholds.review}  precision ${pct('precisionAtReview')}  recall ${pct('recallAtReview')}  flags ${pct('reviewRate')}`,
+  );
+  console.log(
+    `decline >= ${manifest.thresholds.decline}  precision ${pct('precisionAtDecline')}  recall ${pct('recallAtDecline')}  flags ${pct('declineRate')}`,
+  );
   console.log(`model     ${onnxPath} (${onnx.length} bytes)`);
   console.log(`manifest  ${manifestPath}`);
   console.log(`sha256    ${manifest.sha256}`);

@@ -22,7 +22,8 @@ async function main(): Promise<void> {
       try {
         const event = parsePaymentEvent(JSON.parse(await readBody(req)));
         const cached = await redis.get(`bench:naive:profile:${event.userId}`);
-        const ctx: UserContext = cached === null ? NO_HISTORY : { ...NO_HISTORY, profile: JSON.parse(cached) as UserContext['profile'] };
+        const ctx: UserContext =
+          cached === null ? NO_HISTORY : { ...NO_HISTORY, profile: JSON.parse(cached) as UserContext['profile'] };
         const row = featurize(event, ctx, new Float32Array(FEATURE_COUNT));
         const out = await session.run({ [inputName as string]: new ort.Tensor('float32', row, [1, FEATURE_COUNT]) });
         const score = (out[outputName as string]?.data as Float32Array)[0] ?? Number.NaN;

@@ -7,7 +7,9 @@ import * as path from 'node:path';
 import { LocalHost } from '../../local/host';
 import { announce, statsRoute } from './common';
 
-const MODULES = ['hooks', 'health', 'score', 'score-batch'].map((m) => path.join(__dirname, '..', '..', 'functions', `${m}.js`));
+const MODULES = ['hooks', 'health', 'score', 'score-batch'].map((m) =>
+  path.join(__dirname, '..', '..', 'functions', `${m}.js`),
+);
 
 async function main(): Promise<void> {
   const host = await LocalHost.create({ port: 0, appModules: MODULES, log: () => undefined, extraRoutes: statsRoute });

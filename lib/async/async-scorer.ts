@@ -55,7 +55,10 @@ function decode(message: unknown): unknown {
     try {
       return JSON.parse(bodyText(message)) as unknown;
     } catch {
-      throw new AppError('invalid_json', 'The message body is not valid JSON.', { transient: false, errors: [{ path: '', message: 'malformed JSON' }] });
+      throw new AppError('invalid_json', 'The message body is not valid JSON.', {
+        transient: false,
+        errors: [{ path: '', message: 'malformed JSON' }],
+      });
     }
   }
   return message;

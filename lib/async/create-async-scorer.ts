@@ -31,14 +31,28 @@ export interface AsyncScorerWiring {
  * configured, else a bounded in-process store with the same TTL; results published to the Service Bus
  * topic (message id = transactionId) when a namespace is configured, else to the embedded bus.
  */
-export async function createAsyncScorer(config: Config, w: AsyncScorerWiring): Promise<{ asyncScorer: AsyncScorer; publisher: ResultPublisher }> {
+export async function createAsyncScorer(
+  config: Config,
+  w: AsyncScorerWiring,
+): Promise<{ asyncScorer: AsyncScorer; publisher: ResultPublisher }> {
   const { idempotency, serviceBus, redis: r } = config;
-  const store = w.redis !== undefined ? new RedisResultStore(w.redis, r.keyPrefix, idempotency.ttlSec) : new MemoryResultStore(idempotency.ttlSec, idempotency.maxEntries);
+  const store =
+    w.redis !== undefined
+      ? new RedisResultStore(w.redis, r.keyPrefix, idempotency.ttlSec)
+      : new MemoryResultStore(idempotency.ttlSec, idempotency.maxEntries);
   const guard = w.redis !== undefined ? new RedisTransactionGuard(w.redis, r.keyPrefix) : new LocalTransactionGuard();
   let publisher = w.publisher;
   if (publisher === undefined && serviceBus.fullyQualifiedNamespace !== undefined) {
-    const credential = w.credential ?? new DefaultAzureCredential(serviceBus.clientId === undefined ? {} : { managedIdentityClientId: serviceBus.clientId });
-    publisher = await ServiceBusTopicPublisher.create(serviceBus.fullyQualifiedNamespace, serviceBus.resultsTopic, credential);
+    const credential =
+      w.credential ??
+      new DefaultAzureCredential(
+        serviceBus.clientId === undefined ? {} : { managedIdentityClientId: serviceBus.clientId },
+      );
+    publisher = await ServiceBusTopicPublisher.create(
+      serviceBus.fullyQualifiedNamespace,
+      serviceBus.resultsTopic,
+      credential,
+    );
     w.logger.info('results publisher: Service Bus topic', { topic: serviceBus.resultsTopic });
   }
   publisher ??= new InProcessTopicPublisher(w.bus, serviceBus.resultsTopic);

@@ -1,6 +1,7 @@
 import type { MessageMeta } from './async-scorer';
 
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
+const str = (v: unknown): string | undefined =>
+  typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
 
 /**
  * Reads the Service Bus trigger metadata the engine uses (`messageId`, `deliveryCount`,

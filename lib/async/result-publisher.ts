@@ -42,7 +42,11 @@ export class ServiceBusTopicPublisher implements ResultPublisher {
    * @param fullyQualifiedNamespace e.g. `mybus.servicebus.windows.net` (`ServiceBusConnection__fullyQualifiedNamespace`).
    * @param topic the results topic (`RESULTS_TOPIC`).
    */
-  static async create(fullyQualifiedNamespace: string, topic: string, credential: TokenCredential): Promise<ServiceBusTopicPublisher> {
+  static async create(
+    fullyQualifiedNamespace: string,
+    topic: string,
+    credential: TokenCredential,
+  ): Promise<ServiceBusTopicPublisher> {
     const client = new ServiceBusClient(fullyQualifiedNamespace, credential);
     return new ServiceBusTopicPublisher(client, client.createSender(topic));
   }
@@ -54,10 +58,15 @@ export class ServiceBusTopicPublisher implements ResultPublisher {
         ...(message.correlationId === undefined ? {} : { correlationId: message.correlationId }),
         body: message.body,
         contentType: 'application/json',
-        ...(message.applicationProperties === undefined ? {} : { applicationProperties: { ...message.applicationProperties } }),
+        ...(message.applicationProperties === undefined
+          ? {}
+          : { applicationProperties: { ...message.applicationProperties } }),
       });
     } catch (err) {
-      throw new AppError('dependency_unavailable', 'Publishing the result to Service Bus failed.', { cause: err, transient: true });
+      throw new AppError('dependency_unavailable', 'Publishing the result to Service Bus failed.', {
+        cause: err,
+        transient: true,
+      });
     }
   }
 

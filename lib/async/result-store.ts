@@ -28,7 +28,13 @@ export interface ResultStore {
 export class MemoryResultStore implements ResultStore {
   private readonly cache: LRUCache<string, AsyncScoreResult>;
   constructor(ttlSec: number, maxEntries: number, now: () => number = () => performance.now()) {
-    this.cache = new LRUCache<string, AsyncScoreResult>({ max: maxEntries, ttl: ttlSec * 1000, perf: { now }, ttlResolution: 0, ttlAutopurge: false });
+    this.cache = new LRUCache<string, AsyncScoreResult>({
+      max: maxEntries,
+      ttl: ttlSec * 1000,
+      perf: { now },
+      ttlResolution: 0,
+      ttlAutopurge: false,
+    });
   }
   get(transactionId: string): Promise<AsyncScoreResult | undefined> {
     return Promise.resolve(this.cache.get(transactionId));
@@ -83,7 +89,11 @@ export class RedisResultStore implements ResultStore {
       if (redis === undefined) throw new Error('Redis is not set up yet');
       return await fn(redis);
     } catch (err) {
-      throw new AppError('dependency_unavailable', 'The result store (Redis) is unavailable.', { cause: err, transient: true, retryAfterSec: 1 });
+      throw new AppError('dependency_unavailable', 'The result store (Redis) is unavailable.', {
+        cause: err,
+        transient: true,
+        retryAfterSec: 1,
+      });
     }
   }
 }

@@ -68,7 +68,10 @@ export class RedisTransactionGuard implements TransactionGuard {
       const token = randomUUID();
       const redis = this.client();
       if (redis === undefined) {
-        throw new AppError('dependency_unavailable', 'The transaction lock (Redis) is not set up yet.', { transient: true, retryAfterSec: 1 });
+        throw new AppError('dependency_unavailable', 'The transaction lock (Redis) is not set up yet.', {
+          transient: true,
+          retryAfterSec: 1,
+        });
       }
       const release = (): Promise<unknown> => redis.eval(RELEASE, 1, key, token).catch(() => undefined); // else it expires by itself
       for (let waited = 0; ; waited += this.pollMs) {
@@ -77,11 +80,18 @@ export class RedisTransactionGuard implements TransactionGuard {
           ok = await redis.set(key, token, 'PX', this.lockTtlMs, 'NX');
         } catch (err) {
           void release(); // the SET may have reached the server even though the reply did not arrive in time
-          throw new AppError('dependency_unavailable', 'The transaction lock (Redis) is unavailable.', { cause: err, transient: true, retryAfterSec: 1 });
+          throw new AppError('dependency_unavailable', 'The transaction lock (Redis) is unavailable.', {
+            cause: err,
+            transient: true,
+            retryAfterSec: 1,
+          });
         }
         if (ok === 'OK') break;
         if (waited >= this.waitMs) {
-          throw new AppError('transaction_in_progress', 'This transaction is being scored by another instance.', { transient: true, retryAfterSec: 1 });
+          throw new AppError('transaction_in_progress', 'This transaction is being scored by another instance.', {
+            transient: true,
+            retryAfterSec: 1,
+          });
         }
         await this.sleep(this.pollMs);
       }

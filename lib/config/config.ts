@@ -5,32 +5,63 @@ import { appRoot } from './app-root';
 
 const emptyToUndefined = (v: unknown): unknown => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 const int = (min: number, max: number, def: number) =>
-  z.preprocess(emptyToUndefined, z.coerce.number({ error: 'must be a number' }).int({ error: 'must be an integer' }).min(min).max(max).default(def));
+  z.preprocess(
+    emptyToUndefined,
+    z.coerce.number({ error: 'must be a number' }).int({ error: 'must be an integer' }).min(min).max(max).default(def),
+  );
 const num = (min: number, max: number, def: number) =>
   z.preprocess(emptyToUndefined, z.coerce.number({ error: 'must be a number' }).min(min).max(max).default(def));
 const optStr = z.preprocess(emptyToUndefined, z.string().optional());
 const bool = (def: boolean) =>
-  z.preprocess(emptyToUndefined, z.enum(['true', 'false', '1', '0'], { error: 'must be true or false' }).default(def ? 'true' : 'false')).transform((v) => v === 'true' || v === '1');
+  z
+    .preprocess(
+      emptyToUndefined,
+      z.enum(['true', 'false', '1', '0'], { error: 'must be true or false' }).default(def ? 'true' : 'false'),
+    )
+    .transform((v) => v === 'true' || v === '1');
 
 const PROVIDERS = ['cpu', 'cuda', 'dml', 'coreml', 'tensorrt'] as const;
 
 /** Settings read from the environment (app settings in Azure, `local.settings.json` / env locally). */
 const envSchema = z.object({
   MODEL_DIR: optStr,
-  MODEL_NAME: z.preprocess(emptyToUndefined, z.string().regex(/^[a-z][a-z0-9-]{0,63}$/, { error: 'must be a model name like fraud' }).default('fraud')),
-  MODEL_VERSION: z.preprocess(emptyToUndefined, z.string().regex(/^\d+\.\d+\.\d+$/, { error: 'must be a semantic version like 1.0.0' }).optional()),
+  MODEL_NAME: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^[a-z][a-z0-9-]{0,63}$/, { error: 'must be a model name like fraud' })
+      .default('fraud'),
+  ),
+  MODEL_VERSION: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^\d+\.\d+\.\d+$/, { error: 'must be a semantic version like 1.0.0' })
+      .optional(),
+  ),
   ORT_EXECUTION_PROVIDERS: z.preprocess(
     emptyToUndefined,
     z
       .string()
       .default('cpu')
-      .transform((s) => s.split(',').map((p) => p.trim().toLowerCase()).filter((p) => p !== ''))
+      .transform((s) =>
+        s
+          .split(',')
+          .map((p) => p.trim().toLowerCase())
+          .filter((p) => p !== ''),
+      )
       .pipe(z.array(z.enum(PROVIDERS, { error: `each provider must be one of ${PROVIDERS.join(', ')}` })).min(1)),
   ),
   ORT_INTRA_OP_THREADS: int(0, 64, 1),
-  ORT_GRAPH_OPTIMIZATION: z.preprocess(emptyToUndefined, z.enum(['disabled', 'basic', 'extended', 'all']).default('all')),
+  ORT_GRAPH_OPTIMIZATION: z.preprocess(
+    emptyToUndefined,
+    z.enum(['disabled', 'basic', 'extended', 'all']).default('all'),
+  ),
   INFERENCE_WORKERS: int(0, 64, 0),
-  INFERENCE_MODE: z.preprocess(emptyToUndefined, z.enum(['auto', 'workers', 'inline'], { error: 'must be one of auto, workers, inline' }).default('auto')),
+  INFERENCE_MODE: z.preprocess(
+    emptyToUndefined,
+    z.enum(['auto', 'workers', 'inline'], { error: 'must be one of auto, workers, inline' }).default('auto'),
+  ),
   BATCH_MAX_SIZE: int(1, 4096, 64),
   BATCH_MAX_SIZE_GPU: int(1, 4096, 32),
   BATCH_WINDOW_MS: num(0, 1000, 5),
@@ -40,7 +71,10 @@ const envSchema = z.object({
   REDIS_URL: optStr,
   REDIS_KEY_PREFIX: z.preprocess(emptyToUndefined, z.string().max(64).default('scoring:')),
   REDIS_TIMEOUT_MS: int(1, 10_000, 25),
-  KEY_VAULT_URL: z.preprocess(emptyToUndefined, z.url({ error: 'must be a URL like https://myvault.vault.azure.net' }).optional()),
+  KEY_VAULT_URL: z.preprocess(
+    emptyToUndefined,
+    z.url({ error: 'must be a URL like https://myvault.vault.azure.net' }).optional(),
+  ),
   REDIS_SECRET_NAME: z.preprocess(emptyToUndefined, z.string().default('redis-connection-string')),
   REDIS_HOST: optStr,
   REDIS_ENTRA_OBJECT_ID: optStr,
@@ -49,8 +83,14 @@ const envSchema = z.object({
   CONTEXT_L1_TTL_SEC: int(1, 86_400, 30),
   CONTEXT_L1_MAX_ENTRIES: int(1, 10_000_000, 50_000),
   CONTEXT_L1_MAX_BYTES: int(1024, 4 * 1024 ** 3, 64 * 1024 * 1024),
-  CONTEXT_SOURCE: z.preprocess(emptyToUndefined, z.enum(['redis', 'http'], { error: 'must be redis or http' }).default('redis')),
-  CONTEXT_SOURCE_URL: z.preprocess(emptyToUndefined, z.url({ error: 'must be a URL like https://profiles.internal/profiles' }).optional()),
+  CONTEXT_SOURCE: z.preprocess(
+    emptyToUndefined,
+    z.enum(['redis', 'http'], { error: 'must be redis or http' }).default('redis'),
+  ),
+  CONTEXT_SOURCE_URL: z.preprocess(
+    emptyToUndefined,
+    z.url({ error: 'must be a URL like https://profiles.internal/profiles' }).optional(),
+  ),
   CONTEXT_SOURCE_TIMEOUT_MS: int(1, 60_000, 100),
   IDEMPOTENCY_TTL_SEC: int(60, 30 * 86_400, 6 * 3600),
   IDEMPOTENCY_MAX_ENTRIES: int(1, 10_000_000, 100_000),
@@ -66,15 +106,30 @@ const envSchema = z.object({
   WARMUP_ON_START: bool(true),
   APPLICATIONINSIGHTS_CONNECTION_STRING: optStr,
   ModelStorage: optStr,
-  ModelStorage__blobServiceUri: z.preprocess(emptyToUndefined, z.url({ error: 'must be a URL like https://acct.blob.core.windows.net' }).optional()),
+  ModelStorage__blobServiceUri: z.preprocess(
+    emptyToUndefined,
+    z.url({ error: 'must be a URL like https://acct.blob.core.windows.net' }).optional(),
+  ),
   ModelStorage__clientId: optStr,
   AzureWebJobsStorage: optStr,
-  MODELS_CONTAINER: z.preprocess(emptyToUndefined, z.string().regex(/^[a-z0-9](?!.*--)[a-z0-9-]{1,61}[a-z0-9]$/, { error: 'must be a blob container name like models' }).default('models')),
+  MODELS_CONTAINER: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^[a-z0-9](?!.*--)[a-z0-9-]{1,61}[a-z0-9]$/, { error: 'must be a blob container name like models' })
+      .default('models'),
+  ),
   MODEL_MAX_BYTES: int(1024, 2 * 1024 ** 3, 256 * 1024 ** 2),
   MODEL_SHIFT_MAX: num(0, 1, 0.1),
   MODEL_RECONCILE_INTERVAL_SEC: int(1, 3600, 30),
   MODEL_RECLAIM_AFTER_SWAP: bool(true),
-  MODEL_FORCE_METADATA_KEY: z.preprocess(emptyToUndefined, z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, { error: 'must be a blob metadata name like force' }).default('force')),
+  MODEL_FORCE_METADATA_KEY: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, { error: 'must be a blob metadata name like force' })
+      .default('force'),
+  ),
   INSTANCE_ID: optStr,
   WEBSITE_INSTANCE_ID: optStr,
   CONTAINER_APP_REPLICA_NAME: optStr,
@@ -82,7 +137,12 @@ const envSchema = z.object({
 
 /** The parsed, frozen configuration. Each module receives only its slice. */
 export interface Config {
-  readonly model: { readonly dir: string; readonly name: string; readonly version: string | undefined; readonly warmupOnStart: boolean };
+  readonly model: {
+    readonly dir: string;
+    readonly name: string;
+    readonly version: string | undefined;
+    readonly warmupOnStart: boolean;
+  };
   readonly ort: {
     readonly executionProviders: readonly (typeof PROVIDERS)[number][];
     readonly intraOpThreads: number;
@@ -129,7 +189,11 @@ export interface Config {
     readonly fullyQualifiedNamespace: string | undefined;
     readonly clientId: string | undefined;
   };
-  readonly http: { readonly scoreBodyLimitBytes: number; readonly batchBodyLimitBytes: number; readonly batchMaxEvents: number };
+  readonly http: {
+    readonly scoreBodyLimitBytes: number;
+    readonly batchBodyLimitBytes: number;
+    readonly batchMaxEvents: number;
+  };
   /** Model rollout: the models container, validation bounds and the fleet reconcile period. */
   readonly rollout: {
     /**
@@ -176,8 +240,15 @@ function deepFreeze<T>(o: T): T {
 export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {
   const r = envSchema.safeParse(env);
   if (!r.success) {
-    const errors: FieldError[] = r.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
-    throw new AppError('config_invalid', `Invalid settings: ${errors.map((e) => `${e.path} (${e.message})`).join('; ')}`, { errors });
+    const errors: FieldError[] = r.error.issues.map((i) => ({
+      path: i.path.map(String).join('.'),
+      message: i.message,
+    }));
+    throw new AppError(
+      'config_invalid',
+      `Invalid settings: ${errors.map((e) => `${e.path} (${e.message})`).join('; ')}`,
+      { errors },
+    );
   }
   const e = r.data;
   const config: Config = {
@@ -187,7 +258,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       version: e.MODEL_VERSION,
       warmupOnStart: e.WARMUP_ON_START,
     },
-    ort: { executionProviders: e.ORT_EXECUTION_PROVIDERS, intraOpThreads: e.ORT_INTRA_OP_THREADS, graphOptimization: e.ORT_GRAPH_OPTIMIZATION },
+    ort: {
+      executionProviders: e.ORT_EXECUTION_PROVIDERS,
+      intraOpThreads: e.ORT_INTRA_OP_THREADS,
+      graphOptimization: e.ORT_GRAPH_OPTIMIZATION,
+    },
     inference: {
       mode: e.INFERENCE_MODE,
       workers: e.INFERENCE_WORKERS,
@@ -223,10 +298,15 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       fullyQualifiedNamespace: e.ServiceBusConnection__fullyQualifiedNamespace,
       clientId: e.ServiceBusConnection__clientId ?? e.AZURE_CLIENT_ID,
     },
-    http: { scoreBodyLimitBytes: e.SCORE_BODY_LIMIT_BYTES, batchBodyLimitBytes: e.BATCH_BODY_LIMIT_BYTES, batchMaxEvents: e.BATCH_MAX_EVENTS },
+    http: {
+      scoreBodyLimitBytes: e.SCORE_BODY_LIMIT_BYTES,
+      batchBodyLimitBytes: e.BATCH_BODY_LIMIT_BYTES,
+      batchMaxEvents: e.BATCH_MAX_EVENTS,
+    },
     rollout: {
       storage: {
-        connectionString: e.ModelStorage ?? (e.AzureWebJobsStorage?.includes('=') === true ? e.AzureWebJobsStorage : undefined),
+        connectionString:
+          e.ModelStorage ?? (e.AzureWebJobsStorage?.includes('=') === true ? e.AzureWebJobsStorage : undefined),
         blobServiceUri: e.ModelStorage__blobServiceUri,
         clientId: e.ModelStorage__clientId ?? e.AZURE_CLIENT_ID,
         container: e.MODELS_CONTAINER,

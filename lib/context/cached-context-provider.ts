@@ -76,7 +76,11 @@ export class CachedContextProvider implements ContextProvider {
       return;
     }
     this.remote = remote;
-    this.tiered = new TieredContextCache({ l1: this.options.l1, l2: remote.l2, ...(remote.bus === undefined ? {} : { bus: remote.bus }) });
+    this.tiered = new TieredContextCache({
+      l1: this.options.l1,
+      l2: remote.l2,
+      ...(remote.bus === undefined ? {} : { bus: remote.bus }),
+    });
   }
 
   /** Whether `dispose` was called. */
@@ -101,11 +105,20 @@ export class CachedContextProvider implements ContextProvider {
     const key = this.options.keys.ctx(event.userId, event.sessionId);
     const { remote, tiered } = this;
     if (remote === undefined || tiered === undefined || !remote.available()) return this.degraded(key, 'unavailable');
-    const payment = { userId: event.userId, transactionId: event.transactionId, amount: event.amount, country: event.country, at: this.now() };
+    const payment = {
+      userId: event.userId,
+      transactionId: event.transactionId,
+      amount: event.amount,
+      country: event.country,
+      at: this.now(),
+    };
     let found: Awaited<ReturnType<TieredContextCache['lookup']>>;
     let velocity: VelocityFigures;
     try {
-      [found, velocity] = await withTimeout(Promise.all([tiered.lookup(key), remote.velocity.record(payment)]), this.options.timeoutMs);
+      [found, velocity] = await withTimeout(
+        Promise.all([tiered.lookup(key), remote.velocity.record(payment)]),
+        this.options.timeoutMs,
+      );
     } catch (err) {
       return this.degraded(key, err instanceof BudgetExceededError ? 'timeout' : 'error');
     }
@@ -138,7 +151,8 @@ export class CachedContextProvider implements ContextProvider {
    */
   async writeProfile(userId: string, profile: UserProfile | null): Promise<void> {
     const source = this.remote?.source as Partial<WritableContextSource> | undefined;
-    if (typeof source?.put !== 'function') throw new AppError('dependency_unavailable', 'The profile origin is not writable.');
+    if (typeof source?.put !== 'function')
+      throw new AppError('dependency_unavailable', 'The profile origin is not writable.');
     try {
       await source.put(userId, profile);
     } catch (cause) {
@@ -157,11 +171,19 @@ export class CachedContextProvider implements ContextProvider {
 
   private degraded(key: ContextKey, reason: DegradedReason): ContextLookup {
     this.options.on?.degraded?.({ reason });
-    return { context: { profile: this.options.l1.peek(key)?.profile ?? null, velocity: EMPTY_VELOCITY }, cache: 'degraded' };
+    return {
+      context: { profile: this.options.l1.peek(key)?.profile ?? null, velocity: EMPTY_VELOCITY },
+      cache: 'degraded',
+    };
   }
 
   /** One origin load (single-flight per key). Fills L1 now and L2 in the background, unless an invalidation raced it. */
-  private async loadOrigin(key: ContextKey, sessionId: string | undefined, remote: ContextRemote, tiered: TieredContextCache): Promise<CachedContext> {
+  private async loadOrigin(
+    key: ContextKey,
+    sessionId: string | undefined,
+    remote: ContextRemote,
+    tiered: TieredContextCache,
+  ): Promise<CachedContext> {
     const hot = this.options.l1.peek(key);
     if (hot !== undefined) return hot;
     const epoch = tiered.epoch;

@@ -34,10 +34,18 @@ const MAGIC0 = 0x43;
 const MAGIC1 = 0x58;
 
 /** Why a value could not be decoded. */
-export type DecodeFailure = 'too_short' | 'bad_magic' | 'unknown_version' | 'unknown_codec' | 'bad_length' | 'corrupt_payload' | 'checksum_mismatch';
+export type DecodeFailure =
+  | 'too_short'
+  | 'bad_magic'
+  | 'unknown_version'
+  | 'unknown_codec'
+  | 'bad_length'
+  | 'corrupt_payload'
+  | 'checksum_mismatch';
 
 /** Result of {@link decodeFrame}: the raw bytes, or why they could not be recovered. */
-export type DecodeResult = { readonly ok: true; readonly raw: Buffer } | { readonly ok: false; readonly reason: DecodeFailure };
+export type DecodeResult =
+  { readonly ok: true; readonly raw: Buffer } | { readonly ok: false; readonly reason: DecodeFailure };
 
 /**
  * Frames raw bytes: LZ4 block when that is smaller, else stored as is.

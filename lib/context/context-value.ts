@@ -30,7 +30,9 @@ export function encodeContext(value: CachedContext, storedAt: number): Buffer {
 }
 
 /** Decodes a stored value. Never throws: a foreign, corrupted or invalid value is a failure. */
-export function decodeContext(frame: Buffer): { ok: true; stored: StoredContext; rawBytes: number } | { ok: false; reason: ValueFailure } {
+export function decodeContext(
+  frame: Buffer,
+): { ok: true; stored: StoredContext; rawBytes: number } | { ok: false; reason: ValueFailure } {
   const r = decodeFrame(frame);
   if (!r.ok) return r;
   let doc: unknown;

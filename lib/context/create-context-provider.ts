@@ -11,7 +11,16 @@ import type { ContextEvents } from './events';
 import { ContextKeys } from './keys';
 import { L1Cache } from './l1-cache';
 import { MemoryContextCache } from './memory-cache';
-import { baseRedisOptions, describePlan, parseRedisConnectionString, planRedisConnection, readRedisSecret, type RedisPlan, type RedisSettings, type SecretReader } from './redis-connection';
+import {
+  baseRedisOptions,
+  describePlan,
+  parseRedisConnectionString,
+  planRedisConnection,
+  readRedisSecret,
+  type RedisPlan,
+  type RedisSettings,
+  type SecretReader,
+} from './redis-connection';
 import { createRedisClient, createRedisRemote } from './redis-remote';
 import { MemoryVelocityStore } from './velocity';
 
@@ -58,10 +67,24 @@ function loggingEvents(logger: Logger, extra: Partial<ContextEvents> = {}): Part
   return {
     degraded: (e) => (logger.debug('context lookup degraded', e), extra.degraded?.(e)),
     corrupt: (e) => (logger.warn('unreadable cached context treated as a miss', e), extra.corrupt?.(e)),
-    connection: (e) => (e.state === 'ready' ? logger.info('context store: connected') : logger.warn('context store: connection lost; scoring goes on degraded'), extra.connection?.(e)),
-    setupFailed: (e) => (logger.error('context store: setup failed; retrying in the background', e), extra.setupFailed?.(e)),
-    tokenRefreshed: (e) => (logger.info('context store: Entra token refreshed', { nextRefreshInMs: e.nextRefreshInMs }), extra.tokenRefreshed?.(e)),
-    tokenRefreshFailed: (e) => (logger.warn('context store: Entra token refresh failed', e), extra.tokenRefreshFailed?.(e)),
+    connection: (e) => (
+      e.state === 'ready'
+        ? logger.info('context store: connected')
+        : logger.warn('context store: connection lost; scoring goes on degraded'),
+      extra.connection?.(e)
+    ),
+    setupFailed: (e) => (
+      logger.error('context store: setup failed; retrying in the background', e),
+      extra.setupFailed?.(e)
+    ),
+    tokenRefreshed: (e) => (
+      logger.info('context store: Entra token refreshed', { nextRefreshInMs: e.nextRefreshInMs }),
+      extra.tokenRefreshed?.(e)
+    ),
+    tokenRefreshFailed: (e) => (
+      logger.warn('context store: Entra token refresh failed', e),
+      extra.tokenRefreshFailed?.(e)
+    ),
     writeFailed: (e) => (logger.debug('context cache write failed', e), extra.writeFailed?.(e)),
   };
 }
@@ -74,16 +97,29 @@ function loggingEvents(logger: Logger, extra: Partial<ContextEvents> = {}): Part
  * @throws AppError `config_invalid` for settings that cannot work (`CONTEXT_SOURCE=http` without a URL, a
  * malformed `REDIS_URL`).
  */
-export async function createContextProvider(settings: ContextSettings, deps: ContextProviderDeps = {}): Promise<CachedContextProvider> {
+export async function createContextProvider(
+  settings: ContextSettings,
+  deps: ContextProviderDeps = {},
+): Promise<CachedContextProvider> {
   const logger = deps.logger ?? silentLogger;
   const on = loggingEvents(logger, deps.on);
   const { redis: r, context: c } = settings;
   const keys = new ContextKeys(r.keyPrefix);
   const now = deps.now;
-  const l1 = new L1Cache({ maxEntries: c.l1MaxEntries, maxBytes: c.l1MaxBytes, ttlMs: Math.min(c.l1TtlSec, c.l2TtlSec) * 1000, ...(now === undefined ? {} : { now }) });
+  const l1 = new L1Cache({
+    maxEntries: c.l1MaxEntries,
+    maxBytes: c.l1MaxBytes,
+    ttlMs: Math.min(c.l1TtlSec, c.l2TtlSec) * 1000,
+    ...(now === undefined ? {} : { now }),
+  });
   const src = c.source ?? { kind: 'redis' as const, url: undefined, timeoutMs: r.timeoutMs };
-  if (src.kind === 'http' && src.url === undefined) throw new AppError('config_invalid', 'CONTEXT_SOURCE=http needs CONTEXT_SOURCE_URL.');
-  const source = deps.source ?? (src.kind === 'http' && src.url !== undefined ? new HttpProfileSource({ baseUrl: src.url, timeoutMs: src.timeoutMs }) : undefined);
+  if (src.kind === 'http' && src.url === undefined)
+    throw new AppError('config_invalid', 'CONTEXT_SOURCE=http needs CONTEXT_SOURCE_URL.');
+  const source =
+    deps.source ??
+    (src.kind === 'http' && src.url !== undefined
+      ? new HttpProfileSource({ baseUrl: src.url, timeoutMs: src.timeoutMs })
+      : undefined);
   const provider = new CachedContextProvider({
     keys,
     l1,
@@ -98,7 +134,9 @@ export async function createContextProvider(settings: ContextSettings, deps: Con
     const remote: ContextRemote = {
       description: 'in-process',
       l2: new MemoryContextCache({ ttlMs: c.l2TtlSec * 1000, ...(now === undefined ? {} : { now }), on }),
-      velocity: new MemoryVelocityStore(deps.maxEventsPerUser === undefined ? {} : { maxEventsPerUser: deps.maxEventsPerUser }),
+      velocity: new MemoryVelocityStore(
+        deps.maxEventsPerUser === undefined ? {} : { maxEventsPerUser: deps.maxEventsPerUser },
+      ),
       source: source ?? new MemoryProfileSource(),
       available: () => true,
       dispose: () => Promise.resolve(),
@@ -115,20 +153,38 @@ export async function createContextProvider(settings: ContextSettings, deps: Con
   const connectWaitMs = deps.connectWaitMs ?? 3000;
   let credential = deps.credential;
   const getCredential = (): TokenCredential =>
-    (credential ??= new DefaultAzureCredential(r.managedIdentityClientId === undefined ? {} : { managedIdentityClientId: r.managedIdentityClientId }));
+    (credential ??= new DefaultAzureCredential(
+      r.managedIdentityClientId === undefined ? {} : { managedIdentityClientId: r.managedIdentityClientId },
+    ));
 
   const setUp = async (): Promise<void> => {
     let auth: EntraTokenAuth | undefined;
     let connection: RedisOptions = {};
     if (plan.mode === 'entra') {
-      auth = await EntraTokenAuth.create({ credential: getCredential(), username: plan.username, timers, ...(now === undefined ? {} : { now }), on });
-      connection = { host: plan.host, port: plan.port, tls: { servername: plan.host }, username: auth.username, password: auth.password };
+      auth = await EntraTokenAuth.create({
+        credential: getCredential(),
+        username: plan.username,
+        timers,
+        ...(now === undefined ? {} : { now }),
+        on,
+      });
+      connection = {
+        host: plan.host,
+        port: plan.port,
+        tls: { servername: plan.host },
+        username: auth.username,
+        password: auth.password,
+      };
     } else if (plan.mode === 'keyvault') {
-      connection = await readRedisSecret(deps.secretReader ?? new SecretClient(plan.vaultUrl, getCredential(), deps.secretClientOptions), plan.secretName);
+      connection = await readRedisSecret(
+        deps.secretReader ?? new SecretClient(plan.vaultUrl, getCredential(), deps.secretClientOptions),
+        plan.secretName,
+      );
     } else {
       connection = urlOptions;
     }
-    const client = deps.redis ?? (deps.createClient ?? createRedisClient)({ ...baseRedisOptions(r.timeoutMs), ...connection });
+    const client =
+      deps.redis ?? (deps.createClient ?? createRedisClient)({ ...baseRedisOptions(r.timeoutMs), ...connection });
     const remote = await createRedisRemote(client, {
       keys,
       ttlMs: c.l2TtlSec * 1000,

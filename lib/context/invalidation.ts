@@ -29,7 +29,12 @@ export interface InvalidationBus {
 function parse(text: string): Invalidation | undefined {
   try {
     const m = JSON.parse(text) as Partial<Invalidation>;
-    if (typeof m.origin !== 'string' || typeof m.userId !== 'string' || (m.key !== undefined && typeof m.key !== 'string')) return undefined;
+    if (
+      typeof m.origin !== 'string' ||
+      typeof m.userId !== 'string' ||
+      (m.key !== undefined && typeof m.key !== 'string')
+    )
+      return undefined;
     return { origin: m.origin, userId: m.userId, ...(m.key === undefined ? {} : { key: m.key }) };
   } catch {
     return undefined;

@@ -56,7 +56,12 @@ export class RedisContextCache implements ContextCache {
   /** Stores the value and indexes the key under its user, atomically, in one command (a script). */
   async set(key: ContextKey, value: CachedContext): Promise<void> {
     const { ttlMs, keys } = this.options;
-    await runScript(this.client, SET_LUA, [key.key, keys.ctxIndex(key.userId)], [encodeContext(value, this.now()), ttlMs]);
+    await runScript(
+      this.client,
+      SET_LUA,
+      [key.key, keys.ctxIndex(key.userId)],
+      [encodeContext(value, this.now()), ttlMs],
+    );
   }
 
   async delete(key: ContextKey): Promise<void> {

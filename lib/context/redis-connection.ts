@@ -20,7 +20,12 @@ export type RedisPlan =
 export function planRedisConnection(s: RedisSettings): RedisPlan {
   if (s.host !== undefined && s.entraObjectId !== undefined) {
     const m = /^(.+?)(?::(\d{1,5}))?$/.exec(s.host.trim());
-    return { mode: 'entra', host: m?.[1] ?? s.host, port: m?.[2] === undefined ? 6380 : Number(m[2]), username: s.entraObjectId };
+    return {
+      mode: 'entra',
+      host: m?.[1] ?? s.host,
+      port: m?.[2] === undefined ? 6380 : Number(m[2]),
+      username: s.entraObjectId,
+    };
   }
   if (s.keyVaultUrl !== undefined) return { mode: 'keyvault', vaultUrl: s.keyVaultUrl, secretName: s.secretName };
   if (s.url !== undefined) return { mode: 'url', url: s.url };
@@ -55,7 +60,8 @@ export function baseRedisOptions(timeoutMs: number): RedisOptions {
   };
 }
 
-const INVALID = 'The Redis connection string is not valid: expected redis://…, rediss://… or host:port,password=…,ssl=True.';
+const INVALID =
+  'The Redis connection string is not valid: expected redis://…, rediss://… or host:port,password=…,ssl=True.';
 
 /**
  * Parses a Redis connection string: a `redis://` / `rediss://` URL, or the Azure portal form
@@ -122,9 +128,13 @@ export async function readRedisSecret(reader: SecretReader, secretName: string):
     value = (await reader.getSecret(secretName)).value;
   } catch (err) {
     const status = (err as { statusCode?: unknown }).statusCode;
-    throw new AppError('dependency_unavailable', `Key Vault secret "${secretName}" could not be read${typeof status === 'number' ? ` (HTTP ${status})` : ''}.`);
+    throw new AppError(
+      'dependency_unavailable',
+      `Key Vault secret "${secretName}" could not be read${typeof status === 'number' ? ` (HTTP ${status})` : ''}.`,
+    );
   }
-  if (value === undefined || value.trim() === '') throw new AppError('config_invalid', `Key Vault secret "${secretName}" is empty.`);
+  if (value === undefined || value.trim() === '')
+    throw new AppError('config_invalid', `Key Vault secret "${secretName}" is empty.`);
   try {
     return parseRedisConnectionString(value);
   } catch {

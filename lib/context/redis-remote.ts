@@ -37,7 +37,10 @@ export function createRedisClient(options: RedisOptions): Redis {
  * script, profile origin and a pub/sub bus on a duplicate connection. Reports connection state changes.
  * Waits at most `connectWaitMs` for the first connection; the client keeps reconnecting in the background.
  */
-export async function createRedisRemote(client: Redis, options: RedisRemoteOptions): Promise<ContextRemote & { readonly client: Redis }> {
+export async function createRedisRemote(
+  client: Redis,
+  options: RedisRemoteOptions,
+): Promise<ContextRemote & { readonly client: Redis }> {
   const { keys, on } = options;
   // the subscriber queues its one SUBSCRIBE until connected (bounded: a single command)
   const subscriber = client.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, lazyConnect: true });
@@ -56,8 +59,16 @@ export async function createRedisRemote(client: Redis, options: RedisRemoteOptio
 
   const bus = new RedisInvalidationBus(client, subscriber, keys.channel);
   const now = options.now;
-  const l2 = new RedisContextCache(client, { keys, ttlMs: options.ttlMs, ...(now === undefined ? {} : { now }), ...(on === undefined ? {} : { on }) });
-  const velocity = new RedisVelocityStore(client, { keys, ...(options.maxEventsPerUser === undefined ? {} : { maxEventsPerUser: options.maxEventsPerUser }) });
+  const l2 = new RedisContextCache(client, {
+    keys,
+    ttlMs: options.ttlMs,
+    ...(now === undefined ? {} : { now }),
+    ...(on === undefined ? {} : { on }),
+  });
+  const velocity = new RedisVelocityStore(client, {
+    keys,
+    ...(options.maxEventsPerUser === undefined ? {} : { maxEventsPerUser: options.maxEventsPerUser }),
+  });
 
   const waitFor = (p: Promise<unknown>): Promise<void> =>
     new Promise<void>((resolve) => {

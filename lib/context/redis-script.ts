@@ -7,7 +7,12 @@ const shas = new Map<string, string>();
  * Runs a Lua script by `EVALSHA`, falling back to `EVAL` (which also loads it) when the server does not
  * know it yet (`NOSCRIPT`, e.g. after a restart).
  */
-export async function runScript(client: Redis, lua: string, keys: readonly string[], args: readonly (string | number | Buffer)[]): Promise<unknown> {
+export async function runScript(
+  client: Redis,
+  lua: string,
+  keys: readonly string[],
+  args: readonly (string | number | Buffer)[],
+): Promise<unknown> {
   let sha = shas.get(lua);
   if (sha === undefined) shas.set(lua, (sha = createHash('sha1').update(lua).digest('hex')));
   try {

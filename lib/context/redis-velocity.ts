@@ -1,7 +1,14 @@
 import type { Redis } from 'ioredis';
 import type { ContextKeys } from './keys';
 import { runScript } from './redis-script';
-import { DEFAULT_MAX_EVENTS_PER_USER, roundSum, WINDOW_MS, type PaymentRecord, type VelocityFigures, type VelocityStore } from './velocity';
+import {
+  DEFAULT_MAX_EVENTS_PER_USER,
+  roundSum,
+  WINDOW_MS,
+  type PaymentRecord,
+  type VelocityFigures,
+  type VelocityStore,
+} from './velocity';
 
 /**
  * KEYS: 1 zset (member transactionId, score `at`), 2 hash transactionId → record, 3 hash of running
@@ -94,8 +101,24 @@ export function parseVelocityRecord(rec: unknown): VelocityFigures {
   const parts = typeof rec === 'string' ? rec.split('|') : [];
   const n = parts.slice(2).map(Number);
   if (n.length !== 7 || n.some((x) => !Number.isFinite(x))) throw new Error('unexpected velocity record');
-  const [count1m, count1h, count24h, sum1m, sum1h, sum24h, distinctCountries24h] = n as [number, number, number, number, number, number, number];
-  return { count1m, count1h, count24h, sum1m: roundSum(sum1m), sum1h: roundSum(sum1h), sum24h: roundSum(sum24h), distinctCountries24h };
+  const [count1m, count1h, count24h, sum1m, sum1h, sum24h, distinctCountries24h] = n as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  return {
+    count1m,
+    count1h,
+    count24h,
+    sum1m: roundSum(sum1m),
+    sum1h: roundSum(sum1h),
+    sum24h: roundSum(sum24h),
+    distinctCountries24h,
+  };
 }
 
 /** Options of a {@link RedisVelocityStore}. */
@@ -118,7 +141,14 @@ export class RedisVelocityStore implements VelocityStore {
 
   async record(p: PaymentRecord): Promise<VelocityFigures> {
     const max = this.options.maxEventsPerUser ?? DEFAULT_MAX_EVENTS_PER_USER;
-    const rec = await runScript(this.client, RECORD_LUA, this.options.keys.velocity(p.userId), [p.at, p.transactionId, String(p.amount), p.country, max, WINDOW_MS.d1 + 60_000]);
+    const rec = await runScript(this.client, RECORD_LUA, this.options.keys.velocity(p.userId), [
+      p.at,
+      p.transactionId,
+      String(p.amount),
+      p.country,
+      max,
+      WINDOW_MS.d1 + 60_000,
+    ]);
     return parseVelocityRecord(rec);
   }
 }

@@ -37,7 +37,8 @@ export function syntheticProfile(index: number, asOf = Date.UTC(2026, 0, 1)): Us
   const n = 1 + Math.floor(rnd() ** 2 * 6);
   for (let i = 0; i < n; i++) {
     const kind = rnd();
-    if (kind < 0.4) devices.push(`ios-${hex(rnd, 8)}-${hex(rnd, 4)}-4${hex(rnd, 3)}-${hex(rnd, 4)}-${hex(rnd, 12)}`.toUpperCase());
+    if (kind < 0.4)
+      devices.push(`ios-${hex(rnd, 8)}-${hex(rnd, 4)}-4${hex(rnd, 3)}-${hex(rnd, 4)}-${hex(rnd, 12)}`.toUpperCase());
     else if (kind < 0.75) devices.push(`android-${hex(rnd, 16)}`);
     else devices.push(`web-${hex(rnd, 32)}`);
   }

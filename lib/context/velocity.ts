@@ -44,7 +44,15 @@ export interface VelocityStore {
 export const roundSum = (x: number): number => Math.round(x * 1e6) / 1e6;
 
 /** Figures of a user with no payments. */
-export const NO_FIGURES: VelocityFigures = Object.freeze({ count1m: 0, count1h: 0, count24h: 0, sum24h: 0, distinctCountries24h: 0, sum1m: 0, sum1h: 0 });
+export const NO_FIGURES: VelocityFigures = Object.freeze({
+  count1m: 0,
+  count1h: 0,
+  count24h: 0,
+  sum24h: 0,
+  distinctCountries24h: 0,
+  sum1m: 0,
+  sum1h: 0,
+});
 
 interface Stored {
   readonly at: number;
@@ -54,8 +62,16 @@ interface Stored {
 }
 
 /** Computes figures at `now` over payments (all assumed within 24 h). */
-export function figuresOf(payments: Iterable<{ readonly at: number; readonly amount: number; readonly country: string }>, now: number): VelocityFigures {
-  let count1m = 0, count1h = 0, count24h = 0, sum1m = 0, sum1h = 0, sum24h = 0;
+export function figuresOf(
+  payments: Iterable<{ readonly at: number; readonly amount: number; readonly country: string }>,
+  now: number,
+): VelocityFigures {
+  let count1m = 0,
+    count1h = 0,
+    count24h = 0,
+    sum1m = 0,
+    sum1h = 0,
+    sum24h = 0;
   const countries = new Set<string>();
   for (const p of payments) {
     const age = now - p.at;
@@ -71,7 +87,15 @@ export function figuresOf(payments: Iterable<{ readonly at: number; readonly amo
       sum1m += p.amount;
     }
   }
-  return { count1m, count1h, count24h, sum1m: roundSum(sum1m), sum1h: roundSum(sum1h), sum24h: roundSum(sum24h), distinctCountries24h: countries.size };
+  return {
+    count1m,
+    count1h,
+    count24h,
+    sum1m: roundSum(sum1m),
+    sum1h: roundSum(sum1h),
+    sum24h: roundSum(sum24h),
+    distinctCountries24h: countries.size,
+  };
 }
 
 /** Options of a {@link MemoryVelocityStore}. */

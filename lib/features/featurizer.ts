@@ -31,10 +31,26 @@ export const FEATURES: readonly FeatureDefinition[] = Object.freeze([
     definition: `ln((amount + 1) / (usualAmount + 1)); usualAmount = ${DEFAULT_USUAL_AMOUNT} without a profile`,
     compute: (e, c) => Math.log((e.amount + 1) / ((c.profile?.usualAmount ?? DEFAULT_USUAL_AMOUNT) + 1)),
   },
-  { name: 'velocity_1m', definition: 'ln(1 + payments in the last 60 s)', compute: (_e, c) => log1p(c.velocity.count1m) },
-  { name: 'velocity_1h', definition: 'ln(1 + payments in the last hour)', compute: (_e, c) => log1p(c.velocity.count1h) },
-  { name: 'velocity_24h', definition: 'ln(1 + payments in the last 24 h)', compute: (_e, c) => log1p(c.velocity.count24h) },
-  { name: 'amount_sum_24h_log', definition: 'ln(1 + sum of amounts in the last 24 h)', compute: (_e, c) => log1p(c.velocity.sum24h) },
+  {
+    name: 'velocity_1m',
+    definition: 'ln(1 + payments in the last 60 s)',
+    compute: (_e, c) => log1p(c.velocity.count1m),
+  },
+  {
+    name: 'velocity_1h',
+    definition: 'ln(1 + payments in the last hour)',
+    compute: (_e, c) => log1p(c.velocity.count1h),
+  },
+  {
+    name: 'velocity_24h',
+    definition: 'ln(1 + payments in the last 24 h)',
+    compute: (_e, c) => log1p(c.velocity.count24h),
+  },
+  {
+    name: 'amount_sum_24h_log',
+    definition: 'ln(1 + sum of amounts in the last 24 h)',
+    compute: (_e, c) => log1p(c.velocity.sum24h),
+  },
   {
     name: 'distinct_countries_24h',
     definition: 'distinct payment countries in the last 24 h, capped at 10',
@@ -42,10 +58,14 @@ export const FEATURES: readonly FeatureDefinition[] = Object.freeze([
   },
   {
     name: 'new_device',
-    definition: '1 if deviceId is given and not among the profile\'s known devices (none without a profile), else 0',
+    definition: "1 if deviceId is given and not among the profile's known devices (none without a profile), else 0",
     compute: (e, c) => (e.deviceId !== undefined && !(c.profile?.knownDevices ?? []).includes(e.deviceId) ? 1 : 0),
   },
-  { name: 'device_missing', definition: '1 if no deviceId is given', compute: (e) => (e.deviceId === undefined ? 1 : 0) },
+  {
+    name: 'device_missing',
+    definition: '1 if no deviceId is given',
+    compute: (e) => (e.deviceId === undefined ? 1 : 0),
+  },
   {
     name: 'ip_country_mismatch',
     definition: '1 if ipCountry is given and differs from the card country',
@@ -56,7 +76,11 @@ export const FEATURES: readonly FeatureDefinition[] = Object.freeze([
     definition: "1 if country differs from the profile's home country (0 without a profile)",
     compute: (e, c) => (c.profile !== null && c.profile.homeCountry !== e.country ? 1 : 0),
   },
-  { name: 'risky_mcc', definition: 'merchantCategory in the risky MCC set', compute: (e) => (RISKY_MCC.has(e.merchantCategory) ? 1 : 0) },
+  {
+    name: 'risky_mcc',
+    definition: 'merchantCategory in the risky MCC set',
+    compute: (e) => (RISKY_MCC.has(e.merchantCategory) ? 1 : 0),
+  },
   {
     name: 'night_hour',
     definition: 'local hour of the timestamp (in its own offset) is in [0, 5)',

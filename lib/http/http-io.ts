@@ -19,13 +19,18 @@ export async function readJsonBody(request: HttpRequest, limitBytes: number): Pr
     throw new AppError('payload_too_large', `The body must be at most ${limitBytes} bytes.`);
   }
   const bytes = new Uint8Array(await request.arrayBuffer());
-  if (bytes.byteLength > limitBytes) throw new AppError('payload_too_large', `The body must be at most ${limitBytes} bytes.`);
+  if (bytes.byteLength > limitBytes)
+    throw new AppError('payload_too_large', `The body must be at most ${limitBytes} bytes.`);
   return parseJson(new TextDecoder('utf-8').decode(bytes));
 }
 
 /** A JSON response. */
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): HttpResponseInit {
-  return { status, jsonBody: body, headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers } };
+  return {
+    status,
+    jsonBody: body,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
+  };
 }
 
 /**

@@ -78,8 +78,15 @@ export function batchedBackendFactory(settings: InferenceSettings, deps: Batched
       if (resolveMode(settings.mode, model.bytes.byteLength) === 'inline') {
         executor = await InlineOrtBackend.create(model, settings.session);
       } else {
-        const size = settings.workers > 0 ? settings.workers : autoWorkerCount(deps.cores ?? availableParallelism(), settings.session.intraOpThreads);
-        executor = await WorkerPool.create(model, { size, session: settings.session, ...(deps.pool === undefined ? {} : { on: deps.pool }) });
+        const size =
+          settings.workers > 0
+            ? settings.workers
+            : autoWorkerCount(deps.cores ?? availableParallelism(), settings.session.intraOpThreads);
+        executor = await WorkerPool.create(model, {
+          size,
+          session: settings.session,
+          ...(deps.pool === undefined ? {} : { on: deps.pool }),
+        });
       }
       const gpu = isGpuProvider(executor.info.executionProviders);
       return new MicroBatcher({
@@ -101,10 +108,22 @@ export function batchedBackendFactory(settings: InferenceSettings, deps: Batched
 export function inferenceLogEvents(logger: Logger): Pick<BatchedFactoryDeps, 'pool'> {
   return {
     pool: {
-      workerExit: (e) => logger.warn('inference worker exited; replacing it', { workerId: e.workerId, exitCode: e.exitCode, failedRuns: e.failedRuns, reason: e.reason }),
-      respawnFailed: (e) => logger.error('inference worker could not load the model', { workerId: e.workerId, reason: e.reason, retryInMs: e.retryInMs }),
+      workerExit: (e) =>
+        logger.warn('inference worker exited; replacing it', {
+          workerId: e.workerId,
+          exitCode: e.exitCode,
+          failedRuns: e.failedRuns,
+          reason: e.reason,
+        }),
+      respawnFailed: (e) =>
+        logger.error('inference worker could not load the model', {
+          workerId: e.workerId,
+          reason: e.reason,
+          retryInMs: e.retryInMs,
+        }),
       workerReady: (e) => {
-        if (e.replacement) logger.info('inference worker replaced', { workerId: e.workerId, loadMs: Math.round(e.loadMs) });
+        if (e.replacement)
+          logger.info('inference worker replaced', { workerId: e.workerId, loadMs: Math.round(e.loadMs) });
       },
     },
   };

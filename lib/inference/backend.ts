@@ -59,5 +59,10 @@ export interface InferenceBackend {
 
 /** Loads a model file into a backend. */
 export interface BackendFactory {
-  load(model: { readonly bytes: Uint8Array; readonly inputName: string; readonly outputName: string; readonly inputWidth: number }): Promise<InferenceBackend>;
+  load(model: {
+    readonly bytes: Uint8Array;
+    readonly inputName: string;
+    readonly outputName: string;
+    readonly inputWidth: number;
+  }): Promise<InferenceBackend>;
 }

@@ -78,7 +78,7 @@ export class BatchQueue {
     let rows = 0;
     let earliest = Number.POSITIVE_INFINITY;
     let firstAt = Number.POSITIVE_INFINITY;
-    for (let i = 0; i < this.open.length; ) {
+    for (let i = 0; i < this.open.length;) {
       const p = this.open[i] as Part;
       if (p.req.settled) {
         this.open.splice(i, 1);
@@ -100,7 +100,8 @@ export class BatchQueue {
     if (rows === 0) return undefined;
     let n = 0;
     let count = 0;
-    while (count < this.open.length && n + (this.open[count] as Part).rows <= rows) n += (this.open[count++] as Part).rows;
+    while (count < this.open.length && n + (this.open[count] as Part).rows <= rows)
+      n += (this.open[count++] as Part).rows;
     this.openRows -= rows;
     return { parts: this.open.splice(0, count), rows, reason };
   }

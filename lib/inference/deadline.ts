@@ -10,7 +10,10 @@ export const DEADLINE_HEADER = 'x-deadline-ms';
  * @returns the header's value clamped to `deadlineMaxMs`, or `deadlineMs` without a header.
  * @throws AppError `validation_failed` (path `headers.x-deadline-ms`) when the header is not a positive number.
  */
-export function resolveDeadlineMs(header: string | null | undefined, limits: { readonly deadlineMs: number; readonly deadlineMaxMs: number }): number {
+export function resolveDeadlineMs(
+  header: string | null | undefined,
+  limits: { readonly deadlineMs: number; readonly deadlineMaxMs: number },
+): number {
   if (header === null || header === undefined || header.trim() === '') return limits.deadlineMs;
   const ms = Number(header.trim());
   if (!Number.isFinite(ms) || ms <= 0) {

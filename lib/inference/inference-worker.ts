@@ -48,7 +48,14 @@ async function run(id: number, input: ArrayBuffer, rows: number): Promise<void> 
   }
   try {
     const t0 = performance.now();
-    const scores = await runSession(loaded.session, init.inputName, init.outputName, new Float32Array(input), rows, init.inputWidth);
+    const scores = await runSession(
+      loaded.session,
+      init.inputName,
+      init.outputName,
+      new Float32Array(input),
+      rows,
+      init.inputWidth,
+    );
     const inferenceMs = performance.now() - t0;
     const out = scores.slice(); // own buffer, safe to transfer whatever the binding returned
     post({ type: 'result', id, scores: out.buffer, inferenceMs }, [out.buffer]);

@@ -1,7 +1,14 @@
 import { AppError, toAppError } from '../errors/errors';
 import type { BackendInfo, InferenceBackend, RunOptions, RunResult } from './backend';
 import type { BatchExecutor } from './batch-executor';
-import { realScheduler, type BatcherEvents, type BatcherStats, type CloseReason, type MicroBatcherOptions, type Scheduler } from './batcher-types';
+import {
+  realScheduler,
+  type BatcherEvents,
+  type BatcherStats,
+  type CloseReason,
+  type MicroBatcherOptions,
+  type Scheduler,
+} from './batcher-types';
 import { BatchQueue, type Batch, type Part, type PendingRequest } from './batch-queue';
 import { RunEstimator } from './run-estimator';
 
@@ -17,7 +24,8 @@ export interface MicroBatcherDeps {
   readonly on?: Partial<BatcherEvents>;
 }
 
-const retired = (): AppError => new AppError('model_not_ready', 'This model version has been retired; retry.', { retryAfterSec: 1 });
+const retired = (): AppError =>
+  new AppError('model_not_ready', 'This model version has been retired; retry.', { retryAfterSec: 1 });
 
 /**
  * Adaptive micro-batcher in front of a worker pool (or an in-process session); itself an
@@ -73,28 +81,49 @@ export class MicroBatcher implements InferenceBackend {
     const width = this.info.inputWidth;
     if (this.disposed) return Promise.reject(retired());
     if (!Number.isInteger(rows) || rows < 0 || input.length < rows * width) {
-      return Promise.reject(new AppError('inference_failed', `Expected ${rows * width} input values for ${rows} row(s).`, { transient: false }));
+      return Promise.reject(
+        new AppError('inference_failed', `Expected ${rows * width} input values for ${rows} row(s).`, {
+          transient: false,
+        }),
+      );
     }
-    if (rows === 0) return Promise.resolve({ scores: new Float32Array(0), timing: { queueMs: 0, inferenceMs: 0, batchSize: 0 } });
+    if (rows === 0)
+      return Promise.resolve({ scores: new Float32Array(0), timing: { queueMs: 0, inferenceMs: 0, batchSize: 0 } });
     const now = this.now();
     const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
     const queued = this.queue.rows;
     if (queued > 0 && queued + rows > this.deps.options.queueMax) {
       this.counts.shedQueueFull++;
       this.deps.on?.shed?.({ reason: 'queue_full', rows, queuedRows: queued });
-      return Promise.reject(new AppError('overloaded', 'The inference queue is full; retry shortly.', { retryAfterSec: 1 }));
+      return Promise.reject(
+        new AppError('overloaded', 'The inference queue is full; retry shortly.', { retryAfterSec: 1 }),
+      );
     }
     // A request that finds a worker idle always runs (and keeps the estimates fresh); others must fit.
     const idle = queued === 0 && this.inflight.size < this.deps.executor.concurrency;
     if (deadline <= now || (!idle && now + this.eta(rows) > deadline)) {
       this.counts.shedDeadline++;
       this.deps.on?.shed?.({ reason: 'deadline', rows, queuedRows: queued });
-      return Promise.reject(new AppError('deadline_exceeded', 'The request cannot be scored within its deadline; retry shortly.', { retryAfterSec: 1 }));
+      return Promise.reject(
+        new AppError('deadline_exceeded', 'The request cannot be scored within its deadline; retry shortly.', {
+          retryAfterSec: 1,
+        }),
+      );
     }
     return new Promise<RunResult>((resolve, reject) => {
       const req: PendingRequest = {
-        input, rows, deadline, enqueuedAt: now, scores: new Float32Array(rows), remaining: 0, settled: false,
-        queueMs: 0, inferenceMs: 0, batchSize: 0, resolve, reject,
+        input,
+        rows,
+        deadline,
+        enqueuedAt: now,
+        scores: new Float32Array(rows),
+        remaining: 0,
+        settled: false,
+        queueMs: 0,
+        inferenceMs: 0,
+        batchSize: 0,
+        resolve,
+        reject,
       };
       this.queue.add(req);
       this.counts.requests++;
@@ -144,7 +173,8 @@ export class MicroBatcher implements InferenceBackend {
     if (this.inflight.size < this.deps.executor.concurrency) return 0;
     const now = this.now();
     let soonest = Number.POSITIVE_INFINITY;
-    for (const b of this.inflight) soonest = Math.min(soonest, Math.max(0, b.startedAt + this.estimator.estimate(b.rows) - now));
+    for (const b of this.inflight)
+      soonest = Math.min(soonest, Math.max(0, b.startedAt + this.estimator.estimate(b.rows) - now));
     return Number.isFinite(soonest) ? soonest : 0;
   }
 
@@ -174,11 +204,14 @@ export class MicroBatcher implements InferenceBackend {
       this.clearTimer();
       if (!Number.isNaN(closeAt)) {
         this.timerAt = closeAt;
-        this.timer = this.scheduler.setTimeout(() => {
-          this.timer = undefined;
-          this.timerAt = Number.NaN;
-          this.pump();
-        }, Math.max(0, Math.ceil(closeAt - now)));
+        this.timer = this.scheduler.setTimeout(
+          () => {
+            this.timer = undefined;
+            this.timerAt = Number.NaN;
+            this.pump();
+          },
+          Math.max(0, Math.ceil(closeAt - now)),
+        );
       }
     }
   }
@@ -192,7 +225,12 @@ export class MicroBatcher implements InferenceBackend {
       if (p.req.deadline <= now) {
         this.counts.expired++;
         this.deps.on?.expired?.({ rows: p.req.rows, lateMs: now - p.req.deadline });
-        this.settle(p.req, new AppError('deadline_exceeded', 'The request was not scored within its deadline; retry shortly.', { retryAfterSec: 1 }));
+        this.settle(
+          p.req,
+          new AppError('deadline_exceeded', 'The request was not scored within its deadline; retry shortly.', {
+            retryAfterSec: 1,
+          }),
+        );
         continue;
       }
       live.push(p);
@@ -211,7 +249,13 @@ export class MicroBatcher implements InferenceBackend {
     this.counts.batches++;
     this.counts.rows += rows;
     const oldest = Math.min(...live.map((p) => p.req.enqueuedAt));
-    this.deps.on?.batchStarted?.({ rows, requests: live.length, reason: batch.reason, oldestWaitMs: now - oldest, running: this.inflight.size });
+    this.deps.on?.batchStarted?.({
+      rows,
+      requests: live.length,
+      reason: batch.reason,
+      oldestWaitMs: now - oldest,
+      running: this.inflight.size,
+    });
     const ex = this.deps.executor;
     const exec = ex.runOwned !== undefined ? ex.runOwned(input, rows) : ex.run(input, rows);
     exec.then(
@@ -222,7 +266,15 @@ export class MicroBatcher implements InferenceBackend {
 
   private finished(entry: { startedAt: number; rows: number }, live: Part[], result: RunResult): void {
     if (result.scores.length !== entry.rows) {
-      this.failed(entry, live, new AppError('inference_failed', `The model returned ${result.scores.length} score(s) for ${entry.rows} row(s).`, { transient: false }));
+      this.failed(
+        entry,
+        live,
+        new AppError(
+          'inference_failed',
+          `The model returned ${result.scores.length} score(s) for ${entry.rows} row(s).`,
+          { transient: false },
+        ),
+      );
       return;
     }
     const ms = this.now() - entry.startedAt;
@@ -239,7 +291,10 @@ export class MicroBatcher implements InferenceBackend {
         req.batchSize = Math.max(req.batchSize, entry.rows);
         if (--req.remaining === 0) {
           req.settled = true;
-          req.resolve({ scores: req.scores, timing: { queueMs: req.queueMs, inferenceMs: req.inferenceMs, batchSize: req.batchSize } });
+          req.resolve({
+            scores: req.scores,
+            timing: { queueMs: req.queueMs, inferenceMs: req.inferenceMs, batchSize: req.batchSize },
+          });
         }
       }
       at += p.rows;
@@ -253,12 +308,20 @@ export class MicroBatcher implements InferenceBackend {
     const requests = new Set(live.map((p) => p.req));
     if (!e.transient && requests.size > 1 && !this.disposed) {
       // Isolate: re-run each request alone, first in line, so only a bad request fails.
-      const alone = live.filter((p) => !p.req.settled).map((p): Batch => ({ parts: [p], rows: p.rows, reason: 'isolate' }));
+      const alone = live
+        .filter((p) => !p.req.settled)
+        .map((p): Batch => ({ parts: [p], rows: p.rows, reason: 'isolate' }));
       for (const b of alone.reverse()) this.queue.stage(b, true);
     } else {
       for (const p of live) this.settle(p.req, e);
     }
-    this.deps.on?.batchFinished?.({ rows: entry.rows, requests: live.length, ms: this.now() - entry.startedAt, ok: false, code: e.code });
+    this.deps.on?.batchFinished?.({
+      rows: entry.rows,
+      requests: live.length,
+      ms: this.now() - entry.startedAt,
+      ok: false,
+      code: e.code,
+    });
     this.ended(entry);
   }
 

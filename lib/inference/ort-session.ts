@@ -34,10 +34,14 @@ export async function createSession(bytes: Uint8Array, options: SessionOptions):
     const session = await ort.InferenceSession.create(bytes, { ...base, executionProviders: ['cpu'] });
     return { session, executionProviders: ['cpu'], ...(fallbackReason === undefined ? {} : { fallbackReason }) };
   } catch (err) {
-    throw new AppError('model_invalid', `ONNX Runtime could not load the model: ${(err as Error).message.split('\n')[0] ?? ''}`, {
-      cause: err,
-      transient: false,
-    });
+    throw new AppError(
+      'model_invalid',
+      `ONNX Runtime could not load the model: ${(err as Error).message.split('\n')[0] ?? ''}`,
+      {
+        cause: err,
+        transient: false,
+      },
+    );
   }
 }
 
@@ -53,7 +57,10 @@ export async function runSession(
   rows: number,
   width: number,
 ): Promise<Float32Array> {
-  const tensor = new ort.Tensor('float32', input.length === rows * width ? input : input.subarray(0, rows * width), [rows, width]);
+  const tensor = new ort.Tensor('float32', input.length === rows * width ? input : input.subarray(0, rows * width), [
+    rows,
+    width,
+  ]);
   const out = await session.run({ [inputName]: tensor });
   const t = out[outputName];
   if (t === undefined || t.type !== 'float32' || t.data.length !== rows) {
@@ -104,7 +111,14 @@ export class InlineOrtBackend implements BatchExecutor {
     // the event loop's check phase (queueMs) from the native run itself (inferenceMs).
     let started = Number.NaN;
     setImmediate(() => (started = this.now()));
-    const scores = await runSession(this.loaded.session, this.info.inputName, this.info.outputName, input, rows, this.info.inputWidth);
+    const scores = await runSession(
+      this.loaded.session,
+      this.info.inputName,
+      this.info.outputName,
+      input,
+      rows,
+      this.info.inputWidth,
+    );
     const end = this.now();
     if (Number.isNaN(started)) started = t0;
     return { scores, timing: { queueMs: started - t0, inferenceMs: end - started, batchSize: rows } };

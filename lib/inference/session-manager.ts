@@ -22,7 +22,13 @@ export type Readiness =
 
 /** Events a session manager emits (for telemetry and logs). */
 export interface SessionManagerEvents {
-  loaded(e: { name: string; version: string; executionProviders: readonly string[]; fallbackReason?: string; loadMs: number }): void;
+  loaded(e: {
+    name: string;
+    version: string;
+    executionProviders: readonly string[];
+    fallbackReason?: string;
+    loadMs: number;
+  }): void;
   loadFailed(e: { reason: string }): void;
   released(e: { name: string; version: string }): void;
 }
@@ -123,14 +129,22 @@ export class SessionManager {
   async prepare(artifact: ModelArtifact): Promise<InferenceBackend> {
     const { manifest, bytes } = artifact;
     const width = manifest.input.shape[manifest.input.shape.length - 1] ?? 0;
-    const backend = await this.deps.factory.load({ bytes, inputName: manifest.input.name, outputName: manifest.output.name, inputWidth: width });
+    const backend = await this.deps.factory.load({
+      bytes,
+      inputName: manifest.input.name,
+      outputName: manifest.output.name,
+      inputWidth: width,
+    });
     try {
       const { scores } = await backend.run(sampleRow(manifest, width), 1);
       const problem = checkScores(scores, 1);
-      if (problem !== undefined) throw new AppError('model_invalid', `Warm-up inference failed: ${problem}.`, { transient: false });
+      if (problem !== undefined)
+        throw new AppError('model_invalid', `Warm-up inference failed: ${problem}.`, { transient: false });
     } catch (err) {
       await backend.dispose();
-      throw err instanceof AppError ? err : new AppError('model_invalid', 'Warm-up inference failed.', { cause: err, transient: false });
+      throw err instanceof AppError
+        ? err
+        : new AppError('model_invalid', 'Warm-up inference failed.', { cause: err, transient: false });
     }
     return backend;
   }
@@ -189,9 +203,15 @@ export class SessionManager {
   acquire(): Lease {
     const slot = this.active;
     if (slot === undefined) {
-      throw new AppError('model_not_ready', this.lastError === undefined ? 'The model is loading.' : `The model is not available: ${this.lastError.message}`, {
-        retryAfterSec: 1,
-      });
+      throw new AppError(
+        'model_not_ready',
+        this.lastError === undefined
+          ? 'The model is loading.'
+          : `The model is not available: ${this.lastError.message}`,
+        {
+          retryAfterSec: 1,
+        },
+      );
     }
     slot.retain();
     let released = false;

@@ -48,15 +48,23 @@ export class WorkerPool implements BatchExecutor {
    * @throws AppError `model_invalid` if a worker cannot load it (all workers are stopped).
    */
   static async create(model: ModelInput, options: WorkerPoolOptions): Promise<WorkerPool> {
-    if (!Number.isInteger(options.size) || options.size < 1) throw new AppError('config_invalid', 'A worker pool needs at least one worker.');
+    if (!Number.isInteger(options.size) || options.size < 1)
+      throw new AppError('config_invalid', 'A worker pool needs at least one worker.');
     const pool = new WorkerPool(model, options);
-    const results = await Promise.allSettled(Array.from({ length: options.size }, () => pool.spawn(false, 0).readyPromise));
+    const results = await Promise.allSettled(
+      Array.from({ length: options.size }, () => pool.spawn(false, 0).readyPromise),
+    );
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     const first = results.find((r) => r.status === 'fulfilled');
     if (failed !== undefined || first === undefined) {
       await pool.dispose();
       const reason: unknown = failed?.reason;
-      throw reason instanceof AppError ? reason : new AppError('model_invalid', 'The inference workers could not load the model.', { cause: reason, transient: false });
+      throw reason instanceof AppError
+        ? reason
+        : new AppError('model_invalid', 'The inference workers could not load the model.', {
+            cause: reason,
+            transient: false,
+          });
     }
     const ready = first.value;
     pool.info = {
@@ -98,10 +106,15 @@ export class WorkerPool implements BatchExecutor {
 
   /** Scores `rows` rows, transferring `input`'s buffer to the worker when it owns all of it (the caller must not reuse it). */
   runOwned(input: Float32Array, rows: number): Promise<RunResult> {
-    if (this.disposed) return Promise.reject(new AppError('model_not_ready', 'This model version has been retired.', { retryAfterSec: 1 }));
+    if (this.disposed)
+      return Promise.reject(
+        new AppError('model_not_ready', 'This model version has been retired.', { retryAfterSec: 1 }),
+      );
     const n = rows * this.init.inputWidth;
     if (!Number.isInteger(rows) || rows < 1 || input.length < n) {
-      return Promise.reject(new AppError('inference_failed', `Expected ${n} input values for ${rows} row(s).`, { transient: false }));
+      return Promise.reject(
+        new AppError('inference_failed', `Expected ${n} input values for ${rows} row(s).`, { transient: false }),
+      );
     }
     const whole = input.byteOffset === 0 && input.length === n && input.buffer instanceof ArrayBuffer;
     const buffer = whole ? (input.buffer as ArrayBuffer) : input.slice(0, n).buffer;
@@ -131,7 +144,8 @@ export class WorkerPool implements BatchExecutor {
     this.disposed = true;
     for (const t of this.respawnTimers) clearTimeout(t);
     this.respawnTimers.clear();
-    for (const job of this.queue.splice(0)) this.fail(job, new AppError('model_not_ready', 'This model version has been retired.', { retryAfterSec: 1 }));
+    for (const job of this.queue.splice(0))
+      this.fail(job, new AppError('model_not_ready', 'This model version has been retired.', { retryAfterSec: 1 }));
     await Promise.all([...this.workers].map((w) => this.close(w)));
   }
 
@@ -139,9 +153,21 @@ export class WorkerPool implements BatchExecutor {
     const script = this.options.workerScript ?? path.join(__dirname, 'inference-worker.js');
     const worker = new Worker(script, { workerData: this.init });
     let settle!: { resolve: (m: Extract<FromWorker, { type: 'ready' }>) => void; reject: (e: AppError) => void };
-    const readyPromise = new Promise<Extract<FromWorker, { type: 'ready' }>>((resolve, reject) => (settle = { resolve, reject }));
+    const readyPromise = new Promise<Extract<FromWorker, { type: 'ready' }>>(
+      (resolve, reject) => (settle = { resolve, reject }),
+    );
     readyPromise.catch(() => undefined);
-    const w: PoolWorker = { id: this.nextWorkerId++, worker, ready: false, jobs: [], lastError: undefined, failures, idle: undefined, retired: false, readyPromise };
+    const w: PoolWorker = {
+      id: this.nextWorkerId++,
+      worker,
+      ready: false,
+      jobs: [],
+      lastError: undefined,
+      failures,
+      idle: undefined,
+      retired: false,
+      readyPromise,
+    };
     this.workers.add(w);
     worker.on('message', (msg: FromWorker) => {
       switch (msg.type) {
@@ -153,7 +179,11 @@ export class WorkerPool implements BatchExecutor {
           break;
         case 'initFailed':
           w.lastError = msg.message;
-          settle.reject(new AppError('model_invalid', `ONNX Runtime could not load the model: ${msg.message}`, { transient: false }));
+          settle.reject(
+            new AppError('model_invalid', `ONNX Runtime could not load the model: ${msg.message}`, {
+              transient: false,
+            }),
+          );
           void worker.terminate();
           break;
         case 'result':
@@ -167,7 +197,11 @@ export class WorkerPool implements BatchExecutor {
       if (w.retired) return;
       this.workers.delete(w);
       const reason = w.lastError ?? `exit code ${code}`;
-      settle.reject(new AppError('model_invalid', `The inference worker stopped while loading the model (${reason}).`, { transient: false }));
+      settle.reject(
+        new AppError('model_invalid', `The inference worker stopped while loading the model (${reason}).`, {
+          transient: false,
+        }),
+      );
       const failed = this.evict(w, 'The inference worker stopped unexpectedly; the request was not scored.');
       if (this.disposed || !this.started) return;
       if (w.ready) {
@@ -200,7 +234,8 @@ export class WorkerPool implements BatchExecutor {
   private drain(): void {
     while (this.queue.length > 0) {
       let best: PoolWorker | undefined;
-      for (const w of this.workers) if (w.ready && w.jobs.length < this.depth && (best === undefined || w.jobs.length < best.jobs.length)) best = w;
+      for (const w of this.workers)
+        if (w.ready && w.jobs.length < this.depth && (best === undefined || w.jobs.length < best.jobs.length)) best = w;
       if (best === undefined) return;
       const job = this.queue.shift() as Job;
       // The running batch's buffer is transferred; one waiting behind it is copied, so it can be
@@ -220,7 +255,10 @@ export class WorkerPool implements BatchExecutor {
     if (msg.type === 'result') {
       // queueMs: everything but the inference itself (waiting in the pool and in the worker, transfers)
       const queueMs = Math.max(0, performance.now() - job.enqueuedAt - msg.inferenceMs);
-      job.resolve({ scores: new Float32Array(msg.scores), timing: { queueMs, inferenceMs: msg.inferenceMs, batchSize: job.rows } });
+      job.resolve({
+        scores: new Float32Array(msg.scores),
+        timing: { queueMs, inferenceMs: msg.inferenceMs, batchSize: job.rows },
+      });
     } else {
       job.reject(new AppError('inference_failed', `Inference failed: ${msg.message}`, { transient: false }));
     }
@@ -236,7 +274,8 @@ export class WorkerPool implements BatchExecutor {
     w.idle?.();
     if (running !== undefined) this.fail(running, new AppError('inference_failed', message, { transient: true }));
     if (this.disposed) {
-      for (const job of waiting) this.fail(job, new AppError('model_not_ready', 'This model version has been retired.', { retryAfterSec: 1 }));
+      for (const job of waiting)
+        this.fail(job, new AppError('model_not_ready', 'This model version has been retired.', { retryAfterSec: 1 }));
     } else {
       this.queue.unshift(...waiting);
       this.drain();
@@ -253,7 +292,11 @@ export class WorkerPool implements BatchExecutor {
     const i = this.queue.findIndex((j) => j.id === id);
     if (i >= 0) {
       const [job] = this.queue.splice(i, 1);
-      if (job !== undefined) this.fail(job, new AppError('inference_failed', 'No inference worker became available in time.', { transient: true }));
+      if (job !== undefined)
+        this.fail(
+          job,
+          new AppError('inference_failed', 'No inference worker became available in time.', { transient: true }),
+        );
       return;
     }
     for (const w of this.workers) {
@@ -264,7 +307,12 @@ export class WorkerPool implements BatchExecutor {
       const failed = this.evict(w, 'Inference timed out; the worker was replaced.');
       void w.worker.terminate();
       if (this.disposed) return;
-      this.options.on?.workerExit?.({ workerId: w.id, exitCode: -1, failedRuns: failed, reason: 'run timed out; worker presumed hung' });
+      this.options.on?.workerExit?.({
+        workerId: w.id,
+        exitCode: -1,
+        failedRuns: failed,
+        reason: 'run timed out; worker presumed hung',
+      });
       this.restartCount++;
       this.respawn(0);
       return;

@@ -26,9 +26,11 @@ export const manifestSchema = z.strictObject({
   /** Ordered input features; must equal the featurizer's list. */
   features: z.array(z.strictObject({ name: z.string().min(1), definition: z.string() })).min(1),
   /** Score thresholds: `score >= review` → review, `score >= decline` → decline. */
-  thresholds: z.strictObject({ review: z.number().gt(0).lt(1), decline: z.number().gt(0).lt(1) }).refine((t) => t.review < t.decline, {
-    error: 'review threshold must be below the decline threshold',
-  }),
+  thresholds: z
+    .strictObject({ review: z.number().gt(0).lt(1), decline: z.number().gt(0).lt(1) })
+    .refine((t) => t.review < t.decline, {
+      error: 'review threshold must be below the decline threshold',
+    }),
   /**
    * For models whose logit is linear in the features: logit contribution of feature i is
    * `coefficients[i] * (x[i] - baseline[i])`. Used for the response's `reasons`.

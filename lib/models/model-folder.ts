@@ -37,15 +37,22 @@ export function sha256Hex(bytes: Uint8Array): string {
  * @param sha256 the bytes' sha256 if already computed (hashing a large model blocks the event loop); default: computed here.
  * @throws AppError `model_invalid` listing every mismatch.
  */
-export function verifyArtifact(manifest: ModelManifest, bytes: Uint8Array, featureNames: readonly string[], sha256?: string): void {
+export function verifyArtifact(
+  manifest: ModelManifest,
+  bytes: Uint8Array,
+  featureNames: readonly string[],
+  sha256?: string,
+): void {
   const problems: { path: string; message: string }[] = [];
-  if ((sha256 ?? sha256Hex(bytes)) !== manifest.sha256) problems.push({ path: 'sha256', message: 'does not match the model file' });
+  if ((sha256 ?? sha256Hex(bytes)) !== manifest.sha256)
+    problems.push({ path: 'sha256', message: 'does not match the model file' });
   const names = manifest.features.map((f) => f.name);
   if (names.length !== featureNames.length || names.some((n, i) => n !== featureNames[i])) {
-    problems.push({ path: 'features', message: 'do not match the featurizer\'s feature list' });
+    problems.push({ path: 'features', message: "do not match the featurizer's feature list" });
   }
   const width = manifest.input.shape[manifest.input.shape.length - 1];
-  if (width !== featureNames.length) problems.push({ path: 'input.shape', message: `last dimension must be ${featureNames.length}` });
+  if (width !== featureNames.length)
+    problems.push({ path: 'input.shape', message: `last dimension must be ${featureNames.length}` });
   if (manifest.explanation !== undefined) {
     const { coefficients, baseline } = manifest.explanation;
     if (coefficients.length !== names.length || baseline.length !== names.length) {
@@ -53,7 +60,10 @@ export function verifyArtifact(manifest: ModelManifest, bytes: Uint8Array, featu
     }
   }
   if (problems.length > 0) {
-    throw new AppError('model_invalid', `Model ${manifest.name}@${manifest.version} failed verification.`, { errors: problems, transient: false });
+    throw new AppError('model_invalid', `Model ${manifest.name}@${manifest.version} failed verification.`, {
+      errors: problems,
+      transient: false,
+    });
   }
 }
 
@@ -120,7 +130,8 @@ export class ModelFolder implements ModelSource {
 
   /** Reads and verifies one version. */
   async loadVersion(version: string): Promise<ModelArtifact> {
-    if (!MODEL_VERSION_RE.test(version)) throw new AppError('model_invalid', 'Invalid model version.', { transient: false });
+    if (!MODEL_VERSION_RE.test(version))
+      throw new AppError('model_invalid', 'Invalid model version.', { transient: false });
     const base = path.join(this.dir, this.name, version);
     let text: string;
     let bytes: Uint8Array;
@@ -128,7 +139,10 @@ export class ModelFolder implements ModelSource {
       text = await fs.readFile(`${base}.json`, 'utf8');
       bytes = await fs.readFile(`${base}.onnx`);
     } catch (err) {
-      throw new AppError('model_not_ready', `Model ${this.name}@${version} is missing from the models folder.`, { cause: err, transient: true });
+      throw new AppError('model_not_ready', `Model ${this.name}@${version} is missing from the models folder.`, {
+        cause: err,
+        transient: true,
+      });
     }
     const manifest = parseManifest(text);
     verifyArtifact(manifest, bytes, this.featureNames);

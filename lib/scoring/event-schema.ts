@@ -42,7 +42,13 @@ export const paymentEventSchema = z.strictObject({
 export type PaymentEvent = z.infer<typeof paymentEventSchema>;
 
 function isMissing(value: unknown, key: PropertyKey | undefined): boolean {
-  return key !== undefined && typeof value === 'object' && value !== null && !Array.isArray(value) && (value as Record<PropertyKey, unknown>)[key] === undefined;
+  return (
+    key !== undefined &&
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    (value as Record<PropertyKey, unknown>)[key] === undefined
+  );
 }
 
 /** One error per field (the first zod reports), unknown keys each by name, missing fields as "is required". */
@@ -55,7 +61,11 @@ function issuesToFieldErrors(issues: readonly z.core.$ZodIssue[], value: unknown
     const base = [prefix, ...issue.path.map(String)].filter((p) => p !== '').join('.');
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) add(base === '' ? key : `${base}.${key}`, 'unknown field');
-    } else if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && issue.path.length === 1 && isMissing(value, issue.path[0])) {
+    } else if (
+      (issue.code === 'invalid_type' || issue.code === 'invalid_value') &&
+      issue.path.length === 1 &&
+      isMissing(value, issue.path[0])
+    ) {
       add(base, 'is required');
     } else {
       add(base, issue.message);
@@ -84,6 +94,8 @@ export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new AppError('invalid_json', 'The body is not valid JSON.', { errors: [{ path: '', message: 'malformed JSON' }] });
+    throw new AppError('invalid_json', 'The body is not valid JSON.', {
+      errors: [{ path: '', message: 'malformed JSON' }],
+    });
   }
 }

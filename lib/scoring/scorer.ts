@@ -118,7 +118,14 @@ export class Scorer {
   }
 }
 
-function toResult(event: PaymentEvent, row: Float32Array, score: number, manifest: ModelManifest, cache: CacheStatus, timing: RunTiming): ScoreResult {
+function toResult(
+  event: PaymentEvent,
+  row: Float32Array,
+  score: number,
+  manifest: ModelManifest,
+  cache: CacheStatus,
+  timing: RunTiming,
+): ScoreResult {
   return {
     transactionId: event.transactionId,
     score: Math.round(score * 1e6) / 1e6,

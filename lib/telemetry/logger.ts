@@ -33,7 +33,8 @@ export function redact(fields: LogFields | undefined): Record<string, unknown> {
  * @param write sink for a line; default `console.log` / `console.error` (warn and above).
  */
 export function createJsonLogger(level: LogLevel = 'info', write?: (line: string, level: LogLevel) => void): Logger {
-  const sink = write ?? ((line: string, l: LogLevel) => (ORDER[l] >= ORDER.warn ? console.error(line) : console.log(line)));
+  const sink =
+    write ?? ((line: string, l: LogLevel) => (ORDER[l] >= ORDER.warn ? console.error(line) : console.log(line)));
   const emit = (l: LogLevel, msg: string, fields?: LogFields): void => {
     if (ORDER[l] < ORDER[level]) return;
     sink(JSON.stringify({ time: new Date().toISOString(), level: l, msg, ...redact(fields) }), l);

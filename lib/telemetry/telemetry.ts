@@ -3,7 +3,16 @@
  * exported to Application Insights (Azure Monitor) when `APPLICATIONINSIGHTS_CONNECTION_STRING` is set.
  * It is the only module that imports OpenTelemetry or the Application Insights SDK.
  */
-import { metrics, trace, SpanStatusCode, type Attributes, type Meter, type MeterProvider, type Tracer, type TracerProvider } from '@opentelemetry/api';
+import {
+  metrics,
+  trace,
+  SpanStatusCode,
+  type Attributes,
+  type Meter,
+  type MeterProvider,
+  type Tracer,
+  type TracerProvider,
+} from '@opentelemetry/api';
 import type { ContextEvents } from '../context/events';
 import type { BatcherEvents } from '../inference/batcher-types';
 import type { SessionManagerEvents } from '../inference/session-manager';
@@ -45,14 +54,28 @@ export class Telemetry {
     this.requests = meter.createCounter('scoring.requests', { description: 'Scored payments' });
     this.scores = meter.createHistogram('scoring.score', { description: 'Fraud probability of scored payments' });
     this.batchRows = meter.createHistogram('inference.batch.rows', { description: 'Rows per inference batch' });
-    this.batchMs = meter.createHistogram('inference.batch.duration', { unit: 'ms', description: 'Batch dispatch to result' });
-    this.shed = meter.createCounter('inference.shed', { description: 'Requests refused on arrival (queue full or deadline)' });
-    this.expired = meter.createCounter('inference.expired', { description: 'Queued requests dropped past their deadline' });
-    this.workerExits = meter.createCounter('inference.worker.exits', { description: 'Inference workers that died and were replaced' });
+    this.batchMs = meter.createHistogram('inference.batch.duration', {
+      unit: 'ms',
+      description: 'Batch dispatch to result',
+    });
+    this.shed = meter.createCounter('inference.shed', {
+      description: 'Requests refused on arrival (queue full or deadline)',
+    });
+    this.expired = meter.createCounter('inference.expired', {
+      description: 'Queued requests dropped past their deadline',
+    });
+    this.workerExits = meter.createCounter('inference.worker.exits', {
+      description: 'Inference workers that died and were replaced',
+    });
     this.degraded = meter.createCounter('context.degraded', { description: 'Context lookups answered degraded' });
-    this.corrupt = meter.createCounter('context.corrupt', { description: 'Unreadable cached contexts treated as misses' });
+    this.corrupt = meter.createCounter('context.corrupt', {
+      description: 'Unreadable cached contexts treated as misses',
+    });
     this.modelLoads = meter.createCounter('model.loads', { description: 'Model load attempts' });
-    this.modelLoadMs = meter.createHistogram('model.load.duration', { unit: 'ms', description: 'Model load and warm-up time' });
+    this.modelLoadMs = meter.createHistogram('model.load.duration', {
+      unit: 'ms',
+      description: 'Model load and warm-up time',
+    });
   }
 
   /** Sets up export (Azure Monitor when a connection string is given) and the instruments. */

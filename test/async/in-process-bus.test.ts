@@ -36,7 +36,10 @@ describe('in-process bus (Service Bus semantics)', () => {
     assert.equal(bus.send('t', { body: 2, messageId: 'x' }, true), false);
     now = 1001;
     assert.equal(bus.send('t', { body: 3, messageId: 'x' }, true), true);
-    assert.deepEqual(bus.messages('t').map((m) => m.body), [1, 3]);
+    assert.deepEqual(
+      bus.messages('t').map((m) => m.body),
+      [1, 3],
+    );
     assert.equal(bus.send('q', { body: 1, messageId: 'x' }), true);
     assert.equal(bus.send('q', { body: 1, messageId: 'x' }), true, 'queues without detection keep duplicates');
   });
@@ -44,7 +47,10 @@ describe('in-process bus (Service Bus semantics)', () => {
   it('stays bounded', () => {
     const bus = new InProcessBus({ maxMessagesPerEntity: 5 });
     for (let i = 0; i < 20; i++) bus.send('t', { body: i, messageId: String(i) }, true);
-    assert.deepEqual(bus.messages('t').map((m) => m.body), [15, 16, 17, 18, 19]);
+    assert.deepEqual(
+      bus.messages('t').map((m) => m.body),
+      [15, 16, 17, 18, 19],
+    );
   });
 
   it('wakes a waiting receiver and cleans up waiters that time out', async () => {

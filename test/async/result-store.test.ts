@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { MemoryResultStore, RedisResultStore, type AsyncScoreResult, type ResultStore } from '../../lib/async/result-store';
+import {
+  MemoryResultStore,
+  RedisResultStore,
+  type AsyncScoreResult,
+  type ResultStore,
+} from '../../lib/async/result-store';
 import { testRedis } from '../support/redis';
 
 function result(tx: string, score: number): AsyncScoreResult {
@@ -33,7 +38,9 @@ function contract(name: string, make: () => { store: ResultStore; expire: () => 
     });
     it('concurrent writers all get the same stored result', async () => {
       const { store } = make();
-      const all = await Promise.all(Array.from({ length: 20 }, (_, i) => store.putIfAbsent('t2', result('t2', i / 20))));
+      const all = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => store.putIfAbsent('t2', result('t2', i / 20))),
+      );
       assert.equal(new Set(all.map((r) => r.score)).size, 1);
     });
     it('forgets results after the TTL', async () => {

@@ -25,13 +25,28 @@ describe('async scoring on the (embedded) Service Bus, through the real trigger'
   let sb: ServiceBusEmulator;
 
   before(async () => {
-    Object.assign(process.env, { REDIS_URL: 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: r.prefix, SCORING_QUEUE: 'payments', RESULTS_TOPIC: 'risk-completed', REJECTED_QUEUE: 'scoring-rejected' });
+    Object.assign(process.env, {
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      REDIS_KEY_PREFIX: r.prefix,
+      SCORING_QUEUE: 'payments',
+      RESULTS_TOPIC: 'risk-completed',
+      REJECTED_QUEUE: 'scoring-rejected',
+    });
     configureSharedEngine({
-      backendFactory: faultyFactory(inlineBackendFactory({ executionProviders: ['cpu'], intraOpThreads: 1, graphOptimization: 'all' }), scoringFaults, stats),
+      backendFactory: faultyFactory(
+        inlineBackendFactory({ executionProviders: ['cpu'], intraOpThreads: 1, graphOptimization: 'all' }),
+        scoringFaults,
+        stats,
+      ),
       publisher: faultyPublisher(new InProcessTopicPublisher(bus, 'risk-completed'), publishFaults),
     });
     sb = new ServiceBusEmulator({ bus, maxDeliveryCount: MAX_DELIVERY, maxConcurrentCalls: 16 });
-    host = await Host.create({ port: 0, appModules: await functionModules(), log: () => undefined, extraRoutes: sb.route });
+    host = await Host.create({
+      port: 0,
+      appModules: await functionModules(),
+      log: () => undefined,
+      extraRoutes: sb.route,
+    });
     sb.start(host);
   });
   after(async () => {
@@ -44,9 +59,17 @@ describe('async scoring on the (embedded) Service Bus, through the real trigger'
     publishFaults.fault = none;
   });
 
-  const results = (tx: string): unknown[] => bus.messages('risk-completed').filter((m) => m.messageId === tx).map((m) => m.body);
+  const results = (tx: string): unknown[] =>
+    bus
+      .messages('risk-completed')
+      .filter((m) => m.messageId === tx)
+      .map((m) => m.body);
   const send = (body: unknown, messageId: string = randomUUID(), correlationId?: string): void =>
-    void bus.send('payments', { body: typeof body === 'string' ? body : JSON.stringify(body), messageId, ...(correlationId === undefined ? {} : { correlationId }) });
+    void bus.send('payments', {
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+      messageId,
+      ...(correlationId === undefined ? {} : { correlationId }),
+    });
 
   it('registers the trigger with identity-based connection and %SETTING% names', () => {
     const fn = host.functions.find((f) => f.name === 'scoreQueue');
@@ -54,7 +77,9 @@ describe('async scoring on the (embedded) Service Bus, through the real trigger'
     assert.equal(fn?.trigger['queueName'], '%SCORING_QUEUE%');
     assert.equal(fn?.trigger['connection'], 'ServiceBusConnection');
     const outs = Object.values(fn?.metadata.bindings ?? {}) as Record<string, unknown>[];
-    assert.ok(outs.some((b) => b['type'] === 'serviceBus' && b['queueName'] === '%REJECTED_QUEUE%' && b['direction'] === 'out'));
+    assert.ok(
+      outs.some((b) => b['type'] === 'serviceBus' && b['queueName'] === '%REJECTED_QUEUE%' && b['direction'] === 'out'),
+    );
   });
 
   it('a message delivered 3 times gives exactly one result, identical, scored once', async () => {
@@ -129,7 +154,8 @@ describe('async scoring on the (embedded) Service Bus, through the real trigger'
     send(event);
     await sb.idle();
     const viaQueue = results(String(event['transactionId']))[0] as Record<string, unknown>;
-    for (const k of ['transactionId', 'score', 'decision', 'reasons', 'model', 'source']) assert.deepEqual(viaQueue[k], http.json[k], k);
+    for (const k of ['transactionId', 'score', 'decision', 'reasons', 'model', 'source'])
+      assert.deepEqual(viaQueue[k], http.json[k], k);
   });
 
   it('10,000 messages with random transient faults: every transaction exactly one result, none lost', async () => {
@@ -145,11 +171,19 @@ describe('async scoring on the (embedded) Service Bus, through the real trigger'
     }
     await sb.idle();
     const byTx = new Map<string, number>();
-    for (const m of bus.messages('risk-completed')) if (m.messageId.startsWith(`bulk-${run}-`)) byTx.set(m.messageId, (byTx.get(m.messageId) ?? 0) + 1);
+    for (const m of bus.messages('risk-completed'))
+      if (m.messageId.startsWith(`bulk-${run}-`)) byTx.set(m.messageId, (byTx.get(m.messageId) ?? 0) + 1);
     const dead = bus.deadLettered('payments').filter((m) => String(m.body).includes(`bulk-${run}-`));
-    assert.deepEqual(dead.map((m) => m.deadLetterErrorDescription), [], 'with 10 deliveries and ~15 % faults per delivery, nothing should be dead-lettered');
+    assert.deepEqual(
+      dead.map((m) => m.deadLetterErrorDescription),
+      [],
+      'with 10 deliveries and ~15 % faults per delivery, nothing should be dead-lettered',
+    );
     assert.equal(byTx.size, N, 'no transaction lost');
-    assert.ok([...byTx.values()].every((c) => c === 1), 'exactly one result per transaction');
+    assert.ok(
+      [...byTx.values()].every((c) => c === 1),
+      'exactly one result per transaction',
+    );
     assert.equal(stats.runs - before, N, 'each transaction scored exactly once');
   });
 });

@@ -23,13 +23,20 @@ describe('transaction guard', () => {
   it('across instances: a second holder is refused with a transient error, and the lock is released after', async () => {
     const a = new RedisTransactionGuard(r.redis, r.prefix);
     let waits = 0;
-    const b = new RedisTransactionGuard(r.redis, r.prefix, { waitMs: 100, pollMs: 25, sleep: () => (waits++, Promise.resolve()) });
+    const b = new RedisTransactionGuard(r.redis, r.prefix, {
+      waitMs: 100,
+      pollMs: 25,
+      sleep: () => (waits++, Promise.resolve()),
+    });
     let release!: () => void;
     const gate = new Promise<void>((res) => (release = res));
     const first = a.run('tx1', () => gate.then(() => 'a'));
     await new Promise((res) => setImmediate(res));
     while ((await r.redis.exists(`${r.prefix}lock:v1:tx1`)) === 0) await new Promise((res) => setImmediate(res));
-    await assert.rejects(b.run('tx1', async () => 'b'), (e: AppError) => e.code === 'transaction_in_progress' && e.transient);
+    await assert.rejects(
+      b.run('tx1', async () => 'b'),
+      (e: AppError) => e.code === 'transaction_in_progress' && e.transient,
+    );
     assert.equal(waits, 4, 'waited (bounded) for the holder before giving up');
     release();
     assert.equal(await first, 'a');

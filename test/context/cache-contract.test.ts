@@ -33,15 +33,18 @@ after(async () => {
   client.disconnect();
 });
 
-const l1 = (clock: FakeClock): L1Cache => new L1Cache({ maxEntries: 1000, maxBytes: 1 << 20, ttlMs: TTL, now: clock.now });
-const redisL2 = (keys: ContextKeys, clock: FakeClock): RedisContextCache => new RedisContextCache(client, { keys, ttlMs: TTL, now: clock.now });
+const l1 = (clock: FakeClock): L1Cache =>
+  new L1Cache({ maxEntries: 1000, maxBytes: 1 << 20, ttlMs: TTL, now: clock.now });
+const redisL2 = (keys: ContextKeys, clock: FakeClock): RedisContextCache =>
+  new RedisContextCache(client, { keys, ttlMs: TTL, now: clock.now });
 
 const TIERS: Record<string, (keys: ContextKeys, clock: FakeClock) => ContextCache> = {
   'L1 (lru-cache)': (_k, clock) => l1(clock),
   'L2 (Redis)': (keys, clock) => redisL2(keys, clock),
   'L2 (in-process store)': (_k, clock) => new MemoryContextCache({ ttlMs: TTL, now: clock.now }),
   'tiered (L1 over Redis)': (keys, clock) => new TieredContextCache({ l1: l1(clock), l2: redisL2(keys, clock) }),
-  'tiered (L1 over in-process)': (_k, clock) => new TieredContextCache({ l1: l1(clock), l2: new MemoryContextCache({ ttlMs: TTL, now: clock.now }) }),
+  'tiered (L1 over in-process)': (_k, clock) =>
+    new TieredContextCache({ l1: l1(clock), l2: new MemoryContextCache({ ttlMs: TTL, now: clock.now }) }),
 };
 
 const alice: CachedContext = { profile: syntheticProfile(1) };
@@ -126,7 +129,10 @@ describe('L1 bounds', () => {
     assert.deepEqual(byCount.peek(keys.ctx('u4')), alice);
     const bySize = new L1Cache({ maxEntries: 1000, maxBytes: 2000, ttlMs: TTL, now: clock.now });
     for (let i = 0; i < 50; i++) bySize.put(keys.ctx(`u${i}`), alice);
-    assert.ok(bySize.bytes <= 2000 && bySize.size < 50 && bySize.size > 0, `${bySize.size} entries, ${bySize.bytes} bytes`);
+    assert.ok(
+      bySize.bytes <= 2000 && bySize.size < 50 && bySize.size > 0,
+      `${bySize.size} entries, ${bySize.bytes} bytes`,
+    );
   });
 
   it('L1 expires before L2 when its TTL is shorter; the tiered cache then answers from L2', async () => {

@@ -37,7 +37,9 @@ describe('codec: LZ4 block + versioned header', () => {
   });
 
   it('compresses repetitive JSON with the LZ4 block codec, and stores incompressible bytes as is', () => {
-    const text = Buffer.from(JSON.stringify(Array.from({ length: 50 }, (_, i) => ({ merchantId: 'm-991', amount: i, country: 'FR' }))));
+    const text = Buffer.from(
+      JSON.stringify(Array.from({ length: 50 }, (_, i) => ({ merchantId: 'm-991', amount: i, country: 'FR' }))),
+    );
     const frame = encodeFrame(text);
     assert.equal(frame[3], Codec.Lz4Block);
     assert.ok(frame.length < text.length / 3);
@@ -54,7 +56,14 @@ describe('codec: LZ4 block + versioned header', () => {
       ['other magic', Buffer.concat([Buffer.from('XX'), good.subarray(2)])],
       ['future version', Buffer.from(good).fill(9, 2, 3)],
       ['unknown codec', Buffer.from(good).fill(7, 3, 4)],
-      ['absurd length', (() => { const b = Buffer.from(good); b.writeUInt32LE(0xffffffff, 4); return b; })()],
+      [
+        'absurd length',
+        (() => {
+          const b = Buffer.from(good);
+          b.writeUInt32LE(0xffffffff, 4);
+          return b;
+        })(),
+      ],
     ];
     for (const [name, frame] of variants) assert.equal(decodeFrame(frame).ok, false, name);
   });

@@ -30,7 +30,10 @@ function fakeCredential(clock: FakeClock, lifetimeMs = 60 * MIN) {
         failNext = false;
         return Promise.reject(new Error('ManagedIdentityCredential: no response'));
       }
-      return Promise.resolve({ token: `tok-${++n}`, expiresOnTimestamp: clock.now() + lifetimeMs } satisfies AccessToken);
+      return Promise.resolve({
+        token: `tok-${++n}`,
+        expiresOnTimestamp: clock.now() + lifetimeMs,
+      } satisfies AccessToken);
     },
   };
   return credential;
@@ -40,9 +43,20 @@ describe('Entra token refresh timing', () => {
   it('refreshes 5 min before expiry, or at refreshAfterTimestamp if sooner, or halfway through a short life', () => {
     const now = 1_000_000;
     assert.equal(refreshDelayMs({ token: 't', expiresOnTimestamp: now + 60 * MIN }, now, 5 * MIN), 55 * MIN);
-    assert.equal(refreshDelayMs({ token: 't', expiresOnTimestamp: now + 60 * MIN, refreshAfterTimestamp: now + 30 * MIN }, now, 5 * MIN), 30 * MIN);
+    assert.equal(
+      refreshDelayMs(
+        { token: 't', expiresOnTimestamp: now + 60 * MIN, refreshAfterTimestamp: now + 30 * MIN },
+        now,
+        5 * MIN,
+      ),
+      30 * MIN,
+    );
     assert.equal(refreshDelayMs({ token: 't', expiresOnTimestamp: now + 4 * MIN }, now, 5 * MIN), 2 * MIN);
-    assert.equal(refreshDelayMs({ token: 't', expiresOnTimestamp: now - 1 }, now, 5 * MIN), 1000, 'never sooner than 1 s');
+    assert.equal(
+      refreshDelayMs({ token: 't', expiresOnTimestamp: now - 1 }, now, 5 * MIN),
+      1000,
+      'never sooner than 1 s',
+    );
   });
 
   it('re-AUTHs every attached connection with the new token, and retries a failed refresh', async () => {
@@ -50,7 +64,13 @@ describe('Entra token refresh timing', () => {
     const timers = new FakeTimers(clock);
     const credential = fakeCredential(clock);
     const failed: string[] = [];
-    const auth = await EntraTokenAuth.create({ credential, username: 'oid-1', now: clock.now, timers, on: { tokenRefreshFailed: (e) => failed.push(e.message) } });
+    const auth = await EntraTokenAuth.create({
+      credential,
+      username: 'oid-1',
+      now: clock.now,
+      timers,
+      on: { tokenRefreshFailed: (e) => failed.push(e.message) },
+    });
     const sent: string[] = [];
     const target = (status: string): AuthTarget & { options: { password?: string } } => ({
       status,
@@ -101,7 +121,12 @@ describe('Entra auth against a real redis-server (ACL user = object id, token = 
     const logger = recordingLogger();
     const refreshed: number[] = [];
     let made: RedisOptions | undefined;
-    const settings = loadConfig({ REDIS_HOST: `127.0.0.1:${server.port}`, REDIS_ENTRA_OBJECT_ID: 'oid-123', REDIS_KEY_PREFIX: testPrefix('entra'), REDIS_TIMEOUT_MS: '250' });
+    const settings = loadConfig({
+      REDIS_HOST: `127.0.0.1:${server.port}`,
+      REDIS_ENTRA_OBJECT_ID: 'oid-123',
+      REDIS_KEY_PREFIX: testPrefix('entra'),
+      REDIS_TIMEOUT_MS: '250',
+    });
     const provider = await createContextProvider(settings, {
       credential,
       timers,
@@ -113,7 +138,10 @@ describe('Entra auth against a real redis-server (ACL user = object id, token = 
     });
     cleanups.push(() => provider.dispose());
     assert.equal(provider.description, 'redis (entra)');
-    assert.deepEqual([made?.host, made?.port, made?.username, made?.password, made?.tls], ['127.0.0.1', server.port, 'oid-123', 'tok-1', { servername: '127.0.0.1' }]);
+    assert.deepEqual(
+      [made?.host, made?.port, made?.username, made?.password, made?.tls],
+      ['127.0.0.1', server.port, 'oid-123', 'tok-1', { servername: '127.0.0.1' }],
+    );
     const ev = () => parsePaymentEvent(validEvent({ transactionId: `e-${Math.random()}` }));
     assert.notEqual((await provider.lookup(ev())).cache, 'degraded');
 

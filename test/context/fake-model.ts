@@ -26,7 +26,12 @@ export const fakeModelSource: ModelSource = { load: () => Promise.resolve({ mani
 export const fakeBackendFactory: BackendFactory = {
   load: (m): Promise<InferenceBackend> =>
     Promise.resolve({
-      info: { inputName: m.inputName, outputName: m.outputName, inputWidth: FEATURE_NAMES.length, executionProviders: ['cpu'] },
+      info: {
+        inputName: m.inputName,
+        outputName: m.outputName,
+        inputWidth: FEATURE_NAMES.length,
+        executionProviders: ['cpu'],
+      },
       run: (input: Float32Array, rows: number) => {
         const scores = new Float32Array(rows);
         for (let r = 0; r < rows; r++) {

@@ -16,7 +16,11 @@ const FACTORIES: Record<string, () => Promise<[InvalidationBus, InvalidationBus]
     const channel = `${testPrefix('bus')}invalidate`;
     const make = async () => {
       const pub = await testClient();
-      const bus = new RedisInvalidationBus(pub, pub.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null }), channel);
+      const bus = new RedisInvalidationBus(
+        pub,
+        pub.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null }),
+        channel,
+      );
       await bus.start();
       cleanups.push(async () => (await bus.dispose(), pub.disconnect()));
       return bus;
@@ -31,7 +35,7 @@ const FACTORIES: Record<string, () => Promise<[InvalidationBus, InvalidationBus]
 
 for (const [name, make] of Object.entries(FACTORIES)) {
   describe(`invalidation bus contract: ${name}`, () => {
-    it("delivers a key or user invalidation to the other instances, not back to the publisher", async () => {
+    it('delivers a key or user invalidation to the other instances, not back to the publisher', async () => {
       const [a, b] = await make();
       const got: { a: Invalidation[]; b: Invalidation[] } = { a: [], b: [] };
       a.subscribe({ invalidate: (m) => got.a.push(m), resync: () => undefined });
@@ -75,7 +79,10 @@ describe('single-flight', () => {
     assert.equal(f.size, 0);
     const failing = () => (calls++, Promise.reject(new Error('origin down')));
     const results = await Promise.allSettled([f.run('k', failing), f.run('k', failing)]);
-    assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['rejected', 'rejected'],
+    );
     assert.equal(calls, 2, 'one call for both');
     assert.equal(await f.run('k', () => Promise.resolve(9)), 9, 'a failure is not cached');
   });

@@ -38,7 +38,11 @@ describe('Redis outage', () => {
     seed.disconnect();
 
     const reasons = new Set<DegradedReason>();
-    const config = loadConfig({ REDIS_URL: `redis://127.0.0.1:${server.port}`, REDIS_KEY_PREFIX: prefix, REDIS_TIMEOUT_MS: '50' });
+    const config = loadConfig({
+      REDIS_URL: `redis://127.0.0.1:${server.port}`,
+      REDIS_KEY_PREFIX: prefix,
+      REDIS_TIMEOUT_MS: '50',
+    });
     const engine: Engine = await createEngine(config, {
       logger: silentLogger,
       modelSource: fakeModelSource,
@@ -66,8 +70,10 @@ describe('Redis outage', () => {
       }
     };
     const workers = Array.from({ length: 16 }, (_, w) => worker(w));
-    const count = (ph: string, pred: (c: string) => boolean = () => true) => results.filter((r) => r.phase === ph && pred(r.cache)).length;
-    const within = (ph: string, pred: (c: string) => boolean) => results.filter((r) => r.phase === ph && r.end === ph && pred(r.cache)).length;
+    const count = (ph: string, pred: (c: string) => boolean = () => true) =>
+      results.filter((r) => r.phase === ph && pred(r.cache)).length;
+    const within = (ph: string, pred: (c: string) => boolean) =>
+      results.filter((r) => r.phase === ph && r.end === ph && pred(r.cache)).length;
     try {
       await eventually(() => count('up') >= 200, 10_000, 'load while up');
       assert.ok(count('up', (c) => c === 'hit') > 0, 'hits while up');
@@ -80,7 +86,11 @@ describe('Redis outage', () => {
       await server.start();
       const restarted = Date.now();
       phase = 'up-again';
-      await eventually(() => count('up-again', (c) => c !== 'degraded') > 0, 5000, 'normal answers within 5 s of the restart');
+      await eventually(
+        () => count('up-again', (c) => c !== 'degraded') > 0,
+        5000,
+        'normal answers within 5 s of the restart',
+      );
       assert.ok(Date.now() - restarted <= 5000);
 
       await server.signal('SIGSTOP');
@@ -95,9 +105,20 @@ describe('Redis outage', () => {
       await Promise.all(workers);
     }
     assert.deepEqual(failures, [], 'every call succeeded (HTTP 200)');
-    assert.equal(within('down', (c) => c !== 'degraded'), 0, 'every call made while down is degraded');
-    assert.equal(within('frozen', (c) => c !== 'degraded'), 0, 'every call made while frozen is degraded');
-    assert.ok(within('frozen', (c) => c === 'degraded') >= 50, 'calls complete while Redis is frozen: none waits on it');
+    assert.equal(
+      within('down', (c) => c !== 'degraded'),
+      0,
+      'every call made while down is degraded',
+    );
+    assert.equal(
+      within('frozen', (c) => c !== 'degraded'),
+      0,
+      'every call made while frozen is degraded',
+    );
+    assert.ok(
+      within('frozen', (c) => c === 'degraded') >= 50,
+      'calls complete while Redis is frozen: none waits on it',
+    );
     assert.ok(reasons.has('unavailable') || reasons.has('error'), 'down: no connection');
     assert.ok(reasons.has('timeout'), 'frozen: over the time budget');
   });
@@ -106,9 +127,15 @@ describe('Redis outage', () => {
     const server = await OwnRedis.start();
     cleanups.push(() => server.kill());
     const prefix = testPrefix('resync');
-    const config = loadConfig({ REDIS_URL: `redis://127.0.0.1:${server.port}`, REDIS_KEY_PREFIX: prefix, REDIS_TIMEOUT_MS: '250' });
+    const config = loadConfig({
+      REDIS_URL: `redis://127.0.0.1:${server.port}`,
+      REDIS_KEY_PREFIX: prefix,
+      REDIS_TIMEOUT_MS: '250',
+    });
     let connected = 0;
-    const provider = await createContextProvider(config, { on: { connection: (e) => void (e.state === 'ready' && connected++) } });
+    const provider = await createContextProvider(config, {
+      on: { connection: (e) => void (e.state === 'ready' && connected++) },
+    });
     cleanups.push(() => provider.dispose());
     const ev = (i: number) => parsePaymentEvent(validEvent({ userId: 'hana', transactionId: `r-${i}` }));
     await provider.lookup(ev(1));
@@ -117,7 +144,11 @@ describe('Redis outage', () => {
     await server.start(); // empty: L2 is gone too
     // without the resync every answer after the restart would be an L1 hit (L1 TTL 30 s); with it, one misses
     let n = 3;
-    await eventually(async () => (await provider.lookup(ev(n++))).cache === 'miss', 5000, 'a miss after the reconnect (L1 cleared)');
+    await eventually(
+      async () => (await provider.lookup(ev(n++))).cache === 'miss',
+      5000,
+      'a miss after the reconnect (L1 cleared)',
+    );
     assert.ok(connected >= 2, 'reconnected');
   });
 });

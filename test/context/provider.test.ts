@@ -27,7 +27,8 @@ after(async () => {
 });
 
 let tx = 0;
-const event = (userId: string, over: Record<string, unknown> = {}): PaymentEvent => parsePaymentEvent(validEvent({ userId, transactionId: `tx-${++tx}`, ...over }));
+const event = (userId: string, over: Record<string, unknown> = {}): PaymentEvent =>
+  parsePaymentEvent(validEvent({ userId, transactionId: `tx-${++tx}`, ...over }));
 
 async function setup(name: string, deps: ContextProviderDeps = {}, prefix = testPrefix(name)) {
   prefixes.push(prefix);
@@ -61,7 +62,11 @@ describe('cached context provider (Redis)', () => {
     const second = await provider.lookup(event('alice'));
     assert.equal(second.cache, 'hit');
     assert.equal(second.context.velocity.count24h, 1, 'velocity sees the first payment');
-    await eventually(async () => (await admin.exists(new ContextKeys(prefix).ctx('alice', 'sess-1').key)) === 1, 2000, 'L2 write');
+    await eventually(
+      async () => (await admin.exists(new ContextKeys(prefix).ctx('alice', 'sess-1').key)) === 1,
+      2000,
+      'L2 write',
+    );
     const other = await setup('flow', {}, prefix);
     const third = await other.provider.lookup(event('alice'));
     assert.equal(third.cache, 'hit', 'from L2');
@@ -95,7 +100,12 @@ describe('cached context provider (Redis)', () => {
     await admin.set(keys.ctx('carol', 'sess-1').key, '{"profile":"plain json from someone else"}');
     assert.equal((await provider.lookup(event('carol'))).cache, 'miss');
     assert.deepEqual(corrupt, ['bad_length', 'bad_magic']);
-    await eventually(async () => ((await admin.getBuffer(key))?.subarray(0, 2).toString() ?? '') === 'CX' && (await admin.strlen(key)) > 30, 2000, 'rewrite');
+    await eventually(
+      async () =>
+        ((await admin.getBuffer(key))?.subarray(0, 2).toString() ?? '') === 'CX' && (await admin.strlen(key)) > 30,
+      2000,
+      'rewrite',
+    );
   });
 
   it('makes exactly one origin call for 100 concurrent misses of one key (single-flight)', async () => {
@@ -122,7 +132,11 @@ describe('cached context provider (Redis)', () => {
     const updated = { ...syntheticProfile(10), homeCountry: 'JP' };
     await a.writeProfile('erin', updated);
     assert.equal(await admin.exists(keys.ctx('erin', 'sess-1').key), 0, 'L2 dropped');
-    await eventually(async () => (await b.lookup(event('erin'))).context.profile?.homeCountry === 'JP', 3000, 'B to see the new profile');
+    await eventually(
+      async () => (await b.lookup(event('erin'))).context.profile?.homeCountry === 'JP',
+      3000,
+      'B to see the new profile',
+    );
     assert.equal((await a.lookup(event('erin'))).context.profile?.homeCountry, 'JP');
   });
 

@@ -4,7 +4,12 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
-import { HttpProfileSource, MemoryProfileSource, RedisProfileSource, type ContextSource } from '../../lib/context/context-source';
+import {
+  HttpProfileSource,
+  MemoryProfileSource,
+  RedisProfileSource,
+  type ContextSource,
+} from '../../lib/context/context-source';
 import { ContextKeys } from '../../lib/context/keys';
 import { syntheticProfile } from '../../lib/context/synthetic-profiles';
 import { cleanup, testClient, testPrefix } from './support';
@@ -47,9 +52,15 @@ const FIXTURES: Record<string, () => Fixture> = {
     const prefix = testPrefix('src');
     prefixes.push(prefix);
     const keys = new ContextKeys(prefix);
-    return { source: new RedisProfileSource(client, keys), store: async (u, t) => void (await client.set(keys.profile(u), t)) };
+    return {
+      source: new RedisProfileSource(client, keys),
+      store: async (u, t) => void (await client.set(keys.profile(u), t)),
+    };
   },
-  'HTTP profile service': () => ({ source: new HttpProfileSource({ baseUrl, timeoutMs: 2000 }), store: async (u, t) => void served.set(u, t) }),
+  'HTTP profile service': () => ({
+    source: new HttpProfileSource({ baseUrl, timeoutMs: 2000 }),
+    store: async (u, t) => void served.set(u, t),
+  }),
   'in-process': () => {
     const source = new MemoryProfileSource();
     return {
@@ -62,7 +73,8 @@ const FIXTURES: Record<string, () => Fixture> = {
           doc = undefined;
         }
         // the in-process source holds typed profiles only; junk cannot be stored in it
-        if (doc !== undefined && typeof doc === 'object' && doc !== null && 'homeCountry' in doc) await source.put(u, doc as never);
+        if (doc !== undefined && typeof doc === 'object' && doc !== null && 'homeCountry' in doc)
+          await source.put(u, doc as never);
       },
     };
   },

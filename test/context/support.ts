@@ -71,7 +71,8 @@ export class FakeTimers implements Timers {
 /** A logger recording lines (to check that no secret is ever logged). */
 export function recordingLogger(): Logger & { lines: string[] } {
   const lines: string[] = [];
-  const rec = (level: LogLevel) => (msg: string, fields?: object) => void lines.push(JSON.stringify({ level, msg, ...fields }));
+  const rec = (level: LogLevel) => (msg: string, fields?: object) =>
+    void lines.push(JSON.stringify({ level, msg, ...fields }));
   return { lines, debug: rec('debug'), info: rec('info'), warn: rec('warn'), error: rec('error') };
 }
 
@@ -112,7 +113,11 @@ export class OwnRedis {
 
   /** (Re)starts the server on the same port and waits until it answers. */
   async start(): Promise<void> {
-    this.proc = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...this.extraArgs], { stdio: 'ignore' });
+    this.proc = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...this.extraArgs],
+      { stdio: 'ignore' },
+    );
     await eventually(
       () =>
         new Promise<boolean>((resolve) => {

@@ -9,7 +9,14 @@ import fc from 'fast-check';
 import type { Redis } from 'ioredis';
 import { ContextKeys } from '../../lib/context/keys';
 import { RedisVelocityStore } from '../../lib/context/redis-velocity';
-import { figuresOf, MemoryVelocityStore, NO_FIGURES, WINDOW_MS, type PaymentRecord, type VelocityStore } from '../../lib/context/velocity';
+import {
+  figuresOf,
+  MemoryVelocityStore,
+  NO_FIGURES,
+  WINDOW_MS,
+  type PaymentRecord,
+  type VelocityStore,
+} from '../../lib/context/velocity';
 import { cleanup, testClient, testPrefix } from './support';
 
 let client: Redis;
@@ -26,14 +33,24 @@ const STORES: Record<string, (maxEventsPerUser?: number) => VelocityStore> = {
   'Redis (Lua)': (max) => {
     const prefix = testPrefix('vel');
     prefixes.push(prefix);
-    return new RedisVelocityStore(client, { keys: new ContextKeys(prefix), ...(max === undefined ? {} : { maxEventsPerUser: max }) });
+    return new RedisVelocityStore(client, {
+      keys: new ContextKeys(prefix),
+      ...(max === undefined ? {} : { maxEventsPerUser: max }),
+    });
   },
   'in-process': (max) => new MemoryVelocityStore(max === undefined ? {} : { maxEventsPerUser: max }),
 };
 
 const T0 = Date.UTC(2026, 10, 30, 12, 0, 0);
 let seq = 0;
-const pay = (at: number, over: Partial<PaymentRecord> = {}): PaymentRecord => ({ userId: 'u1', transactionId: `tx-${++seq}`, amount: 10, country: 'FR', at, ...over });
+const pay = (at: number, over: Partial<PaymentRecord> = {}): PaymentRecord => ({
+  userId: 'u1',
+  transactionId: `tx-${++seq}`,
+  amount: 10,
+  country: 'FR',
+  at,
+  ...over,
+});
 
 for (const [name, make] of Object.entries(STORES)) {
   describe(`velocity contract: ${name}`, () => {
@@ -67,7 +84,15 @@ for (const [name, make] of Object.entries(STORES)) {
       await s.record(pay(T0 + 2 * WINDOW_MS.h1, { amount: 20.25, country: 'DE' }));
       await s.record(pay(T0 + 2 * WINDOW_MS.h1 + 50_000, { amount: 5.5, country: 'FR' }));
       const f = await s.record(pay(T0 + 2 * WINDOW_MS.h1 + 70_000, { country: 'US' }));
-      assert.deepEqual(f, { count1m: 1, count1h: 2, count24h: 3, sum1m: 5.5, sum1h: 25.75, sum24h: 125.75, distinctCountries24h: 2 });
+      assert.deepEqual(f, {
+        count1m: 1,
+        count1h: 2,
+        count24h: 3,
+        sum1m: 5.5,
+        sum1h: 25.75,
+        sum24h: 125.75,
+        distinctCountries24h: 2,
+      });
     });
 
     it('trims payments older than 24 h for good', async () => {
@@ -109,7 +134,13 @@ for (const [name, make] of Object.entries(STORES)) {
 describe('velocity stores agree with the reference model (property)', () => {
   const step = fc.record({
     // mostly forwards; sometimes backwards (an instance whose clock is behind another's)
-    dt: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 90_000 }), fc.integer({ min: 1, max: 2 * WINDOW_MS.h1 }), fc.constant(WINDOW_MS.d1), fc.integer({ min: -120_000, max: -1 })),
+    dt: fc.oneof(
+      fc.constant(0),
+      fc.integer({ min: 1, max: 90_000 }),
+      fc.integer({ min: 1, max: 2 * WINDOW_MS.h1 }),
+      fc.constant(WINDOW_MS.d1),
+      fc.integer({ min: -120_000, max: -1 }),
+    ),
     repeat: fc.nat(8),
     amount: fc.integer({ min: 1, max: 100_000 }).map((c) => c / 100),
     country: fc.constantFrom('FR', 'DE', 'US', 'NG'),

@@ -8,5 +8,9 @@ const batching = { batchMaxSize: 4, batchMaxSizeGpu: 2, batchWindowMs: 2, queueM
 
 backendContract('InlineOrtBackend', (model) => InlineOrtBackend.create(model, session));
 backendContract('WorkerPool (2 workers)', (model) => WorkerPool.create(model, { size: 2, session }));
-backendContract('MicroBatcher over a worker pool', (model) => batchedBackendFactory({ ...batching, mode: 'workers' }).load(model));
-backendContract('MicroBatcher over an inline session', (model) => batchedBackendFactory({ ...batching, mode: 'inline' }).load(model));
+backendContract('MicroBatcher over a worker pool', (model) =>
+  batchedBackendFactory({ ...batching, mode: 'workers' }).load(model),
+);
+backendContract('MicroBatcher over an inline session', (model) =>
+  batchedBackendFactory({ ...batching, mode: 'inline' }).load(model),
+);

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { autoWorkerCount, INLINE_MAX_MODEL_BYTES, isGpuProvider, resolveMode } from '../../lib/inference/backend-factory';
+import {
+  autoWorkerCount,
+  INLINE_MAX_MODEL_BYTES,
+  isGpuProvider,
+  resolveMode,
+} from '../../lib/inference/backend-factory';
 import { resolveDeadlineMs } from '../../lib/inference/deadline';
 import { AppError } from '../../lib/errors/errors';
 
@@ -14,7 +19,16 @@ describe('backend factory choices', () => {
   });
 
   it('sizes the pool to the cores left after the event loop, divided by intra-op threads, at least 1', () => {
-    assert.deepEqual([autoWorkerCount(1, 1), autoWorkerCount(2, 1), autoWorkerCount(8, 1), autoWorkerCount(8, 2), autoWorkerCount(4, 0)], [1, 1, 7, 3, 3]);
+    assert.deepEqual(
+      [
+        autoWorkerCount(1, 1),
+        autoWorkerCount(2, 1),
+        autoWorkerCount(8, 1),
+        autoWorkerCount(8, 2),
+        autoWorkerCount(4, 0),
+      ],
+      [1, 1, 7, 3, 3],
+    );
   });
 
   it('caps batches with BATCH_MAX_SIZE_GPU only when a GPU provider is in use', () => {
@@ -45,7 +59,10 @@ describe('x-deadline-ms', () => {
         return undefined;
       })();
       assert.ok(err instanceof AppError && err.code === 'validation_failed', bad);
-      assert.deepEqual(err.errors.map((e) => e.path), ['headers.x-deadline-ms']);
+      assert.deepEqual(
+        err.errors.map((e) => e.path),
+        ['headers.x-deadline-ms'],
+      );
     }
   });
 });

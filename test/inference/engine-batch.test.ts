@@ -18,7 +18,13 @@ describe('Engine.scoreBatch and per-request timing (worker pool, cuda requested)
 
   before(async () => {
     models = await tempModelDir({ hidden: [16] });
-    const config = loadConfig({ MODEL_DIR: models.dir, ORT_EXECUTION_PROVIDERS: 'cuda,cpu', INFERENCE_MODE: 'workers', INFERENCE_WORKERS: '1', REQUEST_DEADLINE_MS: '2000' });
+    const config = loadConfig({
+      MODEL_DIR: models.dir,
+      ORT_EXECUTION_PROVIDERS: 'cuda,cpu',
+      INFERENCE_MODE: 'workers',
+      INFERENCE_WORKERS: '1',
+      REQUEST_DEADLINE_MS: '2000',
+    });
     engine = await createEngine(config, { logger: createJsonLogger('info', (line) => lines.push(line)) });
     await engine.start();
   });
@@ -32,7 +38,9 @@ describe('Engine.scoreBatch and per-request timing (worker pool, cuda requested)
     assert.equal(r.ready, true);
     assert.ok(r.ready && /cuda/.test(r.fallbackReason ?? ''));
     assert.ok(r.ready && r.executionProviders.includes('cpu'));
-    const warn = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l['level'] === 'warn' && /fallback/.test(String(l['msg'])));
+    const warn = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l['level'] === 'warn' && /fallback/.test(String(l['msg'])));
     assert.match(String(warn?.['fallbackReason']), /cuda/);
   });
 
@@ -67,7 +75,10 @@ describe('Engine.scoreBatch and per-request timing (worker pool, cuda requested)
   it('keeps the order of 256 events', async () => {
     const events = Array.from({ length: 256 }, (_, i) => validEvent({ transactionId: `tx-${i}`, amount: 1 + i * 37 }));
     const { results } = await engine.scoreBatch({ events });
-    assert.deepEqual(results.map((r) => r.transactionId), events.map((e) => e['transactionId']));
+    assert.deepEqual(
+      results.map((r) => r.transactionId),
+      events.map((e) => e['transactionId']),
+    );
     assert.ok(results.every(isScore));
   });
 
@@ -77,14 +88,28 @@ describe('Engine.scoreBatch and per-request timing (worker pool, cuda requested)
   });
 
   it('refuses more than BATCH_MAX_EVENTS events with 413, and malformed bodies with 400', async () => {
-    const tooMany = await engine.scoreBatch({ events: Array.from({ length: 257 }, () => validEvent()) }).catch((e: unknown) => e);
+    const tooMany = await engine
+      .scoreBatch({ events: Array.from({ length: 257 }, () => validEvent()) })
+      .catch((e: unknown) => e);
     assert.ok(tooMany instanceof AppError);
     assert.equal(tooMany.status, 413);
-    assert.deepEqual(tooMany.errors.map((e) => e.path), ['events']);
-    for (const [body, pathName] of [[{}, 'events'], [{ events: [] }, 'events'], [{ events: 'x' }, 'events'], [[], ''], [{ events: [validEvent()], extra: 1 }, 'extra']] as const) {
+    assert.deepEqual(
+      tooMany.errors.map((e) => e.path),
+      ['events'],
+    );
+    for (const [body, pathName] of [
+      [{}, 'events'],
+      [{ events: [] }, 'events'],
+      [{ events: 'x' }, 'events'],
+      [[], ''],
+      [{ events: [validEvent()], extra: 1 }, 'extra'],
+    ] as const) {
       const err = await engine.scoreBatch(body).catch((e: unknown) => e);
       assert.ok(err instanceof AppError && err.code === 'validation_failed', JSON.stringify(body));
-      assert.ok(err.errors.some((e) => e.path === pathName), JSON.stringify(err.errors));
+      assert.ok(
+        err.errors.some((e) => e.path === pathName),
+        JSON.stringify(err.errors),
+      );
     }
   });
 });

@@ -14,7 +14,13 @@ const api = (p: string) => `${host.url}/api/${p}`;
 
 before(async () => {
   models = await tempModelDir({ hidden: [32] });
-  Object.assign(process.env, { MODEL_DIR: models.dir, INFERENCE_MODE: 'workers', INFERENCE_WORKERS: '1', LOG_LEVEL: 'warn', REQUEST_DEADLINE_MS: '2000' });
+  Object.assign(process.env, {
+    MODEL_DIR: models.dir,
+    INFERENCE_MODE: 'workers',
+    INFERENCE_WORKERS: '1',
+    LOG_LEVEL: 'warn',
+    REQUEST_DEADLINE_MS: '2000',
+  });
   host = await startServiceHost();
 });
 after(async () => {
@@ -24,7 +30,9 @@ after(async () => {
 
 describe('POST /api/score/batch over HTTP', () => {
   it('scores the example batch in order, with an error entry for the invalid event', async () => {
-    const body = JSON.parse(await fs.readFile(path.join(__dirname, '..', '..', '..', 'examples', 'batch.json'), 'utf8')) as { events: Record<string, unknown>[] };
+    const body = JSON.parse(
+      await fs.readFile(path.join(__dirname, '..', '..', '..', 'examples', 'batch.json'), 'utf8'),
+    ) as { events: Record<string, unknown>[] };
     body.events.push(validEvent({ transactionId: 'tx-broken', channel: 'fax' }));
     const res = await postJson(api('score/batch'), body);
     assert.equal(res.status, 200);
@@ -32,12 +40,19 @@ describe('POST /api/score/batch over HTTP', () => {
     const results = res.body['results'] as Record<string, unknown>[];
     assert.equal(results.length, body.events.length);
     results.forEach((r, i) => assert.equal(r['transactionId'], body.events[i]?.['transactionId'] || undefined));
-    assert.ok('error' in (results[2] as object), 'the example\'s invalid event gets an error entry');
+    assert.ok('error' in (results[2] as object), "the example's invalid event gets an error entry");
     const broken = results.at(-1) as { error: { status: number; code: string; errors: { path: string }[] } };
     assert.equal(broken.error.code, 'validation_failed');
-    assert.deepEqual(broken.error.errors.map((e) => e.path), [`events.${body.events.length - 1}.channel`]);
+    assert.deepEqual(
+      broken.error.errors.map((e) => e.path),
+      [`events.${body.events.length - 1}.channel`],
+    );
     const first = results[0] as { timing: Record<string, number> };
-    assert.ok(first.timing['batchSize'] !== undefined && first.timing['queueMs'] !== undefined && first.timing['inferenceMs'] !== undefined);
+    assert.ok(
+      first.timing['batchSize'] !== undefined &&
+        first.timing['queueMs'] !== undefined &&
+        first.timing['inferenceMs'] !== undefined,
+    );
   });
 
   it('accepts a body above the single-event 64 KiB limit (up to 1 MiB)', async () => {
@@ -57,7 +72,10 @@ describe('POST /api/score/batch over HTTP', () => {
     assert.equal(many.status, 413);
     assert.match(many.headers.get('content-type') ?? '', /^application\/problem\+json/);
     assert.equal(many.body['code'], 'payload_too_large');
-    const huge = await postJson(api('score/batch'), JSON.stringify({ events: [validEvent({ note: 'x'.repeat(1024 * 1024) })] }));
+    const huge = await postJson(
+      api('score/batch'),
+      JSON.stringify({ events: [validEvent({ note: 'x'.repeat(1024 * 1024) })] }),
+    );
     assert.equal(huge.status, 413);
   });
 
@@ -74,6 +92,9 @@ describe('x-deadline-ms', () => {
     assert.equal(ok.status, 200);
     const bad = await postJson(api('score'), validEvent(), { 'x-deadline-ms': 'soon' });
     assert.equal(bad.status, 400);
-    assert.deepEqual((bad.body['errors'] as { path: string }[]).map((e) => e.path), ['headers.x-deadline-ms']);
+    assert.deepEqual(
+      (bad.body['errors'] as { path: string }[]).map((e) => e.path),
+      ['headers.x-deadline-ms'],
+    );
   });
 });

@@ -34,16 +34,25 @@ after(async () => {
 async function burst(): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }[]> {
   const url = `${host.url}/api/score`;
   // A client-side timeout makes a hung request fail the test.
-  return Promise.all(Array.from({ length: CONCURRENT }, (_, i) => postJson(url, validEvent({ transactionId: `tx-${i}` }), {}, 30_000)));
+  return Promise.all(
+    Array.from({ length: CONCURRENT }, (_, i) => postJson(url, validEvent({ transactionId: `tx-${i}` }), {}, 30_000)),
+  );
 }
 
 describe('load shedding over HTTP', () => {
   it('answers every request far above capacity: 200, or 503 with Retry-After and a problem body', async () => {
     const responses = [...(await burst()), ...(await burst())];
-    assert.deepEqual([...new Set(responses.map((r) => r.status))].filter((s) => s !== 200 && s !== 503), [], 'only 200 or 503');
+    assert.deepEqual(
+      [...new Set(responses.map((r) => r.status))].filter((s) => s !== 200 && s !== 503),
+      [],
+      'only 200 or 503',
+    );
     const shed = responses.filter((r) => r.status === 503);
     assert.ok(shed.length > 0, 'some requests were shed');
-    assert.ok(responses.some((r) => r.status === 200), 'some requests were served');
+    assert.ok(
+      responses.some((r) => r.status === 200),
+      'some requests were served',
+    );
     for (const r of shed) {
       assert.ok(Number(r.headers.get('retry-after')) >= 1);
       assert.match(r.headers.get('content-type') ?? '', /^application\/problem\+json/);
@@ -55,7 +64,9 @@ describe('load shedding over HTTP', () => {
   it('recovers: once the burst is over, requests are served again', async () => {
     for (let i = 0; i < 5; i++) {
       // A generous deadline: on a shared, noisy machine the default 50 ms could lapse for reasons other than load.
-      const r = await postJson(`${host.url}/api/score`, validEvent({ transactionId: `after-${i}` }), { 'x-deadline-ms': '5000' });
+      const r = await postJson(`${host.url}/api/score`, validEvent({ transactionId: `after-${i}` }), {
+        'x-deadline-ms': '5000',
+      });
       assert.equal(r.status, 200, JSON.stringify(r.body));
     }
   });

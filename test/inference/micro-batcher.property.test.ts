@@ -13,7 +13,11 @@ type Step =
   | { kind: 'complete'; which: number; ok: boolean };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({ kind: fc.constant('ask' as const), rows: fc.integer({ min: 1, max: 7 }), deadlineMs: fc.option(fc.integer({ min: 1, max: 12 })) }),
+  fc.record({
+    kind: fc.constant('ask' as const),
+    rows: fc.integer({ min: 1, max: 7 }),
+    deadlineMs: fc.option(fc.integer({ min: 1, max: 12 })),
+  }),
   fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 6 }) }),
   fc.record({ kind: fc.constant('complete' as const), which: fc.nat(), ok: fc.boolean() }),
 );
@@ -63,18 +67,27 @@ describe('MicroBatcher (property)', () => {
             time.advance(1);
             await settle();
           }
-          assert.ok(asked.every((a) => a.settled), 'every request settled');
+          assert.ok(
+            asked.every((a) => a.settled),
+            'every request settled',
+          );
           for (const { ids, outcome } of asked) {
             const r = await outcome;
             if ('scores' in r) {
-              assert.deepEqual([...r.scores], ids.map((id) => Math.fround(id / 1000)));
+              assert.deepEqual(
+                [...r.scores],
+                ids.map((id) => Math.fround(id / 1000)),
+              );
               assert.ok(r.timing.batchSize >= 1 && r.timing.batchSize <= opts.maxBatchSize);
             } else {
               assert.ok(['overloaded', 'deadline_exceeded', 'internal', 'inference_failed'].includes(r.code), r.code);
             }
           }
           for (const c of ex.calls) assert.ok(c.rows <= opts.maxBatchSize);
-          assert.ok(ex.maxOpen <= opts.concurrency * opts.depth, 'never more batches handed over than the executor accepts');
+          assert.ok(
+            ex.maxOpen <= opts.concurrency * opts.depth,
+            'never more batches handed over than the executor accepts',
+          );
           assert.equal(b.stats.queuedRows, 0);
         },
       ),

@@ -24,7 +24,8 @@ function setup(opts: Partial<MicroBatcherOptions> = {}, concurrency = 1, poisonI
       expired: (e) => log.push({ type: 'expired', e }),
     },
   });
-  const ask = (id: number, deadlineInMs?: number) => b.run(row(id), 1, deadlineInMs === undefined ? {} : { deadline: time.now() + deadlineInMs });
+  const ask = (id: number, deadlineInMs?: number) =>
+    b.run(row(id), 1, deadlineInMs === undefined ? {} : { deadline: time.now() + deadlineInMs });
   const reasons = () => log.flatMap((l) => (l.type === 'batchStarted' ? [l.e.reason] : []));
   return { time, ex, b, log, ask, reasons };
 }
@@ -35,7 +36,11 @@ const call = (ex: FakeExecutor, i: number) => {
   return c;
 };
 
-const code = (p: Promise<unknown>) => p.then(() => 'resolved', (e: AppError) => e.code);
+const code = (p: Promise<unknown>) =>
+  p.then(
+    () => 'resolved',
+    (e: AppError) => e.code,
+  );
 
 describe('MicroBatcher', () => {
   it('dispatches at once when a worker is idle (no timer, no delay)', async () => {
@@ -141,7 +146,10 @@ describe('MicroBatcher', () => {
     assert.equal(err.code, 'overloaded');
     assert.equal(err.status, 503);
     assert.equal(err.retryAfterSec, 1);
-    assert.deepEqual(log.filter((l) => l.type === 'shed').map((l) => l.e), [{ reason: 'queue_full', rows: 1, queuedRows: 3 }]);
+    assert.deepEqual(
+      log.filter((l) => l.type === 'shed').map((l) => l.e),
+      [{ reason: 'queue_full', rows: 1, queuedRows: 3 }],
+    );
     assert.equal(b.stats.shedQueueFull, 1);
     call(ex, 0).succeed();
     await settle();
@@ -186,8 +194,14 @@ describe('MicroBatcher', () => {
       call(ex, i).succeed();
     }
     const r = await p;
-    assert.deepEqual(ex.calls.map((c) => c.rows), [4, 4, 2]);
-    assert.deepEqual([...r.scores], ids.map((id) => Math.fround(id / 1000)));
+    assert.deepEqual(
+      ex.calls.map((c) => c.rows),
+      [4, 4, 2],
+    );
+    assert.deepEqual(
+      [...r.scores],
+      ids.map((id) => Math.fround(id / 1000)),
+    );
     assert.equal(r.timing.batchSize, 4);
   });
 
@@ -263,7 +277,10 @@ describe('MicroBatcher', () => {
     void ask(1);
     void ask(2);
     void ask(3);
-    assert.deepEqual(ex.calls.map((c) => FakeExecutor.ids(c)), [[1], [2]]);
+    assert.deepEqual(
+      ex.calls.map((c) => FakeExecutor.ids(c)),
+      [[1], [2]],
+    );
     call(ex, 1).succeed();
     await settle();
     assert.deepEqual(FakeExecutor.ids(call(ex, 2)), [3]);

@@ -11,7 +11,11 @@ import { FAULT_EXIT_CODE } from '../../lib/inference/worker-protocol';
 import { contractModel, rows } from './support/backend-contract';
 
 const session = { executionProviders: ['cpu'], intraOpThreads: 1, graphOptimization: 'all' } as const;
-const outcome = (p: Promise<unknown>) => p.then(() => 'resolved', (e: AppError) => e.code);
+const outcome = (p: Promise<unknown>) =>
+  p.then(
+    () => 'resolved',
+    (e: AppError) => e.code,
+  );
 
 /** Pool events as an EventEmitter-like recorder, so tests can await the next one. */
 function recorder() {
@@ -24,7 +28,11 @@ function recorder() {
       else waiters.push(w);
     }
   };
-  const on: Partial<WorkerPoolEvents> = { workerReady: push('workerReady'), workerExit: push('workerExit'), respawnFailed: push('respawnFailed') };
+  const on: Partial<WorkerPoolEvents> = {
+    workerReady: push('workerReady'),
+    workerExit: push('workerExit'),
+    respawnFailed: push('respawnFailed'),
+  };
   const next = (type: keyof WorkerPoolEvents) => new Promise<unknown>((resolve) => waiters.push({ type, resolve }));
   return { seen, on, next };
 }
@@ -36,7 +44,10 @@ describe('WorkerPool', () => {
       const runs = [2, 3, 1, 2, 1].map((n, i) => pool.run(rows(n, i), n));
       assert.deepEqual(pool.stats, { live: 2, busy: 2, inWorkers: 4, queued: 1, restarts: 0 });
       const results = await Promise.all(runs);
-      assert.deepEqual(results.map((r) => r.scores.length), [2, 3, 1, 2, 1]);
+      assert.deepEqual(
+        results.map((r) => r.scores.length),
+        [2, 3, 1, 2, 1],
+      );
     } finally {
       await pool.dispose();
     }
@@ -59,7 +70,10 @@ describe('WorkerPool', () => {
     try {
       const replaced = ev.next('workerReady');
       assert.ok(pool.injectFault(0));
-      const err = await pool.run(rows(1), 1).then(() => undefined, (e: AppError) => e);
+      const err = await pool.run(rows(1), 1).then(
+        () => undefined,
+        (e: AppError) => e,
+      );
       assert.equal(err?.code, 'inference_failed');
       assert.equal(err?.transient, true);
       const exit = ev.seen.find((s) => s.type === 'workerExit')?.e as { exitCode: number; failedRuns: number };
@@ -105,7 +119,13 @@ describe('WorkerPool', () => {
   it('replaces a worker whose run hangs past the run timeout, failing that run cleanly', async () => {
     const ev = recorder();
     const workerScript = path.join(__dirname, 'support', 'hanging-worker.js');
-    const pool = await WorkerPool.create(contractModel(), { size: 1, session, runTimeoutMs: 50, workerScript, on: ev.on });
+    const pool = await WorkerPool.create(contractModel(), {
+      size: 1,
+      session,
+      runTimeoutMs: 50,
+      workerScript,
+      on: ev.on,
+    });
     try {
       const replaced = ev.next('workerReady');
       assert.equal(await outcome(pool.run(rows(1), 1)), 'inference_failed');
@@ -119,7 +139,10 @@ describe('WorkerPool', () => {
 
   it('fails to start with model_invalid when the model cannot be loaded', async () => {
     const bad = { ...contractModel(), bytes: new Uint8Array([1, 2, 3, 4]) };
-    const err = await WorkerPool.create(bad, { size: 2, session }).then(() => undefined, (e: AppError) => e);
+    const err = await WorkerPool.create(bad, { size: 2, session }).then(
+      () => undefined,
+      (e: AppError) => e,
+    );
     assert.equal(err?.code, 'model_invalid');
   });
 
@@ -145,7 +168,10 @@ describe('execution provider fallback', () => {
   });
 
   it('a worker pool asked for cuda,cpu starts on CPU, reports the fallback, and scores', async () => {
-    const pool = await WorkerPool.create(contractModel(), { size: 1, session: { ...session, executionProviders: ['cuda', 'cpu'] } });
+    const pool = await WorkerPool.create(contractModel(), {
+      size: 1,
+      session: { ...session, executionProviders: ['cuda', 'cpu'] },
+    });
     try {
       assert.deepEqual([...pool.info.executionProviders], ['cpu']);
       assert.match(pool.info.fallbackReason ?? '', /cuda/);
@@ -156,4 +182,3 @@ describe('execution provider fallback', () => {
     }
   });
 });
-

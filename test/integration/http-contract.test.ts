@@ -68,7 +68,16 @@ describe('HTTP contract over the local host', () => {
     assert.equal(r.json['code'], 'validation_failed');
     assert.equal(r.json['status'], 400);
     const paths = (r.json['errors'] as { path: string }[]).map((e) => e.path).sort();
-    assert.deepEqual(paths, ['amount', 'cardNumber', 'channel', 'country', 'currency', 'merchantCategory', 'timestamp', 'transactionId']);
+    assert.deepEqual(paths, [
+      'amount',
+      'cardNumber',
+      'channel',
+      'country',
+      'currency',
+      'merchantCategory',
+      'timestamp',
+      'transactionId',
+    ]);
     assert.ok(!JSON.stringify(r.json).includes('4111111111111111'), 'never echoes payment data');
   });
 
@@ -96,7 +105,15 @@ describe('HTTP contract over the local host', () => {
   });
 
   it('never answers 500 to hostile input', async () => {
-    const bodies = ['null', '[]', '"str"', '1e400', '{"__proto__": {"x": 1}}', JSON.stringify({ ...validEvent(), amount: 'NaN' }), '\u0000'];
+    const bodies = [
+      'null',
+      '[]',
+      '"str"',
+      '1e400',
+      '{"__proto__": {"x": 1}}',
+      JSON.stringify({ ...validEvent(), amount: 'NaN' }),
+      '\u0000',
+    ];
     for (const b of bodies) {
       const r = await post(`${api}/score`, b);
       assert.equal(r.status, 400, b);

@@ -32,7 +32,11 @@ describe('npm start (local/main.js)', () => {
     assert.match(out, /"msg":"model loaded","model":"fraud"/);
     const ready = await fetch(`${url}/health/ready`);
     assert.equal(ready.status, 200);
-    const res = await fetch(`${url}/score`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(validEvent()) });
+    const res = await fetch(`${url}/score`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(validEvent()),
+    });
     assert.equal(res.status, 200);
     assert.ok(!out.includes('user-42'), 'payment data never reaches logs');
     child.kill('SIGTERM');

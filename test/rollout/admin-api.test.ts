@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sharedEngine } from '../../lib/app';
-import type { ModelStatus } from '../../lib/models/rollout/model-admin';
+import type { ModelStatus } from '../../lib/rollout/model-admin';
 import type { LocalHost } from '../../local/host';
 import { ModelFeeder } from '../../local/model-feeder';
 import { validEvent } from '../support/events';
@@ -19,10 +19,22 @@ let api: string;
 let feeder: ModelFeeder | undefined;
 let folder: Awaited<ReturnType<typeof copyBundled>>;
 
-async function call(method: string, path: string, body?: string, contentType = 'application/json'): Promise<{ status: number; type: string; json: Record<string, unknown> }> {
-  const res = await fetch(`${api}${path}`, { method, ...(body === undefined ? {} : { body, headers: { 'content-type': contentType } }) });
+async function call(
+  method: string,
+  path: string,
+  body?: string,
+  contentType = 'application/json',
+): Promise<{ status: number; type: string; json: Record<string, unknown> }> {
+  const res = await fetch(`${api}${path}`, {
+    method,
+    ...(body === undefined ? {} : { body, headers: { 'content-type': contentType } }),
+  });
   const text = await res.text();
-  return { status: res.status, type: res.headers.get('content-type') ?? '', json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
+  return {
+    status: res.status,
+    type: res.headers.get('content-type') ?? '',
+    json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
+  };
 }
 
 async function status(): Promise<ModelStatus> {
@@ -30,22 +42,35 @@ async function status(): Promise<ModelStatus> {
 }
 
 async function scoreVersion(userId = 'user-1', transactionId = 'tx-1'): Promise<string | null> {
-  const res = await fetch(`${api}/score`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-deadline-ms': '10000' }, body: JSON.stringify(validEvent({ userId, transactionId })) });
+  const res = await fetch(`${api}/score`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-deadline-ms': '10000' },
+    body: JSON.stringify(validEvent({ userId, transactionId })),
+  });
   assert.equal(res.status, 200);
   return res.headers.get('x-model-version');
 }
 
-
 before(async () => {
   folder = await copyBundled();
   for (const k of ['REDIS_URL', 'ModelStorage', 'AzureWebJobsStorage']) delete process.env[k];
-  Object.assign(process.env, { MODEL_DIR: folder.dir, MODELS_CONTAINER: 'models', INFERENCE_WORKERS: '1', BATCH_MAX_SIZE: '8', LOG_LEVEL: 'error' });
+  Object.assign(process.env, {
+    MODEL_DIR: folder.dir,
+    MODELS_CONTAINER: 'models',
+    INFERENCE_WORKERS: '1',
+    BATCH_MAX_SIZE: '8',
+    LOG_LEVEL: 'error',
+  });
   host = await startHost();
   api = `${host.url}/api`;
   feeder = await ModelFeeder.start({ host, repository: (await sharedEngine()).models.repository, intervalMs: 50 });
   const bytes = await models.same();
   await writeFolderModel(folder.dir, '1.1.0', bytes, await manifestFor('1.1.0', bytes));
-  await eventually(() => scoreVersion(), (v) => v === '1.1.0', 'the folder upload served');
+  await eventually(
+    () => scoreVersion(),
+    (v) => v === '1.1.0',
+    'the folder upload served',
+  );
 });
 after(async () => {
   await feeder?.stop();
@@ -56,11 +81,18 @@ after(async () => {
 describe('admin API', () => {
   it('shows the active and previous versions, this instance and the in-process store', async () => {
     const s = await status();
-    assert.deepEqual([s.active?.version, s.previous?.version, s.previous?.source, s.thisInstance.store, s.thisInstance.serving], ['1.1.0', '1.0.0', 'bundled', 'in-process', '1.1.0']);
+    assert.deepEqual(
+      [s.active?.version, s.previous?.version, s.previous?.source, s.thisInstance.store, s.thisInstance.serving],
+      ['1.1.0', '1.0.0', 'bundled', 'in-process', '1.1.0'],
+    );
     const fns = new Map(host.functions.map((f) => [f.name, f]));
-    for (const n of ['modelsStatus', 'modelsPromote', 'modelsRollback', 'modelsTraffic']) assert.equal((fns.get(n)?.trigger as { authLevel?: string }).authLevel, 'admin', n);
+    for (const n of ['modelsStatus', 'modelsPromote', 'modelsRollback', 'modelsTraffic'])
+      assert.equal((fns.get(n)?.trigger as { authLevel?: string }).authLevel, 'admin', n);
     const blob = fns.get('modelBlob')?.trigger as Record<string, unknown>;
-    assert.deepEqual([blob['type'], blob['path'], blob['connection'], blob['source']], ['blobTrigger', '%MODELS_CONTAINER%/{name}/{version}.onnx', 'ModelStorage', 'EventGrid']);
+    assert.deepEqual(
+      [blob['type'], blob['path'], blob['connection'], blob['source']],
+      ['blobTrigger', '%MODELS_CONTAINER%/{name}/{version}.onnx', 'ModelStorage', 'EventGrid'],
+    );
   });
 
   it('rejects bad input with problem+json naming every invalid field', async () => {
@@ -74,8 +106,22 @@ describe('admin API', () => {
       ['POST', '/models/fraud/promote', '{"version":"1.0.0"}', 409, 'conflict'],
       ['POST', '/models/Fraud/promote', '{"version":"1.1.0"}', 404, 'not_found'],
       ['POST', '/models/other/rollback', undefined, 404, 'not_found'],
-      ['PUT', '/models/fraud/traffic', '{"candidate":"1.1.0","canaryPercent":150,"shadowPercent":-1}', 400, 'validation_failed', ['canaryPercent', 'shadowPercent']],
-      ['PUT', '/models/fraud/traffic', '{"candidate":"1.1.0","canaryPercent":"10"}', 400, 'validation_failed', ['canaryPercent']],
+      [
+        'PUT',
+        '/models/fraud/traffic',
+        '{"candidate":"1.1.0","canaryPercent":150,"shadowPercent":-1}',
+        400,
+        'validation_failed',
+        ['canaryPercent', 'shadowPercent'],
+      ],
+      [
+        'PUT',
+        '/models/fraud/traffic',
+        '{"candidate":"1.1.0","canaryPercent":"10"}',
+        400,
+        'validation_failed',
+        ['canaryPercent'],
+      ],
       ['PUT', '/models/fraud/traffic', '{"canaryPercent":10}', 400, 'validation_failed', ['candidate']],
       ['PUT', '/models/fraud/traffic', '{"candidate":"1.1.0","canaryPercent":10}', 409, 'conflict'],
       ['PUT', '/models/fraud/traffic', '{"candidate":"2.0.0","canaryPercent":10}', 404, 'not_found'],
@@ -86,7 +132,8 @@ describe('admin API', () => {
       assert.equal(r.status, code, `${label}: ${JSON.stringify(r.json)}`);
       assert.equal(r.type, 'application/problem+json', label);
       assert.equal(r.json['code'], errCode, label);
-      if (fields !== undefined) assert.deepEqual((r.json['errors'] as { path: string }[]).map((e) => e.path).sort(), fields, label);
+      if (fields !== undefined)
+        assert.deepEqual((r.json['errors'] as { path: string }[]).map((e) => e.path).sort(), fields, label);
     }
     assert.equal((await status()).active?.version, '1.1.0', 'nothing changed');
   });
@@ -97,19 +144,29 @@ describe('admin API', () => {
     await writeFolderModel(folder.dir, '1.2.0', shifted, manifest, { rollout: 'candidate' });
     const refused = await eventually(status, (s) => s.lastRejection?.version === '1.2.0', 'shift rejection');
     assert.deepEqual([refused.lastRejection?.check, refused.lastRejection?.code], ['shift', 'model_shift_exceeded']);
-    await writeFolderModel(folder.dir, '1.2.1', shifted, { ...manifest, version: '1.2.1', file: '1.2.1.onnx' }, { rollout: 'candidate', force: 'true' });
+    await writeFolderModel(
+      folder.dir,
+      '1.2.1',
+      shifted,
+      { ...manifest, version: '1.2.1', file: '1.2.1.onnx' },
+      { rollout: 'candidate', force: 'true' },
+    );
     const s = await eventually(status, (x) => x.versions.includes('1.2.1'), 'forced upload published');
     assert.equal(s.active?.version, '1.1.0');
 
     const put = await call('PUT', '/models/fraud/traffic', JSON.stringify({ candidate: '1.2.1', shadowPercent: 100 }));
     assert.equal(put.status, 200, JSON.stringify(put.json));
-    for (let i = 0; i < 20; i++) assert.equal(await scoreVersion(`u-${i}`, `tx-shadow-${i}`), '1.1.0', 'shadow never serves');
+    for (let i = 0; i < 20; i++)
+      assert.equal(await scoreVersion(`u-${i}`, `tx-shadow-${i}`), '1.1.0', 'shadow never serves');
     const shadow = (await eventually(status, (x) => (x.shadow?.active.n ?? 0) >= 20, 'shadow results')).shadow;
     assert.ok(shadow !== undefined);
     assert.deepEqual([shadow.active.version, shadow.candidate.version], ['1.1.0', '1.2.1']);
     assert.ok((shadow.candidate.mean ?? 0) > 0.15 && (shadow.active.mean ?? 1) < 0.15, JSON.stringify(shadow));
     assert.ok((shadow.meanAbsDiff ?? 0) > 0.1);
-    assert.equal(shadow.candidate.histogram.reduce((n, b) => n + b.count, 0), shadow.candidate.n);
+    assert.equal(
+      shadow.candidate.histogram.reduce((n, b) => n + b.count, 0),
+      shadow.candidate.n,
+    );
   });
 
   it('promotes the candidate, then rolls back step by step to the bundled baseline', async () => {
@@ -123,7 +180,10 @@ describe('admin API', () => {
     assert.equal(await scoreVersion(), '1.0.0');
     const none = await call('POST', '/models/fraud/rollback');
     assert.deepEqual([none.status, none.json['code']], [409, 'conflict']);
-    const ready = (await (await fetch(`${api}/health/ready`)).json()) as { model: { version: string }; fleet: { stale: boolean } };
+    const ready = (await (await fetch(`${api}/health/ready`)).json()) as {
+      model: { version: string };
+      fleet: { stale: boolean };
+    };
     assert.deepEqual([ready.model.version, ready.fleet.stale], ['1.0.0', false]);
   });
 });

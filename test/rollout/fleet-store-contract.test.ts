@@ -2,10 +2,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AppError } from '../../lib/errors/errors';
-import { publishVersion, type FleetState, type VersionRecord } from '../../lib/models/rollout/fleet-state';
-import { MAX_REJECTIONS, MemoryFleetStore, type FleetStore, type Rejection } from '../../lib/models/rollout/fleet-store';
-import { RedisFleetStore } from '../../lib/models/rollout/redis-fleet-store';
-import { emptyCounts } from '../../lib/models/rollout/shadow-stats';
+import { publishVersion, type FleetState, type VersionRecord } from '../../lib/rollout/fleet-state';
+import { MAX_REJECTIONS, MemoryFleetStore, type FleetStore, type Rejection } from '../../lib/rollout/fleet-store';
+import { RedisFleetStore } from '../../lib/rollout/redis-fleet-store';
+import { emptyCounts } from '../../lib/rollout/shadow-stats';
 import { bundledManifest } from '../support/models';
 import { testRedis } from '../support/redis';
 
@@ -13,7 +13,15 @@ const actor = { by: 'i1', at: '2026-11-30T00:00:00.000Z' };
 
 async function rec(version: string): Promise<VersionRecord> {
   return {
-    pointer: { name: 'fraud', version, blobPath: `models/fraud/${version}.onnx`, sha256: `sha-${version}`, source: 'repository', publishedBy: 'i1', publishedAt: actor.at },
+    pointer: {
+      name: 'fraud',
+      version,
+      blobPath: `models/fraud/${version}.onnx`,
+      sha256: `sha-${version}`,
+      source: 'repository',
+      publishedBy: 'i1',
+      publishedAt: actor.at,
+    },
     manifest: { ...(await bundledManifest()), version },
   };
 }
@@ -28,7 +36,10 @@ async function until(check: () => boolean, ms = 5000): Promise<void> {
 }
 
 /** `store` and `other` are two instances' views of the same fleet (the same object for the in-process store). */
-function contract(name: string, make: () => Promise<{ store: FleetStore; other: FleetStore; cleanup: () => Promise<void> }>): void {
+function contract(
+  name: string,
+  make: () => Promise<{ store: FleetStore; other: FleetStore; cleanup: () => Promise<void> }>,
+): void {
   describe(`fleet store contract: ${name}`, () => {
     let store: FleetStore;
     let other: FleetStore;
@@ -66,10 +77,13 @@ function contract(name: string, make: () => Promise<{ store: FleetStore; other: 
       assert.equal(heard.length, count);
     });
 
-    it('propagates the transition\'s error and leaves the state as it was', async () => {
+    it("propagates the transition's error and leaves the state as it was", async () => {
       const before = await store.read('fraud');
       const older = await rec('1.0.5');
-      await assert.rejects(store.update('fraud', (cur) => publishVersion(cur, older, { mode: 'active', ...actor })), (e) => e instanceof AppError && e.code === 'model_invalid');
+      await assert.rejects(
+        store.update('fraud', (cur) => publishVersion(cur, older, { mode: 'active', ...actor })),
+        (e) => e instanceof AppError && e.code === 'model_invalid',
+      );
       assert.deepEqual(await store.read('fraud'), before);
     });
 
@@ -82,12 +96,25 @@ function contract(name: string, make: () => Promise<{ store: FleetStore; other: 
       ]);
       const after = (await store.read('fraud')) as FleetState;
       assert.equal(after.generation, before.generation + 2);
-      assert.ok(after.versions['1.2.0'] !== undefined && after.versions['1.3.0'] !== undefined, 'both publishes survived');
+      assert.ok(
+        after.versions['1.2.0'] !== undefined && after.versions['1.3.0'] !== undefined,
+        'both publishes survived',
+      );
     });
 
     it('keeps the last rejections, newest first, bounded', async () => {
       for (let i = 0; i < MAX_REJECTIONS + 3; i++) {
-        const r: Rejection = { name: 'fraud', version: `2.0.${i}`, blobPath: `models/fraud/2.0.${i}.onnx`, check: 'sha256', code: 'model_invalid', reason: 'x', errors: [], by: 'i1', at: actor.at };
+        const r: Rejection = {
+          name: 'fraud',
+          version: `2.0.${i}`,
+          blobPath: `models/fraud/2.0.${i}.onnx`,
+          check: 'sha256',
+          code: 'model_invalid',
+          reason: 'x',
+          errors: [],
+          by: 'i1',
+          at: actor.at,
+        };
         await store.recordRejection(r);
       }
       const list = await other.rejections('fraud');
@@ -98,9 +125,23 @@ function contract(name: string, make: () => Promise<{ store: FleetStore; other: 
     it('lists instance reports newer than a time, pruning older ones', async () => {
       const base = { name: 'fraud', activeVersion: '1.1.0', candidateVersion: undefined, generation: 3, stale: false };
       await store.reportInstance({ ...base, instanceId: 'a', reportedAtMs: 1000 });
-      await other.reportInstance({ ...base, instanceId: 'b', reportedAtMs: 5000, stale: true, desiredVersion: '1.2.0', staleReason: 'download failed' });
-      assert.deepEqual((await store.instances('fraud', 2000)).map((r) => [r.instanceId, r.stale]), [['b', true]]);
-      assert.deepEqual((await store.instances('fraud', 0)).map((r) => r.instanceId), ['b'], 'a was pruned');
+      await other.reportInstance({
+        ...base,
+        instanceId: 'b',
+        reportedAtMs: 5000,
+        stale: true,
+        desiredVersion: '1.2.0',
+        staleReason: 'download failed',
+      });
+      assert.deepEqual(
+        (await store.instances('fraud', 2000)).map((r) => [r.instanceId, r.stale]),
+        [['b', true]],
+      );
+      assert.deepEqual(
+        (await store.instances('fraud', 0)).map((r) => r.instanceId),
+        ['b'],
+        'a was pruned',
+      );
     });
 
     it('adds shadow counts from several instances', async () => {

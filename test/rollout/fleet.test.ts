@@ -9,8 +9,8 @@ import type { ContainerClient } from '@azure/storage-blob';
 import { sharedEngine } from '../../lib/app';
 import type { Engine } from '../../lib/engine';
 import { compareVersions } from '../../lib/models/model-folder';
-import type { ModelStatus } from '../../lib/models/rollout/model-admin';
-import { inShare } from '../../lib/models/rollout/traffic-router';
+import type { ModelStatus } from '../../lib/rollout/model-admin';
+import { inShare } from '../../lib/rollout/traffic-router';
 import type { LocalHost } from '../../local/host';
 import { ModelFeeder } from '../../local/model-feeder';
 import { validEvent } from '../support/events';
@@ -31,14 +31,22 @@ let feeder: ModelFeeder | undefined;
 let B: ChildInstance;
 let A: string;
 
-async function score(base: string, userId = 'user-42', transactionId = 'tx-1'): Promise<{ status: number; version: string | null; body: Record<string, unknown> }> {
+async function score(
+  base: string,
+  userId = 'user-42',
+  transactionId = 'tx-1',
+): Promise<{ status: number; version: string | null; body: Record<string, unknown> }> {
   const res = await fetch(`${base}/api/score`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-deadline-ms': '10000' },
     body: JSON.stringify(validEvent({ userId, transactionId })),
     signal: AbortSignal.timeout(30_000),
   });
-  return { status: res.status, version: res.headers.get('x-model-version'), body: (await res.json()) as Record<string, unknown> };
+  return {
+    status: res.status,
+    version: res.headers.get('x-model-version'),
+    body: (await res.json()) as Record<string, unknown>,
+  };
 }
 
 async function status(base: string): Promise<ModelStatus> {
@@ -47,9 +55,12 @@ async function status(base: string): Promise<ModelStatus> {
   return ((await res.json()) as { models: ModelStatus[] }).models[0] as ModelStatus;
 }
 
-
 const bothServe = async (v: string): Promise<void> => {
-  await eventually(async () => [(await score(A)).version, (await score(B.url)).version], (vs) => vs.every((x) => x === v), `both instances on ${v}`);
+  await eventually(
+    async () => [(await score(A)).version, (await score(B.url)).version],
+    (vs) => vs.every((x) => x === v),
+    `both instances on ${v}`,
+  );
 };
 
 before(async () => {
@@ -82,12 +93,19 @@ after(async () => {
 });
 
 describe('model rollout across instances', () => {
-  it('an upload to the container fires A\'s blob trigger and reaches both instances', async () => {
+  it("an upload to the container fires A's blob trigger and reaches both instances", async () => {
     const bytes = await models.same();
     await uploadBlob(container, '1.1.0', bytes, await manifestFor('1.1.0', bytes));
     await bothServe('1.1.0');
-    const s = await eventually(() => status(B.url), (x) => x.instances.filter((i) => i.activeVersion === '1.1.0').length === 2, 'both instances reported');
-    assert.deepEqual([s.active?.version, s.active?.publishedBy, s.active?.blobPath, s.previous?.version], ['1.1.0', 'A', 'models/fraud/1.1.0.onnx', '1.0.0']);
+    const s = await eventually(
+      () => status(B.url),
+      (x) => x.instances.filter((i) => i.activeVersion === '1.1.0').length === 2,
+      'both instances reported',
+    );
+    assert.deepEqual(
+      [s.active?.version, s.active?.publishedBy, s.active?.blobPath, s.previous?.version],
+      ['1.1.0', 'A', 'models/fraud/1.1.0.onnx', '1.0.0'],
+    );
     assert.equal(s.active?.validation?.goldenRows, 32);
     const body = (await score(B.url)).body;
     assert.deepEqual(body['model'], { name: 'fraud', version: '1.1.0' });
@@ -95,16 +113,33 @@ describe('model rollout across instances', () => {
 
   it('rejects a corrupt file, a wrong signature, a sha256 mismatch and a golden-set failure; the active version stays', async () => {
     const cases: { version: string; bytes: Uint8Array; manifest: 'own' | 'wrongSha'; check: string }[] = [
-      { version: '1.2.0', bytes: new TextEncoder().encode('definitely not an onnx file'), manifest: 'own', check: 'signature' },
+      {
+        version: '1.2.0',
+        bytes: new TextEncoder().encode('definitely not an onnx file'),
+        manifest: 'own',
+        check: 'signature',
+      },
       { version: '1.2.1', bytes: models.wrongSignature(), manifest: 'own', check: 'signature' },
       { version: '1.2.2', bytes: await models.same(), manifest: 'wrongSha', check: 'sha256' },
       { version: '1.2.3', bytes: models.goldenFails(), manifest: 'own', check: 'golden' },
     ];
     for (const c of cases) {
-      const manifest = await manifestFor(c.version, c.bytes, { golden: undefined, explanation: undefined, ...(c.manifest === 'wrongSha' ? { sha256: 'b'.repeat(64) } : {}) });
+      const manifest = await manifestFor(c.version, c.bytes, {
+        golden: undefined,
+        explanation: undefined,
+        ...(c.manifest === 'wrongSha' ? { sha256: 'b'.repeat(64) } : {}),
+      });
       await uploadBlob(container, c.version, c.bytes, manifest);
-      const s = await eventually(() => status(B.url), (x) => x.lastRejection?.version === c.version, `rejection of ${c.version} visible on B`);
-      assert.deepEqual([s.lastRejection?.check, s.lastRejection?.code, s.lastRejection?.by], [c.check, 'model_invalid', 'A'], JSON.stringify(s.lastRejection));
+      const s = await eventually(
+        () => status(B.url),
+        (x) => x.lastRejection?.version === c.version,
+        `rejection of ${c.version} visible on B`,
+      );
+      assert.deepEqual(
+        [s.lastRejection?.check, s.lastRejection?.code, s.lastRejection?.by],
+        [c.check, 'model_invalid', 'A'],
+        JSON.stringify(s.lastRejection),
+      );
       assert.ok((s.lastRejection?.reason.length ?? 0) > 0);
       assert.equal(s.active?.version, '1.1.0');
     }
@@ -139,14 +174,24 @@ describe('model rollout across instances', () => {
     await new Promise((r) => setTimeout(r, 200));
     const bytes = await models.same();
     await uploadBlob(container, '1.3.0', bytes, await manifestFor('1.3.0', bytes));
-    await eventually(async () => seenA.some((s) => s.v === '1.3.0') && seenB.every((q) => q.at(-1) === '1.3.0'), (x) => x, 'the swap seen under load');
+    await eventually(
+      async () => seenA.some((s) => s.v === '1.3.0') && seenB.every((q) => q.at(-1) === '1.3.0'),
+      (x) => x,
+      'the swap seen under load',
+    );
     await new Promise((r) => setTimeout(r, 200));
     stop = true;
     await Promise.all(loops);
     assert.deepEqual(failures, []);
     assert.ok(seenA.length > 20 && seenB.flat().length > 10, `${seenA.length} / ${seenB.flat().length} requests`);
-    for (const s of seenA) assert.ok(compareVersions(s.from, s.v) <= 0 && compareVersions(s.v, s.to) <= 0, `${s.v} outside [${s.from}, ${s.to}]`);
-    for (const seq of seenB) for (let i = 1; i < seq.length; i++) assert.ok(compareVersions(seq[i - 1] as string, seq[i] as string) <= 0, `B went back: ${seq.join(',')}`);
+    for (const s of seenA)
+      assert.ok(
+        compareVersions(s.from, s.v) <= 0 && compareVersions(s.v, s.to) <= 0,
+        `${s.v} outside [${s.from}, ${s.to}]`,
+      );
+    for (const seq of seenB)
+      for (let i = 1; i < seq.length; i++)
+        assert.ok(compareVersions(seq[i - 1] as string, seq[i] as string) <= 0, `B went back: ${seq.join(',')}`);
     assert.ok(seenA.some((s) => s.v === '1.1.0') && seenA.some((s) => s.v === '1.3.0'));
   });
 
@@ -161,17 +206,34 @@ describe('model rollout across instances', () => {
   it('routes a canary share of users to the candidate, stably per user and the same on every instance', async () => {
     const bytes = await models.same();
     await uploadBlob(container, '1.4.0', bytes, await manifestFor('1.4.0', bytes), { rollout: 'candidate' });
-    await eventually(() => status(A), (x) => x.versions.includes('1.4.0'), 'candidate published');
+    await eventually(
+      () => status(A),
+      (x) => x.versions.includes('1.4.0'),
+      'candidate published',
+    );
     assert.equal((await score(A)).version, '1.1.0', 'a candidate upload does not promote');
-    const put = await fetch(`${A}/api/models/fraud/traffic`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ candidate: '1.4.0', canaryPercent: 30 }) });
+    const put = await fetch(`${A}/api/models/fraud/traffic`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ candidate: '1.4.0', canaryPercent: 30 }),
+    });
     assert.equal(put.status, 200, await put.clone().text());
-    await eventually(() => status(A), (x) => x.instances.filter((i) => i.candidateVersion === '1.4.0').length === 2, 'candidate loaded on both');
+    await eventually(
+      () => status(A),
+      (x) => x.instances.filter((i) => i.candidateVersion === '1.4.0').length === 2,
+      'candidate loaded on both',
+    );
     let canary = 0;
     for (let u = 0; u < 30; u++) {
       const user = `user-${u}`;
       const expected = inShare(user, 'canary', 30) ? '1.4.0' : '1.1.0';
       if (expected === '1.4.0') canary++;
-      const got = [(await score(A, user)).version, (await score(B.url, user)).version, (await score(A, user)).version, (await score(B.url, user)).version];
+      const got = [
+        (await score(A, user)).version,
+        (await score(B.url, user)).version,
+        (await score(A, user)).version,
+        (await score(B.url, user)).version,
+      ];
       assert.deepEqual(got, [expected, expected, expected, expected], user);
     }
     assert.ok(canary > 0 && canary < 30, `${canary} of 30 users on the canary`);

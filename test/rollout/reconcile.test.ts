@@ -14,8 +14,8 @@ import { loadConfig, type Config } from '../../lib/config/config';
 import type { Engine } from '../../lib/engine';
 import type { BackendFactory } from '../../lib/inference/backend';
 import { batchedBackendFactory } from '../../lib/inference/backend-factory';
-import { publishVersion, type FleetState } from '../../lib/models/rollout/fleet-state';
-import { fleetKeys, RedisFleetStore } from '../../lib/models/rollout/redis-fleet-store';
+import { publishVersion, type FleetState } from '../../lib/rollout/fleet-state';
+import { fleetKeys, RedisFleetStore } from '../../lib/rollout/redis-fleet-store';
 import { silentLogger } from '../../lib/telemetry/logger';
 import { FakeTime } from '../inference/support/fake-time';
 import { validEvent } from '../support/events';
@@ -30,12 +30,19 @@ const loads = new Map<string, number>();
 
 /** The production factory, counting loads per instance. */
 function countingFactory(id: string): BackendFactory {
-  const real = batchedBackendFactory({ ...config.inference, session: { executionProviders: ['cpu'], intraOpThreads: 1, graphOptimization: 'all' } });
+  const real = batchedBackendFactory({
+    ...config.inference,
+    session: { executionProviders: ['cpu'], intraOpThreads: 1, graphOptimization: 'all' },
+  });
   return { load: (m) => (loads.set(id, (loads.get(id) ?? 0) + 1), real.load(m)) };
 }
 
 async function instance(id: string, time: FakeTime): Promise<Engine> {
-  const e = await createEngine(config, { logger: silentLogger, backendFactory: countingFactory(id), rollout: { timers: time, instanceId: id } });
+  const e = await createEngine(config, {
+    logger: silentLogger,
+    backendFactory: countingFactory(id),
+    rollout: { timers: time, instanceId: id },
+  });
   engines.push(e);
   await e.start();
   return e;
@@ -65,10 +72,21 @@ let B: Engine;
 
 before(async () => {
   folder = await copyBundled();
-  config = loadConfig({ MODEL_DIR: folder.dir, REDIS_URL: 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: prefix, INFERENCE_WORKERS: '1', BATCH_MAX_SIZE: '8', REQUEST_DEADLINE_MS: '5000', LOG_LEVEL: 'error' });
+  config = loadConfig({
+    MODEL_DIR: folder.dir,
+    REDIS_URL: 'redis://127.0.0.1:6379',
+    REDIS_KEY_PREFIX: prefix,
+    INFERENCE_WORKERS: '1',
+    BATCH_MAX_SIZE: '8',
+    REQUEST_DEADLINE_MS: '5000',
+    LOG_LEVEL: 'error',
+  });
   A = await instance('A', timeA);
   B = await instance('B', timeB);
-  await eventually(() => B.models.readiness().generation === 0 && (B.models.store as RedisFleetStore) !== undefined, 'B ready');
+  await eventually(
+    () => B.models.readiness().generation === 0 && (B.models.store as RedisFleetStore) !== undefined,
+    'B ready',
+  );
 });
 after(async () => {
   for (const e of engines) await e.dispose();
@@ -98,7 +116,23 @@ describe('fleet convergence', () => {
     const bytes = await models.same();
     await writeFolderModel(folder.dir, '1.2.0', bytes, await manifestFor('1.2.0', bytes));
     const manifest = await manifestFor('1.2.0', bytes);
-    await writeSilently((s) => publishVersion(s, { pointer: { ...s.active, version: '1.2.0', blobPath: 'models/fraud/1.2.0.onnx', sha256: manifest.sha256, source: 'repository' }, manifest }, { mode: 'active', by: 'test', at: new Date().toISOString() }).state);
+    await writeSilently(
+      (s) =>
+        publishVersion(
+          s,
+          {
+            pointer: {
+              ...s.active,
+              version: '1.2.0',
+              blobPath: 'models/fraud/1.2.0.onnx',
+              sha256: manifest.sha256,
+              source: 'repository',
+            },
+            manifest,
+          },
+          { mode: 'active', by: 'test', at: new Date().toISOString() },
+        ).state,
+    );
     await B.models.readiness(); // nothing announced: B has no reason to look
     assert.equal(version(B), '1.1.0');
     timeB.advance(30_000); // the reconcile period (MODEL_RECONCILE_INTERVAL_SEC default 30)
@@ -108,7 +142,7 @@ describe('fleet convergence', () => {
     await eventually(() => version(A) === '1.2.0', 'A converged by reconcile');
   });
 
-  it('an instance started later comes up on the pointer\'s version directly', async () => {
+  it("an instance started later comes up on the pointer's version directly", async () => {
     const before = loads.get('C') ?? 0;
     const C = await instance('C', new FakeTime());
     assert.equal(version(C), '1.2.0');
@@ -120,7 +154,23 @@ describe('fleet convergence', () => {
     const manifest = await manifestFor('1.3.0', good);
     // the container holds other bytes than the ones validated: every instance must refuse them
     await writeFolderModel(folder.dir, '1.3.0', models.shifted(), manifest);
-    await writeSilently((s) => publishVersion(s, { pointer: { ...s.active, version: '1.3.0', blobPath: 'models/fraud/1.3.0.onnx', sha256: manifest.sha256, source: 'repository' }, manifest }, { mode: 'active', by: 'test', at: new Date().toISOString() }).state);
+    await writeSilently(
+      (s) =>
+        publishVersion(
+          s,
+          {
+            pointer: {
+              ...s.active,
+              version: '1.3.0',
+              blobPath: 'models/fraud/1.3.0.onnx',
+              sha256: manifest.sha256,
+              source: 'repository',
+            },
+            manifest,
+          },
+          { mode: 'active', by: 'test', at: new Date().toISOString() },
+        ).state,
+    );
     timeB.advance(30_000);
     await eventually(() => B.models.readiness().stale, 'B stale');
     const ready = await B.readiness();
@@ -130,7 +180,10 @@ describe('fleet convergence', () => {
     assert.match(ready.fleet?.reason ?? '', /sha256/);
     assert.equal((await B.score(validEvent())).model.version, '1.2.0');
     const status = (await A.models.status()).models[0];
-    assert.ok(status?.instances.some((i) => i.instanceId === 'B' && i.stale && i.desiredVersion === '1.3.0'), JSON.stringify(status?.instances));
+    assert.ok(
+      status?.instances.some((i) => i.instanceId === 'B' && i.stale && i.desiredVersion === '1.3.0'),
+      JSON.stringify(status?.instances),
+    );
 
     await fs.writeFile(path.join(folder.dir, 'fraud', '1.3.0.onnx'), good); // fixed
     timeB.advance(30_000);

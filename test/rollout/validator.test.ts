@@ -11,7 +11,12 @@ import { batchedBackendFactory } from '../../lib/inference/backend-factory';
 import { SessionManager } from '../../lib/inference/session-manager';
 import type { ModelManifest } from '../../lib/models/manifest';
 import { ModelFolder } from '../../lib/models/model-folder';
-import { ModelRejectedError, ModelValidator, sha256Async, type ValidationRequest } from '../../lib/models/rollout/model-validator';
+import {
+  ModelRejectedError,
+  ModelValidator,
+  sha256Async,
+  type ValidationRequest,
+} from '../../lib/rollout/model-validator';
 import { BUNDLED_MODELS, bundledManifest } from '../support/models';
 import { manifestFor, models } from './support/models';
 
@@ -31,20 +36,30 @@ before(async () => {
     session: { executionProviders: ['cpu'], intraOpThreads: 1, graphOptimization: 'all' },
   });
   const factory = { load: (m: Parameters<typeof real.load>[0]) => (loads++, real.load(m)) };
-  sessions = await SessionManager.create({ source: new ModelFolder(BUNDLED_MODELS, 'fraud', '1.0.0', FEATURE_NAMES), factory });
+  sessions = await SessionManager.create({
+    source: new ModelFolder(BUNDLED_MODELS, 'fraud', '1.0.0', FEATURE_NAMES),
+    factory,
+  });
   await sessions.ensureReady();
   validator = new ModelValidator({ sessions, featureNames: FEATURE_NAMES, batchMaxSize: 16, batchMaxSizeGpu: 16 });
   base = await bundledManifest();
 });
 after(() => sessions.dispose());
 
-async function request(bytes: Uint8Array, manifest: ModelManifest, extra: Partial<ValidationRequest> = {}): Promise<ValidationRequest> {
+async function request(
+  bytes: Uint8Array,
+  manifest: ModelManifest,
+  extra: Partial<ValidationRequest> = {},
+): Promise<ValidationRequest> {
   const golden = manifest.golden ?? base.golden;
   return {
     manifest,
     bytes,
     sha256: await sha256Async(bytes),
-    golden: golden === undefined ? undefined : { inputs: golden.inputs, source: manifest.golden === undefined ? 'kept' : 'manifest' },
+    golden:
+      golden === undefined
+        ? undefined
+        : { inputs: golden.inputs, source: manifest.golden === undefined ? 'kept' : 'manifest' },
     compareWith: sessions.acquire(),
     shiftMax: 0.1,
     forced: false,
@@ -77,7 +92,11 @@ describe('model validation', () => {
       assert.deepEqual(summary.batchSizes, [1, 2, 4, 8, 16]);
       assert.equal(summary.goldenRows, 32);
       assert.equal(summary.goldenSource, 'manifest');
-      assert.deepEqual(summary.shift && [summary.shift.against, summary.shift.meanAbs, summary.shift.exceeded], ['1.0.0', 0, false]);
+      assert.deepEqual(summary.shift && [summary.shift.against, summary.shift.meanAbs, summary.shift.exceeded], [
+        '1.0.0',
+        0,
+        false,
+      ]);
       assert.deepEqual(backend.info.executionProviders, ['cpu']);
       assert.equal((await backend.run(new Float32Array(FEATURE_NAMES.length), 1)).scores.length, 1);
     } finally {
@@ -124,7 +143,9 @@ describe('model validation', () => {
   it('refuses a model that does not reproduce the golden scores its manifest records', async () => {
     const bytes = await models.same();
     const golden = base.golden as NonNullable<ModelManifest['golden']>;
-    const manifest = await manifestFor('1.1.0', bytes, { golden: { inputs: golden.inputs, scores: golden.scores.map((s) => s + 0.05) } });
+    const manifest = await manifestFor('1.1.0', bytes, {
+      golden: { inputs: golden.inputs, scores: golden.scores.map((s) => s + 0.05) },
+    });
     const e = await rejected(await request(bytes, manifest));
     assert.equal(e.check, 'golden');
   });
@@ -144,14 +165,25 @@ describe('model validation', () => {
   });
 
   it('loads a model in an isolated worker first when the serving factory would load it inline', async () => {
-    const workers = batchedBackendFactory({ mode: 'workers', workers: 1, batchMaxSize: 4, batchMaxSizeGpu: 4, batchWindowMs: 1, queueMax: 64, session: { executionProviders: ['cpu'], intraOpThreads: 1, graphOptimization: 'all' } });
+    const workers = batchedBackendFactory({
+      mode: 'workers',
+      workers: 1,
+      batchMaxSize: 4,
+      batchMaxSizeGpu: 4,
+      batchWindowMs: 1,
+      queueMax: 64,
+      session: { executionProviders: ['cpu'], intraOpThreads: 1, graphOptimization: 'all' },
+    });
     const probes: number[] = [];
     const isolated = new ModelValidator({
       sessions,
       featureNames: FEATURE_NAMES,
       batchMaxSize: 4,
       batchMaxSizeGpu: 4,
-      isolation: { factory: { load: (m) => (probes.push(m.bytes.length), workers.load(m)) }, when: (n) => n < 256 * 1024 },
+      isolation: {
+        factory: { load: (m) => (probes.push(m.bytes.length), workers.load(m)) },
+        when: (n) => n < 256 * 1024,
+      },
     });
     const bytes = await models.same();
     const req = await request(bytes, await manifestFor('1.1.0', bytes));

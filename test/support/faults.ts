@@ -6,7 +6,11 @@ import type { BackendFactory, InferenceBackend } from '../../lib/inference/backe
 export type FaultPlan = () => AppError | undefined;
 
 /** Faults with probability `p` from a seeded generator (mulberry32), as transient `overloaded` errors. */
-export function randomFaults(p: number, seed: number, code: 'overloaded' | 'dependency_unavailable' = 'overloaded'): FaultPlan {
+export function randomFaults(
+  p: number,
+  seed: number,
+  code: 'overloaded' | 'dependency_unavailable' = 'overloaded',
+): FaultPlan {
   let a = seed >>> 0;
   const next = (): number => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -19,7 +23,11 @@ export function randomFaults(p: number, seed: number, code: 'overloaded' | 'depe
 }
 
 /** Observes and injects faults into a real backend factory's runs (warm-up runs are never faulted). */
-export function faultyFactory(real: BackendFactory, plan: { fault: FaultPlan }, stats: { runs: number } = { runs: 0 }): BackendFactory {
+export function faultyFactory(
+  real: BackendFactory,
+  plan: { fault: FaultPlan },
+  stats: { runs: number } = { runs: 0 },
+): BackendFactory {
   return {
     load: async (model) => {
       const b = await real.load(model);

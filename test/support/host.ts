@@ -24,5 +24,9 @@ export async function post(
 ): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }> {
   const res = await fetch(url, { method: 'POST', body, headers });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
+  return {
+    status: res.status,
+    headers: res.headers,
+    json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
+  };
 }

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { FEATURE_COUNT } from '../../lib/features/featurizer';
 import type { ModelManifest } from '../../lib/models/manifest';
 import { parseManifest, sha256Hex } from '../../lib/models/model-folder';
-import { buildDenseModel, type Activation } from '../../lib/models/onnx-writer';
+import { buildDenseModel, type Activation } from '../../lib/training/onnx-writer';
 
 /** The repo's bundled models folder (compiled tests run from dist/test/support). */
 export const BUNDLED_MODELS = path.resolve(__dirname, '../../../models');
@@ -23,7 +23,11 @@ export function linearModel(opts: { bias: number; weight?: number; activation?: 
     outputName: 'score',
     inputSize: FEATURE_COUNT,
     layers: [
-      { weights: new Float32Array(FEATURE_COUNT).fill(opts.weight ?? 0), bias: Float32Array.of(opts.bias), activation: opts.activation ?? 'sigmoid' },
+      {
+        weights: new Float32Array(FEATURE_COUNT).fill(opts.weight ?? 0),
+        bias: Float32Array.of(opts.bias),
+        activation: opts.activation ?? 'sigmoid',
+      },
     ],
     producer: 'test',
     docString: 'test model',
@@ -46,7 +50,14 @@ export async function writeModel(
   overrides: Partial<ModelManifest> = {},
 ): Promise<ModelManifest> {
   const base = await bundledManifest();
-  const manifest: ModelManifest = { ...base, version, file: `${version}.onnx`, sha256: sha256Hex(bytes), golden: undefined, ...overrides };
+  const manifest: ModelManifest = {
+    ...base,
+    version,
+    file: `${version}.onnx`,
+    sha256: sha256Hex(bytes),
+    golden: undefined,
+    ...overrides,
+  };
   await fs.mkdir(path.join(dir, manifest.name), { recursive: true });
   await fs.writeFile(path.join(dir, manifest.name, `${version}.onnx`), bytes);
   await fs.writeFile(path.join(dir, manifest.name, `${version}.json`), JSON.stringify(manifest));

@@ -18,7 +18,12 @@ describe('config', () => {
   });
 
   it('parses values and treats empty strings as unset', () => {
-    const c = loadConfig({ BATCH_MAX_SIZE: '32', ORT_EXECUTION_PROVIDERS: 'CUDA, cpu', MODEL_VERSION: '', REDIS_URL: 'redis://x:6379' });
+    const c = loadConfig({
+      BATCH_MAX_SIZE: '32',
+      ORT_EXECUTION_PROVIDERS: 'CUDA, cpu',
+      MODEL_VERSION: '',
+      REDIS_URL: 'redis://x:6379',
+    });
     assert.equal(c.inference.batchMaxSize, 32);
     assert.deepEqual(c.ort.executionProviders, ['cuda', 'cpu']);
     assert.equal(c.model.version, undefined);
@@ -31,13 +36,25 @@ describe('config', () => {
 
   it('fails fast naming every bad setting, without echoing values', () => {
     try {
-      loadConfig({ BATCH_MAX_SIZE: 'lots', BATCH_WINDOW_MS: '-1', ORT_EXECUTION_PROVIDERS: 'tpu', MODEL_NAME: 'Bad Name', KEY_VAULT_URL: 'not a url s3cr3t' });
+      loadConfig({
+        BATCH_MAX_SIZE: 'lots',
+        BATCH_WINDOW_MS: '-1',
+        ORT_EXECUTION_PROVIDERS: 'tpu',
+        MODEL_NAME: 'Bad Name',
+        KEY_VAULT_URL: 'not a url s3cr3t',
+      });
       assert.fail('expected config_invalid');
     } catch (err) {
       assert.ok(err instanceof AppError);
       assert.equal(err.code, 'config_invalid');
       const names = err.errors.map((e) => e.path.split('.')[0]).sort();
-      assert.deepEqual(names, ['BATCH_MAX_SIZE', 'BATCH_WINDOW_MS', 'KEY_VAULT_URL', 'MODEL_NAME', 'ORT_EXECUTION_PROVIDERS']);
+      assert.deepEqual(names, [
+        'BATCH_MAX_SIZE',
+        'BATCH_WINDOW_MS',
+        'KEY_VAULT_URL',
+        'MODEL_NAME',
+        'ORT_EXECUTION_PROVIDERS',
+      ]);
       assert.ok(!err.message.includes('s3cr3t'));
     }
   });

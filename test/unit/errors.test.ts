@@ -13,7 +13,15 @@ describe('error module', () => {
   });
 
   it('builds RFC 9457 problems with every field error', () => {
-    const p = toProblem(new AppError('validation_failed', '2 invalid', { errors: [{ path: 'a', message: 'm' }, { path: 'b', message: 'n' }] }), 'inv-1');
+    const p = toProblem(
+      new AppError('validation_failed', '2 invalid', {
+        errors: [
+          { path: 'a', message: 'm' },
+          { path: 'b', message: 'n' },
+        ],
+      }),
+      'inv-1',
+    );
     assert.equal(p.status, 400);
     assert.equal(p.code, 'validation_failed');
     assert.match(p.type, /validation_failed$/);

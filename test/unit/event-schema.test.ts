@@ -56,8 +56,12 @@ describe('payment event schema', () => {
   for (const [field, value] of bad) {
     it(`rejects ${field} = ${JSON.stringify(value)?.slice(0, 20)}`, () => {
       const errors = fieldErrors(validEvent({ [field]: value } as never));
-      assert.deepEqual(errors.map((e) => e.path), [field]);
-      if (typeof value === 'string' && value.length >= 4) assert.ok(!errors[0]?.message.includes(value), 'message must not echo the value');
+      assert.deepEqual(
+        errors.map((e) => e.path),
+        [field],
+      );
+      if (typeof value === 'string' && value.length >= 4)
+        assert.ok(!errors[0]?.message.includes(value), 'message must not echo the value');
     });
   }
 
@@ -65,7 +69,17 @@ describe('payment event schema', () => {
     const errors = fieldErrors({});
     assert.deepEqual(
       errors.map((e) => e.path).sort(),
-      ['amount', 'channel', 'country', 'currency', 'merchantCategory', 'merchantId', 'timestamp', 'transactionId', 'userId'].sort(),
+      [
+        'amount',
+        'channel',
+        'country',
+        'currency',
+        'merchantCategory',
+        'merchantId',
+        'timestamp',
+        'transactionId',
+        'userId',
+      ].sort(),
     );
     assert.ok(errors.every((e) => e.message === 'is required'));
   });
@@ -80,11 +94,17 @@ describe('payment event schema', () => {
   });
 
   it('prefixes paths for batch items', () => {
-    assert.throws(() => parsePaymentEvent(validEvent({ amount: 0 }), 'events.3'), (e: AppError) => e.errors[0]?.path === 'events.3.amount');
+    assert.throws(
+      () => parsePaymentEvent(validEvent({ amount: 0 }), 'events.3'),
+      (e: AppError) => e.errors[0]?.path === 'events.3.amount',
+    );
   });
 
   it('parseJson rejects malformed JSON with invalid_json', () => {
-    assert.throws(() => parseJson('{"a":'), (e: AppError) => e.code === 'invalid_json');
+    assert.throws(
+      () => parseJson('{"a":'),
+      (e: AppError) => e.code === 'invalid_json',
+    );
     assert.deepEqual(parseJson('{"a":1}'), { a: 1 });
   });
 });

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { DEFAULT_USUAL_AMOUNT, FEATURE_COUNT, FEATURE_NAMES, featurize, localHour } from '../../lib/features/featurizer';
+import {
+  DEFAULT_USUAL_AMOUNT,
+  FEATURE_COUNT,
+  FEATURE_NAMES,
+  featurize,
+  localHour,
+} from '../../lib/features/featurizer';
 import { NO_HISTORY, type UserContext } from '../../lib/features/user-context';
 import { parsePaymentEvent } from '../../lib/scoring/event-schema';
 import { validEvent } from '../support/events';
@@ -13,7 +19,12 @@ const at = (row: Float32Array, name: string): number => {
 };
 
 const profile: UserContext = {
-  profile: { homeCountry: 'FR', usualAmount: 40, knownDevices: ['dev-abc'], accountCreatedAt: '2025-11-30T10:15:00+01:00' },
+  profile: {
+    homeCountry: 'FR',
+    usualAmount: 40,
+    knownDevices: ['dev-abc'],
+    accountCreatedAt: '2025-11-30T10:15:00+01:00',
+  },
   velocity: { count1m: 2, count1h: 5, count24h: 9, sum24h: 800, distinctCountries24h: 3 },
 };
 
@@ -40,22 +51,41 @@ describe('featurizer', () => {
   });
 
   it('flags the fraud patterns', () => {
-    const e = parsePaymentEvent(validEvent({ deviceId: 'dev-new', ipCountry: 'NG', country: 'US', merchantCategory: '7995', timestamp: '2026-11-30T03:10:00-05:00', channel: 'app' }));
+    const e = parsePaymentEvent(
+      validEvent({
+        deviceId: 'dev-new',
+        ipCountry: 'NG',
+        country: 'US',
+        merchantCategory: '7995',
+        timestamp: '2026-11-30T03:10:00-05:00',
+        channel: 'app',
+      }),
+    );
     const row = featurize(e, profile);
-    for (const f of ['new_device', 'ip_country_mismatch', 'foreign_country', 'risky_mcc', 'night_hour', 'channel_app']) assert.equal(at(row, f), 1, f);
+    for (const f of ['new_device', 'ip_country_mismatch', 'foreign_country', 'risky_mcc', 'night_hour', 'channel_app'])
+      assert.equal(at(row, f), 1, f);
     assert.equal(at(row, 'channel_web'), 0);
   });
 
   it('gives a user with no history the documented defaults', () => {
     const row = featurize(parsePaymentEvent(validEvent()), NO_HISTORY);
     assert.ok(Math.abs(at(row, 'amount_vs_usual') - Math.log(130.95 / (DEFAULT_USUAL_AMOUNT + 1))) < 1e-5);
-    for (const f of ['velocity_1m', 'velocity_1h', 'velocity_24h', 'amount_sum_24h_log', 'distinct_countries_24h', 'foreign_country', 'account_age_log', 'has_profile']) {
+    for (const f of [
+      'velocity_1m',
+      'velocity_1h',
+      'velocity_24h',
+      'amount_sum_24h_log',
+      'distinct_countries_24h',
+      'foreign_country',
+      'account_age_log',
+      'has_profile',
+    ]) {
       assert.equal(at(row, f), 0, f);
     }
     assert.equal(at(row, 'new_device'), 1, 'a device on an account with no history is new');
   });
 
-  it('reads the local hour in the timestamp\'s own offset', () => {
+  it("reads the local hour in the timestamp's own offset", () => {
     assert.equal(localHour('2026-11-30T03:10:00-05:00'), 3);
     assert.equal(localHour('2026-11-30T23:59:59Z'), 23);
     assert.equal(localHour('2026-11-30T00:30:00+0530'), 0);
@@ -66,7 +96,10 @@ describe('featurizer', () => {
     featurize(parsePaymentEvent(validEvent()), profile, buf, FEATURE_COUNT);
     assert.ok(buf.subarray(0, FEATURE_COUNT).every((v) => v === -7));
     assert.ok(buf.subarray(FEATURE_COUNT * 2).every((v) => v === -7));
-    assert.deepEqual(buf.subarray(FEATURE_COUNT, FEATURE_COUNT * 2), featurize(parsePaymentEvent(validEvent()), profile));
+    assert.deepEqual(
+      buf.subarray(FEATURE_COUNT, FEATURE_COUNT * 2),
+      featurize(parsePaymentEvent(validEvent()), profile),
+    );
   });
 
   it('always yields finite features for any valid event (property)', () => {
@@ -80,7 +113,13 @@ describe('featurizer', () => {
     fc.assert(
       fc.property(arbEvent, fc.boolean(), (a, withProfile) => {
         const e = parsePaymentEvent(
-          validEvent({ amount: a.amount, channel: a.channel, merchantCategory: a.merchantCategory, deviceId: a.deviceId, timestamp: `2026-11-30T${String(a.hour).padStart(2, '0')}:00:00Z` }),
+          validEvent({
+            amount: a.amount,
+            channel: a.channel,
+            merchantCategory: a.merchantCategory,
+            deviceId: a.deviceId,
+            timestamp: `2026-11-30T${String(a.hour).padStart(2, '0')}:00:00Z`,
+          }),
         );
         const row = featurize(e, withProfile ? profile : NO_HISTORY);
         return row.every(Number.isFinite) && at(row, 'night_hour') === (a.hour < 5 ? 1 : 0);

@@ -43,9 +43,15 @@ describe('session manager', () => {
     const obs = observed();
     let sourceLoads = 0;
     const folder = new ModelFolder(BUNDLED_MODELS, 'fraud', undefined, FEATURE_NAMES);
-    const sm = await SessionManager.create({ source: { load: () => (sourceLoads++, folder.load()) }, factory: obs.factory });
+    const sm = await SessionManager.create({
+      source: { load: () => (sourceLoads++, folder.load()) },
+      factory: obs.factory,
+    });
     assert.equal(sm.isReady, false);
-    assert.throws(() => sm.acquire(), (e: AppError) => e.code === 'model_not_ready' && e.status === 503);
+    assert.throws(
+      () => sm.acquire(),
+      (e: AppError) => e.code === 'model_not_ready' && e.status === 503,
+    );
     await Promise.all(Array.from({ length: 25 }, () => sm.ensureReady()));
     assert.equal(sourceLoads, 1);
     assert.equal(obs.loads, 1);
@@ -63,18 +69,27 @@ describe('session manager', () => {
   it('reports not ready, with the reason, for a broken model file', async () => {
     const dir = await tempModelsDir();
     await writeModel(dir, '1.0.0', new TextEncoder().encode('this is not an onnx model'));
-    const sm = await SessionManager.create({ source: new ModelFolder(dir, 'fraud', undefined, FEATURE_NAMES), factory: inlineBackendFactory(cpu) });
+    const sm = await SessionManager.create({
+      source: new ModelFolder(dir, 'fraud', undefined, FEATURE_NAMES),
+      factory: inlineBackendFactory(cpu),
+    });
     await assert.rejects(sm.ensureReady(), (e: AppError) => e.code === 'model_invalid');
     const r = await sm.readiness();
     assert.equal(r.ready, false);
     if (!r.ready) assert.match(r.reason, /could not load the model/);
-    assert.throws(() => sm.acquire(), (e: AppError) => e.code === 'model_not_ready' && /not available/.test(e.message));
+    assert.throws(
+      () => sm.acquire(),
+      (e: AppError) => e.code === 'model_not_ready' && /not available/.test(e.message),
+    );
   });
 
   it('refuses a model whose warm-up output is out of range', async () => {
     const dir = await tempModelsDir();
     await writeModel(dir, '1.0.0', linearModel({ bias: 7, activation: 'none' }), { explanation: undefined });
-    const sm = await SessionManager.create({ source: new ModelFolder(dir, 'fraud', undefined, FEATURE_NAMES), factory: inlineBackendFactory(cpu) });
+    const sm = await SessionManager.create({
+      source: new ModelFolder(dir, 'fraud', undefined, FEATURE_NAMES),
+      factory: inlineBackendFactory(cpu),
+    });
     await assert.rejects(sm.ensureReady(), (e: AppError) => e.code === 'model_invalid' && /Warm-up/.test(e.message));
     assert.equal((await sm.readiness()).ready, false);
   });
@@ -83,7 +98,10 @@ describe('session manager', () => {
     const dir = await tempModelsDir();
     await writeModel(dir, '1.0.0', linearModel({ bias: 0 }), { sha256: 'a'.repeat(64) });
     const folder = new ModelFolder(dir, 'fraud', undefined, FEATURE_NAMES);
-    await assert.rejects(folder.load(), (e: AppError) => e.code === 'model_invalid' && e.errors.some((f) => f.path === 'sha256'));
+    await assert.rejects(
+      folder.load(),
+      (e: AppError) => e.code === 'model_invalid' && e.errors.some((f) => f.path === 'sha256'),
+    );
   });
 
   it('serves the newest version in the folder unless one is pinned', async () => {

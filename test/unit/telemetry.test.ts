@@ -105,7 +105,10 @@ describe('telemetry', () => {
 
   it('combines handlers so each receives the event', () => {
     const seen: string[] = [];
-    const h = combineHandlers<{ a(x: number): void; b(): void }>({ a: (x) => seen.push(`1:${x}`) }, undefined, { a: (x) => seen.push(`2:${x}`), b: () => seen.push('b') });
+    const h = combineHandlers<{ a(x: number): void; b(): void }>({ a: (x) => seen.push(`1:${x}`) }, undefined, {
+      a: (x) => seen.push(`2:${x}`),
+      b: () => seen.push('b'),
+    });
     h.a?.(7);
     h.b?.();
     assert.deepEqual(seen, ['1:7', '2:7', 'b']);

@@ -5,7 +5,7 @@ import type { AppError } from '../../../lib/errors/errors';
 import { FEATURE_COUNT } from '../../../lib/features/featurizer';
 import type { InferenceBackend } from '../../../lib/inference/backend';
 import type { ModelInput } from '../../../lib/inference/batch-executor';
-import { denseForward, randomMlpSpec } from '../../../lib/models/onnx-writer';
+import { denseForward, randomMlpSpec } from '../../../lib/training/onnx-writer';
 
 /** Hidden layers of the contract-suite model (small, so the suite is quick). */
 export const CONTRACT_HIDDEN = [16, 8];
@@ -13,7 +13,12 @@ const SEED = 11;
 
 /** The contract-suite model as a backend factory receives it. */
 export function contractModel(): ModelInput {
-  return { bytes: randomModelBytes(CONTRACT_HIDDEN, SEED), inputName: 'features', outputName: 'score', inputWidth: FEATURE_COUNT };
+  return {
+    bytes: randomModelBytes(CONTRACT_HIDDEN, SEED),
+    inputName: 'features',
+    outputName: 'score',
+    inputWidth: FEATURE_COUNT,
+  };
 }
 
 /** Deterministic pseudo-random rows. */
@@ -22,7 +27,13 @@ export function rows(n: number, salt = 1): Float32Array {
 }
 
 function reference(input: Float32Array, n: number): number[] {
-  const spec = randomMlpSpec({ inputSize: FEATURE_COUNT, hidden: CONTRACT_HIDDEN, seed: SEED, inputName: 'features', outputName: 'score' });
+  const spec = randomMlpSpec({
+    inputSize: FEATURE_COUNT,
+    hidden: CONTRACT_HIDDEN,
+    seed: SEED,
+    inputName: 'features',
+    outputName: 'score',
+  });
   return [...denseForward(spec, input, n)];
 }
 
@@ -56,7 +67,7 @@ export function backendContract(name: string, make: (model: ModelInput) => Promi
       assert.ok(Math.abs((third.scores[0] as number) - (all.scores[2] as number)) < 1e-6);
     });
 
-    it('leaves the caller\'s input intact and reports timing', async () => {
+    it("leaves the caller's input intact and reports timing", async () => {
       const input = rows(3, 2);
       const copy = input.slice();
       const r = await backend.run(input, 3);
@@ -76,7 +87,10 @@ export function backendContract(name: string, make: (model: ModelInput) => Promi
     });
 
     it('rejects input shorter than rows × width with inference_failed', async () => {
-      const err = await backend.run(new Float32Array(FEATURE_COUNT), 2).then(() => undefined, (e: AppError) => e);
+      const err = await backend.run(new Float32Array(FEATURE_COUNT), 2).then(
+        () => undefined,
+        (e: AppError) => e,
+      );
       assert.equal(err?.code, 'inference_failed');
     });
   });

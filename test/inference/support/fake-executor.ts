@@ -62,7 +62,10 @@ export class FakeExecutor implements BatchExecutor {
       };
       this.calls.push(call);
       this.maxOpen = Math.max(this.maxOpen, this.open.length);
-      if (this.poisonId !== undefined && Array.from({ length: rows }, (_, i) => copy[i * WIDTH]).includes(this.poisonId)) {
+      if (
+        this.poisonId !== undefined &&
+        Array.from({ length: rows }, (_, i) => copy[i * WIDTH]).includes(this.poisonId)
+      ) {
         call.fail(new AppError('inference_failed', 'Inference failed: bad row', { transient: false }));
       }
     });

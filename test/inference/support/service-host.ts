@@ -2,7 +2,9 @@ import * as path from 'node:path';
 import { LocalHost } from '../../../local/host';
 
 /** The compiled function modules the scoring tests serve (explicit, so unrelated triggers stay out). */
-export const SCORING_MODULES = ['hooks', 'health', 'score', 'score-batch'].map((m) => path.join(__dirname, '..', '..', '..', 'functions', `${m}.js`));
+export const SCORING_MODULES = ['hooks', 'health', 'score', 'score-batch'].map((m) =>
+  path.join(__dirname, '..', '..', '..', 'functions', `${m}.js`),
+);
 
 /**
  * Serves the app's scoring functions over real HTTP through the local Functions host. Settings come
@@ -13,7 +15,12 @@ export function startServiceHost(): Promise<LocalHost> {
 }
 
 /** POSTs JSON; fails (rejects) if no answer comes within `timeoutMs` (default 20 s). */
-export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}, timeoutMs = 20_000): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
+export async function postJson(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  timeoutMs = 20_000,
+): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },

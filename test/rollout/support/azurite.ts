@@ -31,7 +31,20 @@ export interface Azurite {
 export async function startAzurite(): Promise<Azurite> {
   const port = await freePort();
   const bin = path.resolve(__dirname, '../../../../node_modules/.bin/azurite-blob');
-  const child: ChildProcess = spawn(bin, ['--blobHost', '127.0.0.1', '--blobPort', String(port), '--inMemoryPersistence', '--silent', '--skipApiVersionCheck', '--disableTelemetry'], { stdio: 'ignore' });
+  const child: ChildProcess = spawn(
+    bin,
+    [
+      '--blobHost',
+      '127.0.0.1',
+      '--blobPort',
+      String(port),
+      '--inMemoryPersistence',
+      '--silent',
+      '--skipApiVersionCheck',
+      '--disableTelemetry',
+    ],
+    { stdio: 'ignore' },
+  );
   const connectionString = `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${DEV_KEY};BlobEndpoint=http://127.0.0.1:${port}/devstoreaccount1;`;
   const service = BlobServiceClient.fromConnectionString(connectionString, { retryOptions: { maxTries: 1 } });
   const until = Date.now() + 30_000;

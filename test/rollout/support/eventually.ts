@@ -4,7 +4,12 @@ import assert from 'node:assert/strict';
  * Polls (bounded) until `check` passes: waiting for real I/O (Azurite, Redis pub/sub, workers), never for logic.
  * @param ms how long to wait at most, ms. Default 30 s.
  */
-export async function eventually<T>(probe: () => Promise<T>, check: (v: T) => boolean, what: string, ms = 30_000): Promise<T> {
+export async function eventually<T>(
+  probe: () => Promise<T>,
+  check: (v: T) => boolean,
+  what: string,
+  ms = 30_000,
+): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await probe();

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { ContainerClient } from '@azure/storage-blob';
 import { FEATURE_COUNT } from '../../../lib/features/featurizer';
 import type { ModelManifest } from '../../../lib/models/manifest';
-import { buildDenseModel } from '../../../lib/models/onnx-writer';
+import { buildDenseModel } from '../../../lib/training/onnx-writer';
 import { sha256Hex } from '../../../lib/models/model-folder';
 import { BUNDLED_MODELS, bundledManifest, linearModel } from '../../support/models';
 
@@ -13,7 +13,11 @@ export async function bundledBytes(): Promise<Uint8Array> {
 }
 
 /** A manifest for `bytes` as version `version`, derived from the bundled one; `overrides` win. */
-export async function manifestFor(version: string, bytes: Uint8Array, overrides: Partial<ModelManifest> = {}): Promise<ModelManifest> {
+export async function manifestFor(
+  version: string,
+  bytes: Uint8Array,
+  overrides: Partial<ModelManifest> = {},
+): Promise<ModelManifest> {
   const base = await bundledManifest();
   return { ...base, version, file: `${version}.onnx`, sha256: sha256Hex(bytes), ...overrides };
 }
@@ -39,7 +43,13 @@ export const models = {
 };
 
 /** Uploads `{name}/{version}.json` (if given) and then `{name}/{version}.onnx`, as a data scientist would. */
-export async function uploadBlob(c: ContainerClient, version: string, bytes: Uint8Array, manifest: ModelManifest | undefined, metadata: Record<string, string> = {}): Promise<void> {
+export async function uploadBlob(
+  c: ContainerClient,
+  version: string,
+  bytes: Uint8Array,
+  manifest: ModelManifest | undefined,
+  metadata: Record<string, string> = {},
+): Promise<void> {
   if (manifest !== undefined) {
     const text = JSON.stringify(manifest);
     await c.getBlockBlobClient(`fraud/${version}.json`).upload(text, Buffer.byteLength(text));
@@ -48,10 +58,17 @@ export async function uploadBlob(c: ContainerClient, version: string, bytes: Uin
 }
 
 /** Writes `{dir}/fraud/{version}.json` (if given), then the `.onnx` (and a metadata sidecar), as into the local models folder. */
-export async function writeFolderModel(dir: string, version: string, bytes: Uint8Array, manifest: ModelManifest | undefined, metadata?: Record<string, string>): Promise<void> {
+export async function writeFolderModel(
+  dir: string,
+  version: string,
+  bytes: Uint8Array,
+  manifest: ModelManifest | undefined,
+  metadata?: Record<string, string>,
+): Promise<void> {
   await fs.mkdir(path.join(dir, 'fraud'), { recursive: true });
   if (manifest !== undefined) await fs.writeFile(path.join(dir, 'fraud', `${version}.json`), JSON.stringify(manifest));
-  if (metadata !== undefined) await fs.writeFile(path.join(dir, 'fraud', `${version}.metadata.json`), JSON.stringify(metadata));
+  if (metadata !== undefined)
+    await fs.writeFile(path.join(dir, 'fraud', `${version}.metadata.json`), JSON.stringify(metadata));
   await fs.writeFile(path.join(dir, 'fraud', `${version}.onnx`), bytes);
 }
 

@@ -9,7 +9,10 @@ export interface ChildInstance {
 
 /** Starts `support/instance.js` with `env` added and waits (at most 60 s) for its `LISTENING` line. */
 export function startInstance(env: Record<string, string>): Promise<ChildInstance> {
-  const child = spawn(process.execPath, [path.join(__dirname, 'instance.js')], { env: { ...process.env, ...env, ROLLOUT_TEST_INSTANCE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(__dirname, 'instance.js')], {
+    env: { ...process.env, ...env, ROLLOUT_TEST_INSTANCE: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));

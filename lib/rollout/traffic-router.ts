@@ -3,7 +3,7 @@
  * hash of the userId, so a user always sees the same version) is served by the candidate; a shadow share
  * of requests is also scored by the candidate off the response path, for side-by-side distributions.
  */
-import type { Lease, SessionManager } from '../../inference/session-manager';
+import type { Lease, SessionManager } from '../inference/session-manager';
 import type { TrafficSplit } from './fleet-state';
 import type { ShadowRecorder } from './shadow-stats';
 

@@ -2,7 +2,7 @@
  * Model rollout on one instance, as the engine exposes it: the blob-trigger entry (validate + publish),
  * the admin API, the fleet agent (follow the pointer) and the traffic router (canary, shadow).
  */
-import type { SessionManager } from '../../inference/session-manager';
+import type { SessionManager } from '../inference/session-manager';
 import type { FleetAgent, FleetReadiness } from './fleet-agent';
 import type { FleetStore } from './fleet-store';
 import type { ModelAdmin, ModelStatus } from './model-admin';

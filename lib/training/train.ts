@@ -77,7 +77,9 @@ export function predictLogistic(model: LogisticModel, x: ArrayLike<number>, n: n
   for (let r = 0; r < n; r++) {
     let z = model.bias;
     for (let j = 0; j < d; j++) {
-      z += (model.weights[j] as number) * (((x[r * d + j] as number) - (model.mean[j] as number)) / (model.std[j] as number));
+      z +=
+        (model.weights[j] as number) *
+        (((x[r * d + j] as number) - (model.mean[j] as number)) / (model.std[j] as number));
     }
     out[r] = sigmoid(z);
   }
@@ -100,7 +102,13 @@ export function logLoss(p: ArrayLike<number>, y: ArrayLike<number>): number {
  * same data and options give the same model bit for bit.
  * @param x `n × d` row-major features; @param y 0/1 labels.
  */
-export function trainLogistic(x: ArrayLike<number>, y: ArrayLike<number>, n: number, d: number, opts: TrainOptions = {}): LogisticModel {
+export function trainLogistic(
+  x: ArrayLike<number>,
+  y: ArrayLike<number>,
+  n: number,
+  d: number,
+  opts: TrainOptions = {},
+): LogisticModel {
   const epochs = opts.epochs ?? 20;
   const lr0 = opts.learningRate ?? 0.05;
   const l2 = opts.l2 ?? 1e-4;
@@ -109,7 +117,8 @@ export function trainLogistic(x: ArrayLike<number>, y: ArrayLike<number>, n: num
   const rng = new Prng(opts.seed ?? 1);
   const { mean, std } = computeStandardization(x, n, d);
   const xs = new Float64Array(n * d);
-  for (let r = 0; r < n; r++) for (let j = 0; j < d; j++) xs[r * d + j] = ((x[r * d + j] as number) - (mean[j] as number)) / (std[j] as number);
+  for (let r = 0; r < n; r++)
+    for (let j = 0; j < d; j++) xs[r * d + j] = ((x[r * d + j] as number) - (mean[j] as number)) / (std[j] as number);
   let positives = 0;
   for (let r = 0; r < n; r++) positives += y[r] as number;
   const base = Math.min(1 - 1e-6, Math.max(1e-6, positives / n));
@@ -160,7 +169,7 @@ export function rocAuc(scores: ArrayLike<number>, labels: ArrayLike<number>): nu
   const idx = Array.from({ length: n }, (_v, i) => i).sort((a, c) => (scores[a] as number) - (scores[c] as number));
   let pos = 0;
   let rankSumPos = 0;
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     let j = i;
     while (j + 1 < n && scores[idx[j + 1] as number] === scores[idx[i] as number]) j++;
     const avgRank = (i + j + 2) / 2; // 1-based average rank of the tie group
@@ -201,7 +210,12 @@ export function metricsAt(scores: ArrayLike<number>, labels: ArrayLike<number>, 
       if (pos) tp++;
     }
   }
-  return { threshold, precision: flagged === 0 ? NaN : tp / flagged, recall: positives === 0 ? NaN : tp / positives, flaggedRate: flagged / scores.length };
+  return {
+    threshold,
+    precision: flagged === 0 ? NaN : tp / flagged,
+    recall: positives === 0 ? NaN : tp / positives,
+    flaggedRate: flagged / scores.length,
+  };
 }
 
 /** Targets of {@link chooseThresholds}. */
@@ -223,11 +237,17 @@ export interface ThresholdTargets {
  *   this one is precision-oriented. Falls back to the 99.5th score percentile if the target is never met.
  * Both are rounded down to 4 decimals (so review still meets its recall) and kept within (0, 1), review < decline.
  */
-export function chooseThresholds(scores: ArrayLike<number>, labels: ArrayLike<number>, targets: ThresholdTargets = {}): { review: number; decline: number } {
+export function chooseThresholds(
+  scores: ArrayLike<number>,
+  labels: ArrayLike<number>,
+  targets: ThresholdTargets = {},
+): { review: number; decline: number } {
   const reviewRecall = targets.reviewRecall ?? 0.8;
   const declinePrecision = targets.declinePrecision ?? 0.8;
   const minPos = targets.minDeclinePositives ?? 10;
-  const idx = Array.from({ length: scores.length }, (_v, i) => i).sort((a, c) => (scores[c] as number) - (scores[a] as number));
+  const idx = Array.from({ length: scores.length }, (_v, i) => i).sort(
+    (a, c) => (scores[c] as number) - (scores[a] as number),
+  );
   let positives = 0;
   for (let i = 0; i < labels.length; i++) positives += labels[i] as number;
   const s = (k: number): number => scores[idx[k] as number] as number;

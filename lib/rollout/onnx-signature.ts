@@ -5,8 +5,8 @@
  * Field numbers are those of onnx/onnx `onnx.proto` (ModelProto.graph = 7; GraphProto.initializer = 5,
  * input = 11, output = 12; ValueInfoProto.name = 1, type = 2; TypeProto.tensor_type = 1; …).
  */
-import { AppError } from '../../errors/errors';
-import type { ModelManifest } from '../manifest';
+import { AppError } from '../errors/errors';
+import type { ModelManifest } from '../models/manifest';
 
 /** One graph input or output. `dims`: numbers for fixed sizes, strings for symbolic ones, `undefined` when unknown. */
 export interface TensorSignature {
@@ -185,7 +185,10 @@ export function readOnnxSignature(bytes: Uint8Array): OnnxSignature {
     return { irVersion, inputs: inputs.filter((i) => !initializers.has(i.name)), outputs };
   } catch (err) {
     if (!(err instanceof Corrupt)) throw err;
-    throw new AppError('model_invalid', 'The file is not a valid ONNX model.', { transient: false, errors: [{ path: 'model', message: `not a well-formed ONNX model (${err.message})` }] });
+    throw new AppError('model_invalid', 'The file is not a valid ONNX model.', {
+      transient: false,
+      errors: [{ path: 'model', message: `not a well-formed ONNX model (${err.message})` }],
+    });
   }
 }
 
@@ -194,26 +197,52 @@ export function readOnnxSignature(bytes: Uint8Array): OnnxSignature {
  * manifest says, shaped `[batch, featureCount]`; a float32 output named as the manifest says, one score per row.
  * @returns every mismatch (empty when the signature fits).
  */
-export function signatureProblems(sig: OnnxSignature, manifest: ModelManifest, featureCount: number): { path: string; message: string }[] {
+export function signatureProblems(
+  sig: OnnxSignature,
+  manifest: ModelManifest,
+  featureCount: number,
+): { path: string; message: string }[] {
   const problems: { path: string; message: string }[] = [];
   const input = sig.inputs.find((i) => i.name === manifest.input.name);
   if (sig.inputs.length !== 1 || input === undefined) {
-    problems.push({ path: 'input.name', message: `the model must have one input named "${manifest.input.name}" (it has: ${sig.inputs.map((i) => i.name).join(', ') || 'none'})` });
+    problems.push({
+      path: 'input.name',
+      message: `the model must have one input named "${manifest.input.name}" (it has: ${sig.inputs.map((i) => i.name).join(', ') || 'none'})`,
+    });
   } else {
-    if (input.elemType !== ONNX_FLOAT) problems.push({ path: 'input.dtype', message: 'the model input must be float32' });
+    if (input.elemType !== ONNX_FLOAT)
+      problems.push({ path: 'input.dtype', message: 'the model input must be float32' });
     const dims = input.dims;
-    if (dims !== undefined && (dims.length !== 2 || (typeof dims[1] === 'number' && dims[1] !== featureCount) || typeof dims[0] === 'number' && dims[0] !== -1 && dims[0] !== 0)) {
-      problems.push({ path: 'input.shape', message: `the model input must be [batch, ${featureCount}] with a dynamic batch dimension` });
+    if (
+      dims !== undefined &&
+      (dims.length !== 2 ||
+        (typeof dims[1] === 'number' && dims[1] !== featureCount) ||
+        (typeof dims[0] === 'number' && dims[0] !== -1 && dims[0] !== 0))
+    ) {
+      problems.push({
+        path: 'input.shape',
+        message: `the model input must be [batch, ${featureCount}] with a dynamic batch dimension`,
+      });
     }
   }
   const output = sig.outputs.find((o) => o.name === manifest.output.name);
   if (output === undefined) {
-    problems.push({ path: 'output.name', message: `the model has no output named "${manifest.output.name}" (it has: ${sig.outputs.map((o) => o.name).join(', ')})` });
+    problems.push({
+      path: 'output.name',
+      message: `the model has no output named "${manifest.output.name}" (it has: ${sig.outputs.map((o) => o.name).join(', ')})`,
+    });
   } else {
-    if (output.elemType !== ONNX_FLOAT) problems.push({ path: 'output.dtype', message: 'the model output must be float32' });
+    if (output.elemType !== ONNX_FLOAT)
+      problems.push({ path: 'output.dtype', message: 'the model output must be float32' });
     const last = output.dims?.at(-1);
-    if (output.dims !== undefined && (output.dims.length > 2 || (typeof last === 'number' && last !== 1 && output.dims.length === 2))) {
-      problems.push({ path: 'output.shape', message: 'the model output must be one score per row ([batch, 1] or [batch])' });
+    if (
+      output.dims !== undefined &&
+      (output.dims.length > 2 || (typeof last === 'number' && last !== 1 && output.dims.length === 2))
+    ) {
+      problems.push({
+        path: 'output.shape',
+        message: 'the model output must be one score per row ([batch, 1] or [batch])',
+      });
     }
   }
   return problems;

@@ -7,10 +7,17 @@
  * Subscriptions use a duplicate connection; after a reconnect, listeners get `generation = -1` (re-read).
  */
 import type { Redis } from 'ioredis';
-import { AppError } from '../../errors/errors';
-import { runScript } from '../../context/redis-script';
+import { AppError } from '../errors/errors';
+import { runScript } from '../context/redis-script';
 import { parseFleetState, type FleetState, type Transition } from './fleet-state';
-import { MAX_CAS_ATTEMPTS, MAX_REJECTIONS, type ChangeListener, type FleetStore, type InstanceReport, type Rejection } from './fleet-store';
+import {
+  MAX_CAS_ATTEMPTS,
+  MAX_REJECTIONS,
+  type ChangeListener,
+  type FleetStore,
+  type InstanceReport,
+  type Rejection,
+} from './fleet-store';
 import { emptyCounts, SHADOW_BINS, type ShadowCounts } from './shadow-stats';
 
 const CAS = `
@@ -23,7 +30,10 @@ return 1`;
 const SHADOW_TTL_SEC = 7 * 86_400;
 
 /** Key names of the fleet store (exported for tests that write around the store, e.g. to drop a notification). */
-export function fleetKeys(prefix: string, name: string): { state: string; rejections: string; instances: string; channel: string; shadow: (a: string, c: string) => string } {
+export function fleetKeys(
+  prefix: string,
+  name: string,
+): { state: string; rejections: string; instances: string; channel: string; shadow: (a: string, c: string) => string } {
   const base = `${prefix}model:v1:${name}`;
   return {
     state: `${base}:state`,
@@ -63,7 +73,11 @@ export class RedisFleetStore implements FleetStore {
       if (redis === undefined) throw new Error('Redis is not set up yet');
       return await fn(redis);
     } catch (err) {
-      throw new AppError('dependency_unavailable', 'The fleet store (Redis) is unavailable.', { cause: err, transient: true, retryAfterSec: 1 });
+      throw new AppError('dependency_unavailable', 'The fleet store (Redis) is unavailable.', {
+        cause: err,
+        transient: true,
+        retryAfterSec: 1,
+      });
     }
   }
 
@@ -84,10 +98,15 @@ export class RedisFleetStore implements FleetStore {
       if (!t.changed) return t;
       const g = t.state.generation;
       const message = JSON.stringify({ name, generation: g });
-      const ok = await this.call((r) => runScript(r, CAS, [k.state], [generation, String(g), JSON.stringify(t.state), k.channel, message]));
+      const ok = await this.call((r) =>
+        runScript(r, CAS, [k.state], [generation, String(g), JSON.stringify(t.state), k.channel, message]),
+      );
       if (ok === 1) return t;
     }
-    throw new AppError('conflict', `Too many concurrent changes to ${name}; retry.`, { transient: true, retryAfterSec: 1 });
+    throw new AppError('conflict', `Too many concurrent changes to ${name}; retry.`, {
+      transient: true,
+      retryAfterSec: 1,
+    });
   }
 
   async subscribe(listener: ChangeListener): Promise<boolean> {
@@ -96,7 +115,12 @@ export class RedisFleetStore implements FleetStore {
     const client = this.client();
     if (client === undefined || this.disposed) return false;
     // the subscriber queues its one SUBSCRIBE until connected (bounded: a single command)
-    const sub = client.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, lazyConnect: true, commandTimeout: undefined });
+    const sub = client.duplicate({
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: null,
+      lazyConnect: true,
+      commandTimeout: undefined,
+    });
     this.subscriber = sub;
     const channel = fleetKeys(this.prefix, '').channel;
     let wasReady = false;
@@ -104,7 +128,8 @@ export class RedisFleetStore implements FleetStore {
       if (ch !== channel) return;
       try {
         const m = JSON.parse(text) as { name?: unknown; generation?: unknown };
-        if (typeof m.name === 'string' && typeof m.generation === 'number') for (const l of this.listeners) l(m.name, m.generation);
+        if (typeof m.name === 'string' && typeof m.generation === 'number')
+          for (const l of this.listeners) l(m.name, m.generation);
       } catch {
         /* not ours */
       }
@@ -134,7 +159,13 @@ export class RedisFleetStore implements FleetStore {
 
   async recordRejection(r: Rejection): Promise<void> {
     const k = this.keys(r.name).rejections;
-    await this.call((c) => c.multi().lpush(k, JSON.stringify(r)).ltrim(k, 0, MAX_REJECTIONS - 1).exec());
+    await this.call((c) =>
+      c
+        .multi()
+        .lpush(k, JSON.stringify(r))
+        .ltrim(k, 0, MAX_REJECTIONS - 1)
+        .exec(),
+    );
   }
 
   async rejections(name: string): Promise<Rejection[]> {
@@ -163,9 +194,14 @@ export class RedisFleetStore implements FleetStore {
   async addShadow(name: string, d: ShadowCounts): Promise<void> {
     const k = this.keys(name).shadow(d.activeVersion, d.candidateVersion);
     await this.call((c) => {
-      const m = c.multi().hincrby(k, 'n', d.n).hincrbyfloat(k, 'sumActive', d.sumActive).hincrbyfloat(k, 'sumCandidate', d.sumCandidate);
+      const m = c
+        .multi()
+        .hincrby(k, 'n', d.n)
+        .hincrbyfloat(k, 'sumActive', d.sumActive)
+        .hincrbyfloat(k, 'sumCandidate', d.sumCandidate);
       m.hincrbyfloat(k, 'sumAbsDiff', d.sumAbsDiff).hincrby(k, 'errors', d.errors);
-      for (let i = 0; i < SHADOW_BINS; i++) m.hincrby(k, `a${i}`, d.activeBins[i] ?? 0).hincrby(k, `c${i}`, d.candidateBins[i] ?? 0);
+      for (let i = 0; i < SHADOW_BINS; i++)
+        m.hincrby(k, `a${i}`, d.activeBins[i] ?? 0).hincrby(k, `c${i}`, d.candidateBins[i] ?? 0);
       return m.expire(k, SHADOW_TTL_SEC).exec();
     });
   }

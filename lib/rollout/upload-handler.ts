@@ -5,11 +5,11 @@
  * It never swaps only locally: every instance, this one included, follows the pointer. A rejected upload
  * leaves the pointer untouched; the reason is logged and kept for the admin API.
  */
-import { AppError, toAppError } from '../../errors/errors';
-import type { SessionManager } from '../../inference/session-manager';
-import type { Logger } from '../../telemetry/logger';
-import type { ModelManifest } from '../manifest';
-import { compareVersions, parseManifest } from '../model-folder';
+import { AppError, toAppError } from '../errors/errors';
+import type { SessionManager } from '../inference/session-manager';
+import type { Logger } from '../telemetry/logger';
+import type { ModelManifest } from '../models/manifest';
+import { compareVersions, parseManifest } from '../models/model-folder';
 import type { FleetAgent } from './fleet-agent';
 import { publishVersion, type FleetState, type ValidationSummary, type VersionRecord } from './fleet-state';
 import type { FleetStore, RejectCheck, Rejection } from './fleet-store';
@@ -29,7 +29,14 @@ export interface ModelUpload {
 
 /** What became of an upload. */
 export type UploadOutcome =
-  | { readonly kind: 'published'; readonly name: string; readonly version: string; readonly mode: 'active' | 'candidate'; readonly generation: number; readonly validation: ValidationSummary }
+  | {
+      readonly kind: 'published';
+      readonly name: string;
+      readonly version: string;
+      readonly mode: 'active' | 'candidate';
+      readonly generation: number;
+      readonly validation: ValidationSummary;
+    }
   | { readonly kind: 'unchanged'; readonly name: string; readonly version: string }
   | { readonly kind: 'rejected'; readonly rejection: Rejection };
 
@@ -81,13 +88,21 @@ export class UploadHandler {
     const d = this.deps;
     const at = new Date(d.wallNow()).toISOString();
     let ref: ModelRef = { name: d.modelName, version: '?' };
-    const reject = (check: RejectCheck, err: unknown): Promise<UploadOutcome> => this.reject(ref, u.blobPath, check, err, at);
+    const reject = (check: RejectCheck, err: unknown): Promise<UploadOutcome> =>
+      this.reject(ref, u.blobPath, check, err, at);
     try {
       ref = parseModelBlobPath(u.blobPath, d.container);
     } catch (err) {
       return reject('blobPath', err);
     }
-    if (ref.name !== d.modelName) return reject('name', new AppError('model_invalid', `This app serves model "${d.modelName}", not "${ref.name}".`, { transient: false, errors: [{ path: 'name', message: `must be ${d.modelName}` }] }));
+    if (ref.name !== d.modelName)
+      return reject(
+        'name',
+        new AppError('model_invalid', `This app serves model "${d.modelName}", not "${ref.name}".`, {
+          transient: false,
+          errors: [{ path: 'name', message: `must be ${d.modelName}` }],
+        }),
+      );
     if (u.bytes.length > d.maxBytes) return reject('size', tooLarge(ref, u.bytes.length, d.maxBytes));
     const forced = truthy(meta(u.metadata, d.forceKey));
     const mode = String(meta(u.metadata, 'rollout') ?? '').toLowerCase() === 'candidate' ? 'candidate' : 'active';
@@ -96,11 +111,30 @@ export class UploadHandler {
     const state = await d.store.read(ref.name);
     const sha256 = await sha256Async(u.bytes);
     const known = state?.versions[ref.version];
-    if (known !== undefined && known.pointer.sha256 === sha256) return { kind: 'unchanged', name: ref.name, version: ref.version };
+    if (known !== undefined && known.pointer.sha256 === sha256)
+      return { kind: 'unchanged', name: ref.name, version: ref.version };
     const activeRec = this.activeRecord(state, at);
-    if (known !== undefined) return reject('version', new AppError('conflict', `Version ${ref.version} was already published with other content; versions are immutable: upload a new version.`, { transient: false }));
+    if (known !== undefined)
+      return reject(
+        'version',
+        new AppError(
+          'conflict',
+          `Version ${ref.version} was already published with other content; versions are immutable: upload a new version.`,
+          { transient: false },
+        ),
+      );
     if (activeRec !== undefined && compareVersions(ref.version, activeRec.pointer.version) <= 0) {
-      return reject('version', new AppError('model_invalid', `Version ${ref.version} is not newer than the active version ${activeRec.pointer.version}.`, { transient: false, errors: [{ path: 'version', message: `must be newer than ${activeRec.pointer.version}` }] }));
+      return reject(
+        'version',
+        new AppError(
+          'model_invalid',
+          `Version ${ref.version} is not newer than the active version ${activeRec.pointer.version}.`,
+          {
+            transient: false,
+            errors: [{ path: 'version', message: `must be newer than ${activeRec.pointer.version}` }],
+          },
+        ),
+      );
     }
 
     let manifest: ModelManifest;
@@ -112,18 +146,34 @@ export class UploadHandler {
         return reject('manifest', err);
       }
       if (manifest.name !== ref.name || manifest.version !== ref.version) {
-        return reject('manifest', new AppError('model_invalid', `The manifest describes ${manifest.name}@${manifest.version}, not ${ref.name}@${ref.version}.`, { transient: false, errors: [{ path: 'version', message: 'must match the blob path' }] }));
+        return reject(
+          'manifest',
+          new AppError(
+            'model_invalid',
+            `The manifest describes ${manifest.name}@${manifest.version}, not ${ref.name}@${ref.version}.`,
+            { transient: false, errors: [{ path: 'version', message: 'must match the blob path' }] },
+          ),
+        );
       }
     } else if (activeRec !== undefined) {
       manifest = deriveManifest(activeRec.manifest, ref, sha256, at);
     } else {
-      return reject('manifest', new AppError('model_invalid', 'No manifest was uploaded and there is no active version to derive one from.', { transient: false }));
+      return reject(
+        'manifest',
+        new AppError('model_invalid', 'No manifest was uploaded and there is no active version to derive one from.', {
+          transient: false,
+        }),
+      );
     }
-    const golden = manifest.golden !== undefined && manifest.golden.inputs.length > 0
-      ? { inputs: manifest.golden.inputs, source: 'manifest' as const }
-      : (state?.golden ?? activeRec?.manifest.golden) !== undefined
-        ? { inputs: (state?.golden?.inputs ?? activeRec?.manifest.golden?.inputs) as number[][], source: 'kept' as const }
-        : undefined;
+    const golden =
+      manifest.golden !== undefined && manifest.golden.inputs.length > 0
+        ? { inputs: manifest.golden.inputs, source: 'manifest' as const }
+        : (state?.golden ?? activeRec?.manifest.golden) !== undefined
+          ? {
+              inputs: (state?.golden?.inputs ?? activeRec?.manifest.golden?.inputs) as number[][],
+              source: 'kept' as const,
+            }
+          : undefined;
 
     let lease;
     try {
@@ -133,7 +183,16 @@ export class UploadHandler {
     }
     let result;
     try {
-      result = await d.validator.validate({ manifest, bytes: u.bytes, sha256, golden, ...(lease === undefined ? {} : { compareWith: lease }), shiftMax: d.shiftMax, forced, forceKey: d.forceKey });
+      result = await d.validator.validate({
+        manifest,
+        bytes: u.bytes,
+        sha256,
+        golden,
+        ...(lease === undefined ? {} : { compareWith: lease }),
+        shiftMax: d.shiftMax,
+        forced,
+        forceKey: d.forceKey,
+      });
     } catch (err) {
       if (err instanceof ModelRejectedError) return reject(err.check, err);
       if (err instanceof AppError && !err.transient) return reject('load', err);
@@ -143,14 +202,28 @@ export class UploadHandler {
     }
     const { backend, summary } = result;
     const rec: VersionRecord = {
-      pointer: { name: ref.name, version: ref.version, blobPath: `${d.container}/${ref.name}/${ref.version}.onnx`, sha256, source: 'repository', publishedBy: d.instanceId, publishedAt: at },
+      pointer: {
+        name: ref.name,
+        version: ref.version,
+        blobPath: `${d.container}/${ref.name}/${ref.version}.onnx`,
+        sha256,
+        source: 'repository',
+        publishedBy: d.instanceId,
+        publishedAt: at,
+      },
       manifest,
       validation: summary,
     };
     let generation: number;
     try {
       const t = await d.store.update(ref.name, (cur) =>
-        publishVersion(cur, rec, { mode, by: d.instanceId, at, ...(activeRec === undefined || cur !== undefined ? {} : { baseline: activeRec }), ...(golden?.source === 'manifest' ? { golden: golden.inputs } : {}) }),
+        publishVersion(cur, rec, {
+          mode,
+          by: d.instanceId,
+          at,
+          ...(activeRec === undefined || cur !== undefined ? {} : { baseline: activeRec }),
+          ...(golden?.source === 'manifest' ? { golden: golden.inputs } : {}),
+        }),
       );
       generation = t.state.generation;
     } catch (err) {
@@ -158,10 +231,19 @@ export class UploadHandler {
       if (err instanceof AppError && !err.transient) return reject('version', err);
       throw err;
     }
-    if (mode === 'active') d.loader.offer(ref.version, sha256, backend); // this instance swaps without loading it again
+    if (mode === 'active')
+      d.loader.offer(ref.version, sha256, backend); // this instance swaps without loading it again
     else await backend.dispose();
     void d.agent.converge();
-    d.logger.info('model published', { model: ref.name, version: ref.version, mode, generation, forced, shift: summary.shift?.meanAbs, loadMs: summary.loadMs });
+    d.logger.info('model published', {
+      model: ref.name,
+      version: ref.version,
+      mode,
+      generation,
+      forced,
+      shift: summary.shift?.meanAbs,
+      loadMs: summary.loadMs,
+    });
     return { kind: 'published', name: ref.name, version: ref.version, mode, generation, validation: summary };
   }
 
@@ -170,14 +252,51 @@ export class UploadHandler {
     if (state !== undefined) return state.versions[state.active.version];
     const m = this.deps.sessions.manifest;
     if (m === undefined) return undefined;
-    return { pointer: { name: m.name, version: m.version, blobPath: `bundled:${m.name}/${m.version}`, sha256: m.sha256, source: 'bundled', publishedBy: this.deps.instanceId, publishedAt: at }, manifest: m };
+    return {
+      pointer: {
+        name: m.name,
+        version: m.version,
+        blobPath: `bundled:${m.name}/${m.version}`,
+        sha256: m.sha256,
+        source: 'bundled',
+        publishedBy: this.deps.instanceId,
+        publishedAt: at,
+      },
+      manifest: m,
+    };
   }
 
-  private async reject(ref: ModelRef, blobPath: string, check: RejectCheck, err: unknown, at: string): Promise<UploadOutcome> {
+  private async reject(
+    ref: ModelRef,
+    blobPath: string,
+    check: RejectCheck,
+    err: unknown,
+    at: string,
+  ): Promise<UploadOutcome> {
     const e = toAppError(err);
-    const rejection: Rejection = { name: ref.name, version: ref.version, blobPath: blobPath.slice(0, 256), check, code: e.code, reason: e.message, errors: e.errors, by: this.deps.instanceId, at };
-    this.deps.logger.warn('model rejected', { model: ref.name, version: ref.version, check, code: e.code, reason: e.message });
-    await this.deps.store.recordRejection(rejection).catch((x: unknown) => this.deps.logger.error('could not record a model rejection', { reason: toAppError(x).message }));
+    const rejection: Rejection = {
+      name: ref.name,
+      version: ref.version,
+      blobPath: blobPath.slice(0, 256),
+      check,
+      code: e.code,
+      reason: e.message,
+      errors: e.errors,
+      by: this.deps.instanceId,
+      at,
+    };
+    this.deps.logger.warn('model rejected', {
+      model: ref.name,
+      version: ref.version,
+      check,
+      code: e.code,
+      reason: e.message,
+    });
+    await this.deps.store
+      .recordRejection(rejection)
+      .catch((x: unknown) =>
+        this.deps.logger.error('could not record a model rejection', { reason: toAppError(x).message }),
+      );
     return { kind: 'rejected', rejection };
   }
 }

@@ -4,9 +4,9 @@
  * it. Versions only move forward, except through an explicit rollback.
  */
 import { z } from 'zod';
-import { AppError } from '../../errors/errors';
-import { manifestSchema, type ModelManifest } from '../manifest';
-import { compareVersions } from '../model-folder';
+import { AppError } from '../errors/errors';
+import { manifestSchema, type ModelManifest } from '../models/manifest';
+import { compareVersions } from '../models/model-folder';
 
 /** Older active versions kept for rollback. */
 export const MAX_PREVIOUS = 10;
@@ -57,11 +57,19 @@ const stateSchema = z.strictObject({
   /** Earlier active versions, newest first (rollback pops the first). */
   previous: z.array(pointerSchema),
   /** Validated versions by version string. */
-  versions: z.record(z.string(), z.strictObject({ pointer: pointerSchema, manifest: manifestSchema, validation: validationSchema.optional() })),
+  versions: z.record(
+    z.string(),
+    z.strictObject({ pointer: pointerSchema, manifest: manifestSchema, validation: validationSchema.optional() }),
+  ),
   traffic: z.strictObject({ candidate: z.string(), canaryPercent: z.number(), shadowPercent: z.number() }).optional(),
   /** The golden set kept for the model name (from the last manifest that shipped one). */
   golden: z.strictObject({ inputs: z.array(z.array(z.number())), from: z.string() }).optional(),
-  lastChange: z.strictObject({ kind: z.enum(['publish', 'promote', 'rollback', 'traffic']), version: z.string(), by: z.string(), at: z.string() }),
+  lastChange: z.strictObject({
+    kind: z.enum(['publish', 'promote', 'rollback', 'traffic']),
+    version: z.string(),
+    by: z.string(),
+    at: z.string(),
+  }),
 });
 
 export type ModelPointer = z.infer<typeof pointerSchema>;
@@ -96,7 +104,10 @@ export function parseFleetState(text: string): FleetState {
   try {
     return stateSchema.parse(JSON.parse(text));
   } catch (err) {
-    throw new AppError('dependency_unavailable', 'The stored model pointer is unreadable.', { cause: err, transient: true });
+    throw new AppError('dependency_unavailable', 'The stored model pointer is unreadable.', {
+      cause: err,
+      transient: true,
+    });
   }
 }
 
@@ -105,18 +116,29 @@ function conflict(message: string): AppError {
 }
 
 function unknownVersion(state: FleetState, version: string): AppError {
-  return new AppError('not_found', `Version ${version} of ${state.name} has not been validated (known: ${Object.keys(state.versions).sort(compareVersions).join(', ')}).`, {
-    transient: false,
-    errors: [{ path: 'version', message: 'must be a validated version of the model' }],
-  });
+  return new AppError(
+    'not_found',
+    `Version ${version} of ${state.name} has not been validated (known: ${Object.keys(state.versions).sort(compareVersions).join(', ')}).`,
+    {
+      transient: false,
+      errors: [{ path: 'version', message: 'must be a validated version of the model' }],
+    },
+  );
 }
 
 /** Drops the oldest versions nobody points at, down to {@link MAX_VERSIONS}. */
 function bounded(s: FleetState): FleetState {
-  const keep = new Set([s.active.version, ...s.previous.map((p) => p.version), ...(s.traffic === undefined ? [] : [s.traffic.candidate])]);
-  const evictable = Object.keys(s.versions).filter((v) => !keep.has(v)).sort(compareVersions);
+  const keep = new Set([
+    s.active.version,
+    ...s.previous.map((p) => p.version),
+    ...(s.traffic === undefined ? [] : [s.traffic.candidate]),
+  ]);
+  const evictable = Object.keys(s.versions)
+    .filter((v) => !keep.has(v))
+    .sort(compareVersions);
   const versions = { ...s.versions };
-  while (Object.keys(versions).length > MAX_VERSIONS && evictable.length > 0) delete versions[evictable.shift() as string];
+  while (Object.keys(versions).length > MAX_VERSIONS && evictable.length > 0)
+    delete versions[evictable.shift() as string];
   return { ...s, versions };
 }
 
@@ -129,29 +151,59 @@ function bounded(s: FleetState): FleetState {
 export function publishVersion(
   current: FleetState | undefined,
   rec: VersionRecord,
-  opts: { readonly mode: 'active' | 'candidate'; readonly baseline?: VersionRecord; readonly golden?: readonly (readonly number[])[] } & Actor,
+  opts: {
+    readonly mode: 'active' | 'candidate';
+    readonly baseline?: VersionRecord;
+    readonly golden?: readonly (readonly number[])[];
+  } & Actor,
 ): Transition {
   const v = rec.pointer.version;
   let s: FleetState;
   if (current !== undefined) s = current;
   else if (opts.baseline !== undefined) {
     const b = opts.baseline;
-    s = { schema: 1, name: rec.pointer.name, generation: 0, active: b.pointer, previous: [], versions: { [b.pointer.version]: b }, lastChange: { kind: 'publish', version: b.pointer.version, by: b.pointer.publishedBy, at: b.pointer.publishedAt } };
+    s = {
+      schema: 1,
+      name: rec.pointer.name,
+      generation: 0,
+      active: b.pointer,
+      previous: [],
+      versions: { [b.pointer.version]: b },
+      lastChange: { kind: 'publish', version: b.pointer.version, by: b.pointer.publishedBy, at: b.pointer.publishedAt },
+    };
   } else {
-    s = { schema: 1, name: rec.pointer.name, generation: 0, active: rec.pointer, previous: [], versions: {}, lastChange: { kind: 'publish', version: v, by: opts.by, at: opts.at } };
+    s = {
+      schema: 1,
+      name: rec.pointer.name,
+      generation: 0,
+      active: rec.pointer,
+      previous: [],
+      versions: {},
+      lastChange: { kind: 'publish', version: v, by: opts.by, at: opts.at },
+    };
   }
   const known = s.versions[v];
   if (known !== undefined) {
-    if (known.pointer.sha256 !== rec.pointer.sha256) throw conflict(`Version ${v} of ${s.name} was already published with other content; versions are immutable: upload a new version.`);
+    if (known.pointer.sha256 !== rec.pointer.sha256)
+      throw conflict(
+        `Version ${v} of ${s.name} was already published with other content; versions are immutable: upload a new version.`,
+      );
     return { state: s, changed: current === undefined };
   }
   if (compareVersions(v, s.active.version) <= 0) {
-    throw new AppError('model_invalid', `Version ${v} is not newer than the active version ${s.active.version}; use a higher version, or roll back explicitly.`, {
-      transient: false,
-      errors: [{ path: 'version', message: `must be newer than ${s.active.version}` }],
-    });
+    throw new AppError(
+      'model_invalid',
+      `Version ${v} is not newer than the active version ${s.active.version}; use a higher version, or roll back explicitly.`,
+      {
+        transient: false,
+        errors: [{ path: 'version', message: `must be newer than ${s.active.version}` }],
+      },
+    );
   }
-  const golden = opts.golden === undefined || opts.golden.length === 0 ? s.golden : { inputs: opts.golden.slice(0, MAX_GOLDEN_ROWS).map((r) => [...r]), from: v };
+  const golden =
+    opts.golden === undefined || opts.golden.length === 0
+      ? s.golden
+      : { inputs: opts.golden.slice(0, MAX_GOLDEN_ROWS).map((r) => [...r]), from: v };
   let next: FleetState = {
     ...s,
     generation: s.generation + 1,
@@ -162,7 +214,12 @@ export function publishVersion(
   if (opts.mode === 'active') {
     const { traffic: _t, ...rest } = next;
     const keepTraffic = s.traffic !== undefined && compareVersions(s.traffic.candidate, v) > 0;
-    next = { ...rest, active: rec.pointer, previous: [s.active, ...s.previous].slice(0, MAX_PREVIOUS), ...(keepTraffic && s.traffic ? { traffic: s.traffic } : {}) };
+    next = {
+      ...rest,
+      active: rec.pointer,
+      previous: [s.active, ...s.previous].slice(0, MAX_PREVIOUS),
+      ...(keepTraffic && s.traffic ? { traffic: s.traffic } : {}),
+    };
   }
   return { state: bounded(next), changed: true };
 }
@@ -175,7 +232,10 @@ export function promoteVersion(s: FleetState, version: string, actor: Actor): Tr
   const rec = s.versions[version];
   if (rec === undefined) throw unknownVersion(s, version);
   if (version === s.active.version) return { state: s, changed: false };
-  if (compareVersions(version, s.active.version) < 0) throw conflict(`Version ${version} is older than the active version ${s.active.version}; use POST /api/models/${s.name}/rollback.`);
+  if (compareVersions(version, s.active.version) < 0)
+    throw conflict(
+      `Version ${version} is older than the active version ${s.active.version}; use POST /api/models/${s.name}/rollback.`,
+    );
   const { traffic: _t, ...rest } = s;
   const keepTraffic = s.traffic !== undefined && s.traffic.candidate !== version;
   return {
@@ -197,7 +257,13 @@ export function rollbackVersion(s: FleetState, actor: Actor): Transition {
   if (back === undefined) throw conflict(`${s.name} has no previous version to roll back to.`);
   const { traffic: _t, ...rest } = s;
   return {
-    state: bounded({ ...rest, generation: s.generation + 1, active: back, previous: older, lastChange: { kind: 'rollback', version: back.version, by: actor.by, at: actor.at } }),
+    state: bounded({
+      ...rest,
+      generation: s.generation + 1,
+      active: back,
+      previous: older,
+      lastChange: { kind: 'rollback', version: back.version, by: actor.by, at: actor.at },
+    }),
     changed: true,
   };
 }
@@ -212,13 +278,25 @@ export function setTraffic(s: FleetState, split: TrafficSplit, actor: Actor): Tr
   if (split.candidate === s.active.version) throw conflict(`${split.candidate} is already the active version.`);
   const { traffic: _t, ...rest } = s;
   const off = split.canaryPercent === 0 && split.shadowPercent === 0;
-  const same = s.traffic !== undefined && s.traffic.candidate === split.candidate && s.traffic.canaryPercent === split.canaryPercent && s.traffic.shadowPercent === split.shadowPercent;
+  const same =
+    s.traffic !== undefined &&
+    s.traffic.candidate === split.candidate &&
+    s.traffic.canaryPercent === split.canaryPercent &&
+    s.traffic.shadowPercent === split.shadowPercent;
   if (same || (off && s.traffic === undefined)) return { state: s, changed: false };
   return {
     state: bounded({
       ...rest,
       generation: s.generation + 1,
-      ...(off ? {} : { traffic: { candidate: split.candidate, canaryPercent: split.canaryPercent, shadowPercent: split.shadowPercent } }),
+      ...(off
+        ? {}
+        : {
+            traffic: {
+              candidate: split.candidate,
+              canaryPercent: split.canaryPercent,
+              shadowPercent: split.shadowPercent,
+            },
+          }),
       lastChange: { kind: 'traffic', version: split.candidate, by: actor.by, at: actor.at },
     }),
     changed: true,

@@ -4,9 +4,9 @@
  * once. Without a pointer, or if it cannot be read, the bundled model folder (the reconcile loop then
  * retries, and readiness reports the instance stale until it converges).
  */
-import type { ModelArtifact, ModelSource } from '../model-folder';
-import { verifyArtifact } from '../model-folder';
-import type { Logger } from '../../telemetry/logger';
+import type { ModelArtifact, ModelSource } from '../models/model-folder';
+import { verifyArtifact } from '../models/model-folder';
+import type { Logger } from '../telemetry/logger';
 import type { FleetStore } from './fleet-store';
 import type { ModelRepository } from './model-repository';
 import { sha256Async } from './model-validator';
@@ -35,7 +35,9 @@ export class FleetModelSource implements ModelSource {
     try {
       state = await d.store.read(d.name);
     } catch (err) {
-      d.logger.warn('fleet pointer unavailable at start; loading the bundled model (the reconcile loop retries)', { reason: (err as Error).message });
+      d.logger.warn('fleet pointer unavailable at start; loading the bundled model (the reconcile loop retries)', {
+        reason: (err as Error).message,
+      });
       return d.base.load();
     }
     const rec = state?.versions[state.active.version];
@@ -45,11 +47,15 @@ export class FleetModelSource implements ModelSource {
       const repo = pointer.source === 'bundled' ? d.bundled : d.repository;
       const bytes = await repo.readModel({ name: pointer.name, version: pointer.version }, d.maxBytes);
       const sha256 = await sha256Async(bytes);
-      if (sha256 !== pointer.sha256) throw new Error(`the file of ${pointer.version} does not match the pointer's sha256`);
+      if (sha256 !== pointer.sha256)
+        throw new Error(`the file of ${pointer.version} does not match the pointer's sha256`);
       verifyArtifact(manifest, bytes, d.featureNames, sha256);
       return { manifest, bytes };
     } catch (err) {
-      d.logger.warn('could not load the fleet pointer\'s version at start; loading the bundled model (the reconcile loop retries)', { version: rec.pointer.version, reason: (err as Error).message });
+      d.logger.warn(
+        "could not load the fleet pointer's version at start; loading the bundled model (the reconcile loop retries)",
+        { version: rec.pointer.version, reason: (err as Error).message },
+      );
       return d.base.load();
     }
   }

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FEATURE_COUNT, FEATURE_NAMES, localHour } from '../../lib/features/featurizer';
 import { paymentEventSchema } from '../../lib/scoring/event-schema';
-import { featurizeSamples, generatePayments, SCENARIO_WEIGHTS } from '../../lib/models/synthetic-payments';
-import { Prng } from '../../lib/models/prng';
+import { featurizeSamples, generatePayments, SCENARIO_WEIGHTS } from '../../lib/training/synthetic-payments';
+import { Prng } from '../../lib/training/prng';
 
 describe('Prng', () => {
   it('is reproducible and uniform-ish in [0, 1)', () => {
@@ -53,7 +53,9 @@ describe('generatePayments', () => {
       const group = samples.filter(pred);
       return group.filter((s) => s.fraud).length / group.length;
     };
-    const attack = rate((s) => ['account_takeover', 'card_testing', 'stolen_card_abroad', 'new_account_fraud'].includes(s.scenario));
+    const attack = rate((s) =>
+      ['account_takeover', 'card_testing', 'stolen_card_abroad', 'new_account_fraud'].includes(s.scenario),
+    );
     const normal = rate((s) => s.scenario === 'normal');
     assert.ok(attack > 0.3 && attack < 0.9, `attack fraud rate ${attack}`);
     assert.ok(normal > 0 && normal < 0.01, `normal fraud rate ${normal}`);
@@ -66,7 +68,8 @@ describe('generatePayments', () => {
       assert.ok(v.count1m <= v.count1h && v.count1h <= v.count24h);
       assert.ok(v.sum24h >= 0 && (v.count24h > 0 || v.sum24h === 0));
       assert.ok(v.distinctCountries24h <= v.count24h);
-      if (context.profile !== null) assert.ok(Date.parse(context.profile.accountCreatedAt) <= Date.parse(event.timestamp));
+      if (context.profile !== null)
+        assert.ok(Date.parse(context.profile.accountCreatedAt) <= Date.parse(event.timestamp));
       assert.ok(localHour(event.timestamp) >= 0);
       ids.add(event.transactionId);
     }
@@ -87,7 +90,15 @@ describe('generatePayments', () => {
       }
       return s / c;
     };
-    for (const f of ['amount_vs_usual', 'velocity_1m', 'new_device', 'ip_country_mismatch', 'foreign_country', 'risky_mcc', 'night_hour']) {
+    for (const f of [
+      'amount_vs_usual',
+      'velocity_1m',
+      'new_device',
+      'ip_country_mismatch',
+      'foreign_country',
+      'risky_mcc',
+      'night_hour',
+    ]) {
       assert.ok(mean(f, 1) > mean(f, 0), f);
     }
     assert.ok(mean('account_age_log', 1) < mean('account_age_log', 0));

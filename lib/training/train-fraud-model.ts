@@ -1,10 +1,18 @@
 import { createHash } from 'node:crypto';
 import * as ort from 'onnxruntime-node';
 import { FEATURE_COUNT, FEATURES } from '../features/featurizer';
-import { manifestSchema, type ModelManifest } from './manifest';
+import { manifestSchema, type ModelManifest } from '../models/manifest';
 import { buildDenseModel, denseForward, type DenseModelSpec } from './onnx-writer';
 import { featurizeSamples, generatePayments } from './synthetic-payments';
-import { chooseThresholds, type EpochProgress, type LogisticModel, metricsAt, predictLogistic, rocAuc, trainLogistic } from './train';
+import {
+  chooseThresholds,
+  type EpochProgress,
+  type LogisticModel,
+  metricsAt,
+  predictLogistic,
+  rocAuc,
+  trainLogistic,
+} from './train';
 
 /** Options of {@link trainFraudModel}. Every default is what the shipped model was trained with. */
 export interface TrainFraudModelOptions {
@@ -89,9 +97,16 @@ export async function trainFraudModel(opts: TrainFraudModelOptions = {}): Promis
   const xHold = data.x.subarray(nTrain * d);
   const yHold = data.y.subarray(nTrain);
   const positives = data.y.reduce((a, v) => a + v, 0);
-  log(`train ${nTrain} / hold-out ${nHold} rows, fraud rate ${(positives / samples * 100).toFixed(2)} %`);
+  log(`train ${nTrain} / hold-out ${nHold} rows, fraud rate ${((positives / samples) * 100).toFixed(2)} %`);
 
-  const model = trainLogistic(xTrain, yTrain, nTrain, d, { epochs, learningRate, l2, batchSize, seed, ...(opts.onEpoch ? { onEpoch: opts.onEpoch } : {}) });
+  const model = trainLogistic(xTrain, yTrain, nTrain, d, {
+    epochs,
+    learningRate,
+    l2,
+    batchSize,
+    seed,
+    ...(opts.onEpoch ? { onEpoch: opts.onEpoch } : {}),
+  });
   const thresholds = chooseThresholds(predictLogistic(model, xTrain, nTrain), yTrain);
 
   const spec: DenseModelSpec = {
@@ -110,7 +125,8 @@ export async function trainFraudModel(opts: TrainFraudModelOptions = {}): Promis
   const holdScores = await scoreWithOnnx(onnx, xHold, nHold);
   const reference = denseForward(spec, xHold, nHold);
   let maxDiff = 0;
-  for (let i = 0; i < nHold; i++) maxDiff = Math.max(maxDiff, Math.abs((holdScores[i] as number) - (reference[i] as number)));
+  for (let i = 0; i < nHold; i++)
+    maxDiff = Math.max(maxDiff, Math.abs((holdScores[i] as number) - (reference[i] as number)));
   if (maxDiff > MAX_FORWARD_DIFF) throw new Error(`ONNX and TypeScript scores differ by ${maxDiff}`);
 
   const review = metricsAt(holdScores, yHold, thresholds.review);
@@ -165,7 +181,8 @@ export async function trainFraudModel(opts: TrainFraudModelOptions = {}): Promis
       learningRate,
       l2,
       batchSize,
-      thresholdPolicy: 'review: highest score with train recall >= 0.8; decline: lowest score above review with train precision >= 0.8',
+      thresholdPolicy:
+        'review: highest score with train recall >= 0.8; decline: lowest score above review with train precision >= 0.8',
     },
     golden: {
       inputs: golden.map((_r, k) => Array.from(goldenX.subarray(k * d, (k + 1) * d))),

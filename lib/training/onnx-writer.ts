@@ -136,9 +136,12 @@ function valueInfo(name: string, dims: (number | string)[]): object {
 
 /** Output width of the layer stack, after validating every size. @throws RangeError on a size mismatch. */
 function checkSpec(spec: DenseModelSpec): number {
-  if (!Number.isInteger(spec.inputSize) || spec.inputSize < 1) throw new RangeError('inputSize must be a positive integer');
-  if (spec.mean !== undefined && spec.mean.length !== spec.inputSize) throw new RangeError('mean length must equal inputSize');
-  if (spec.std !== undefined && spec.std.length !== spec.inputSize) throw new RangeError('std length must equal inputSize');
+  if (!Number.isInteger(spec.inputSize) || spec.inputSize < 1)
+    throw new RangeError('inputSize must be a positive integer');
+  if (spec.mean !== undefined && spec.mean.length !== spec.inputSize)
+    throw new RangeError('mean length must equal inputSize');
+  if (spec.std !== undefined && spec.std.length !== spec.inputSize)
+    throw new RangeError('std length must equal inputSize');
   if (spec.layers.length === 0) throw new RangeError('at least one layer is required');
   let width = spec.inputSize;
   spec.layers.forEach((layer, k) => {
@@ -235,7 +238,8 @@ export function denseForward(spec: DenseModelSpec, input: ArrayLike<number>, bat
       for (let j = 0; j < out; j++) {
         let s = layer.bias[j] as number;
         for (let i = 0; i < width; i++) s += (cur[n * width + i] as number) * (layer.weights[i * out + j] as number);
-        next[n * out + j] = layer.activation === 'relu' ? Math.max(0, s) : layer.activation === 'sigmoid' ? 1 / (1 + Math.exp(-s)) : s;
+        next[n * out + j] =
+          layer.activation === 'relu' ? Math.max(0, s) : layer.activation === 'sigmoid' ? 1 / (1 + Math.exp(-s)) : s;
       }
     }
     cur = next;

@@ -3,7 +3,7 @@
  * instance) or in-process when no Redis is configured (the embedded default; same contract, one instance).
  * Also keeps the last rejections, what each instance reports about itself, and shadow statistics.
  */
-import type { ErrorCode, FieldError } from '../../errors/errors';
+import type { ErrorCode, FieldError } from '../errors/errors';
 import type { FleetState, Transition } from './fleet-state';
 import { addCounts, emptyCounts, MAX_SHADOW_PAIRS, type ShadowCounts } from './shadow-stats';
 
@@ -13,7 +13,19 @@ export const MAX_REJECTIONS = 20;
 export const MAX_CAS_ATTEMPTS = 8;
 
 /** Which validation step refused a model. */
-export type RejectCheck = 'blobPath' | 'name' | 'size' | 'manifest' | 'sha256' | 'features' | 'signature' | 'load' | 'warmup' | 'golden' | 'shift' | 'version';
+export type RejectCheck =
+  | 'blobPath'
+  | 'name'
+  | 'size'
+  | 'manifest'
+  | 'sha256'
+  | 'features'
+  | 'signature'
+  | 'load'
+  | 'warmup'
+  | 'golden'
+  | 'shift'
+  | 'version';
 
 /** A refused upload, as the admin API shows it. */
 export interface Rejection {

@@ -6,7 +6,7 @@
 import type { TokenCredential } from '@azure/identity';
 import { DefaultAzureCredential } from '@azure/identity';
 import { BlobServiceClient, type ContainerClient, type StoragePipelineOptions } from '@azure/storage-blob';
-import { AppError } from '../../errors/errors';
+import { AppError } from '../errors/errors';
 import { manifestBlobName, modelBlobName, type ModelRef } from './model-path';
 import { tooLarge, type ModelBlob, type ModelRepository } from './model-repository';
 
@@ -33,7 +33,11 @@ function statusOf(err: unknown): number | undefined {
 }
 
 function unavailable(err: unknown): AppError {
-  return new AppError('dependency_unavailable', 'The models container is unavailable.', { cause: err, transient: true, retryAfterSec: 5 });
+  return new AppError('dependency_unavailable', 'The models container is unavailable.', {
+    cause: err,
+    transient: true,
+    retryAfterSec: 5,
+  });
 }
 
 /** Reads models from a blob container. */
@@ -48,7 +52,11 @@ export class BlobModelRepository implements ModelRepository {
    * @param credential for identity-based access; default `DefaultAzureCredential`.
    * @throws AppError `config_invalid` when neither a connection string nor a service URI is set, or the connection string is malformed.
    */
-  static create(s: BlobStorageSettings, credential?: TokenCredential, pipeline: StoragePipelineOptions = {}): BlobModelRepository {
+  static create(
+    s: BlobStorageSettings,
+    credential?: TokenCredential,
+    pipeline: StoragePipelineOptions = {},
+  ): BlobModelRepository {
     let service: BlobServiceClient;
     if (s.connectionString !== undefined) {
       try {
@@ -57,13 +65,22 @@ export class BlobModelRepository implements ModelRepository {
         throw new AppError('config_invalid', 'The model storage connection string is not valid.', { cause: err });
       }
     } else if (s.blobServiceUri !== undefined) {
-      const cred = credential ?? new DefaultAzureCredential(s.clientId === undefined ? {} : { managedIdentityClientId: s.clientId });
+      const cred =
+        credential ??
+        new DefaultAzureCredential(s.clientId === undefined ? {} : { managedIdentityClientId: s.clientId });
       service = new BlobServiceClient(s.blobServiceUri, cred, pipeline);
     } else {
-      throw new AppError('config_invalid', 'Model storage needs ModelStorage (connection string) or ModelStorage__blobServiceUri.');
+      throw new AppError(
+        'config_invalid',
+        'Model storage needs ModelStorage (connection string) or ModelStorage__blobServiceUri.',
+      );
     }
     const endpoint = new URL(service.url);
-    return new BlobModelRepository(service.getContainerClient(s.container), s.container, `blob container ${s.container} (${endpoint.origin}${endpoint.pathname.replace(/\/$/, '')})`);
+    return new BlobModelRepository(
+      service.getContainerClient(s.container),
+      s.container,
+      `blob container ${s.container} (${endpoint.origin}${endpoint.pathname.replace(/\/$/, '')})`,
+    );
   }
 
   async readModel(ref: ModelRef, maxBytes: number): Promise<Uint8Array> {
@@ -72,14 +89,19 @@ export class BlobModelRepository implements ModelRepository {
     try {
       size = (await blob.getProperties()).contentLength ?? 0;
     } catch (err) {
-      if (statusOf(err) === 404) throw new AppError('not_found', `Model ${ref.name}@${ref.version} is not in the container.`, { transient: false });
+      if (statusOf(err) === 404)
+        throw new AppError('not_found', `Model ${ref.name}@${ref.version} is not in the container.`, {
+          transient: false,
+        });
       throw unavailable(err);
     }
     if (size > maxBytes) throw tooLarge(ref, size, maxBytes);
     try {
       return await blob.downloadToBuffer(0, undefined, { concurrency: 4 });
     } catch (err) {
-      throw statusOf(err) === 404 ? new AppError('not_found', `Model ${ref.name}@${ref.version} is not in the container.`, { transient: false }) : unavailable(err);
+      throw statusOf(err) === 404
+        ? new AppError('not_found', `Model ${ref.name}@${ref.version} is not in the container.`, { transient: false })
+        : unavailable(err);
     }
   }
 

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { FEATURE_COUNT, FEATURE_NAMES } from '../../lib/features/featurizer';
 import { manifestSchema } from '../../lib/models/manifest';
-import { predictLogistic } from '../../lib/models/train';
-import { scoreWithOnnx, type TrainedFraudModel } from '../../lib/models/train-fraud-model';
+import { predictLogistic } from '../../lib/training/train';
+import { scoreWithOnnx, type TrainedFraudModel } from '../../lib/training/train-fraud-model';
 import { parseCli, serializeManifest, trainFraudModel } from '../../scripts/train-model';
-import { Prng } from '../../lib/models/prng';
+import { Prng } from '../../lib/training/prng';
 
 /** Small enough to train in ~1 s, large enough for a stable hold-out AUC (~160 hold-out frauds). */
 const SAMPLES = 20_000;
@@ -37,14 +37,24 @@ describe('trainFraudModel', () => {
     const text = serializeManifest(first.manifest);
     const parsed = manifestSchema.parse(JSON.parse(text));
     assert.deepEqual(parsed, first.manifest);
-    assert.deepEqual(parsed.features.map((f) => f.name), [...FEATURE_NAMES]);
+    assert.deepEqual(
+      parsed.features.map((f) => f.name),
+      [...FEATURE_NAMES],
+    );
     assert.deepEqual(parsed.input, { name: 'features', shape: [-1, FEATURE_COUNT], dtype: 'float32' });
     assert.deepEqual(parsed.output, { name: 'score', shape: [-1, 1], dtype: 'float32' });
     assert.equal(parsed.createdAt, undefined);
     const { createHash } = await import('node:crypto');
     assert.equal(parsed.sha256, createHash('sha256').update(first.onnx).digest('hex'));
     assert.ok(parsed.thresholds.review < parsed.thresholds.decline);
-    for (const k of ['precisionAtReview', 'recallAtReview', 'precisionAtDecline', 'recallAtDecline', 'fraudRate', 'holdoutPositives']) {
+    for (const k of [
+      'precisionAtReview',
+      'recallAtReview',
+      'precisionAtDecline',
+      'recallAtDecline',
+      'fraudRate',
+      'holdoutPositives',
+    ]) {
       assert.equal(typeof parsed.metrics?.[k], 'number', k);
     }
   });
@@ -70,11 +80,17 @@ describe('trainFraudModel', () => {
     const expl = first.manifest.explanation;
     assert.ok(golden !== undefined && expl !== undefined);
     assert.equal(golden.inputs.length, 32);
-    assert.ok(golden.scores.some((s) => s > first.manifest.thresholds.review), 'golden rows include high scores');
+    assert.ok(
+      golden.scores.some((s) => s > first.manifest.thresholds.review),
+      'golden rows include high scores',
+    );
     const scores = await scoreWithOnnx(first.onnx, Float32Array.from(golden.inputs.flat()), golden.inputs.length);
     assert.deepEqual(Array.from(scores), golden.scores);
     golden.inputs.forEach((row, r) => {
-      const logit = row.reduce((z, v, i) => z + (expl.coefficients[i] as number) * (v - (expl.baseline[i] as number)), first.model.bias);
+      const logit = row.reduce(
+        (z, v, i) => z + (expl.coefficients[i] as number) * (v - (expl.baseline[i] as number)),
+        first.model.bias,
+      );
       assert.ok(Math.abs(1 / (1 + Math.exp(-logit)) - (golden.scores[r] as number)) <= 1e-5);
     });
   });
@@ -84,7 +100,11 @@ describe('train-model CLI', () => {
   it('parses defaults and options', () => {
     assert.deepEqual(parseCli([]), { seed: 42, samples: 200_000, out: 'models/fraud', version: '1.0.0', epochs: 20 });
     assert.deepEqual(parseCli(['--seed', '7', '--samples', '5000', '--out', '/tmp/x', '--version', '2.1.0']), {
-      seed: 7, samples: 5000, out: '/tmp/x', version: '2.1.0', epochs: 20,
+      seed: 7,
+      samples: 5000,
+      out: '/tmp/x',
+      version: '2.1.0',
+      epochs: 20,
     });
     assert.throws(() => parseCli(['--seed', 'abc']), /--seed/);
     assert.throws(() => parseCli(['--version', 'v1']), /--version/);

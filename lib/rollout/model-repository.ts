@@ -5,7 +5,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { AppError } from '../../errors/errors';
+import { AppError } from '../errors/errors';
 import { manifestBlobName, modelBlobName, type ModelRef } from './model-path';
 
 /** One model file in the repository. */
@@ -43,10 +43,14 @@ export interface ModelRepository {
 
 /** A model file larger than the limit. */
 export function tooLarge(ref: ModelRef, size: number, maxBytes: number): AppError {
-  return new AppError('model_invalid', `Model ${ref.name}@${ref.version} is ${size} bytes; the limit is ${maxBytes} bytes.`, {
-    transient: false,
-    errors: [{ path: 'size', message: `must be at most ${maxBytes} bytes (MODEL_MAX_BYTES)` }],
-  });
+  return new AppError(
+    'model_invalid',
+    `Model ${ref.name}@${ref.version} is ${size} bytes; the limit is ${maxBytes} bytes.`,
+    {
+      transient: false,
+      errors: [{ path: 'size', message: `must be at most ${maxBytes} bytes (MODEL_MAX_BYTES)` }],
+    },
+  );
 }
 
 /** A folder laid out like the container (the embedded default: the bundled `models/` folder or `MODEL_DIR`). */
@@ -67,7 +71,10 @@ export class FolderModelRepository implements ModelRepository {
   async readModel(ref: ModelRef, maxBytes: number): Promise<Uint8Array> {
     const file = path.join(this.dir, modelBlobName(ref));
     const stat = await fs.stat(file).catch(() => undefined);
-    if (stat === undefined) throw new AppError('not_found', `Model ${ref.name}@${ref.version} is not in the models folder.`, { transient: false });
+    if (stat === undefined)
+      throw new AppError('not_found', `Model ${ref.name}@${ref.version} is not in the models folder.`, {
+        transient: false,
+      });
     if (stat.size > maxBytes) throw tooLarge(ref, stat.size, maxBytes);
     return fs.readFile(file);
   }
@@ -87,7 +94,13 @@ export class FolderModelRepository implements ModelRepository {
         const stat = await fs.stat(full).catch(() => undefined);
         if (stat === undefined || !stat.isFile()) continue;
         const base = full.slice(0, -'.onnx'.length);
-        out.push({ blobPath: `${this.container}/${d.name}/${file}`, etag: `${stat.mtimeMs}-${stat.size}`, size: stat.size, metadata: await this.metadata(base), uri: `file://${full}` });
+        out.push({
+          blobPath: `${this.container}/${d.name}/${file}`,
+          etag: `${stat.mtimeMs}-${stat.size}`,
+          size: stat.size,
+          metadata: await this.metadata(base),
+          uri: `file://${full}`,
+        });
       }
     }
     return out;

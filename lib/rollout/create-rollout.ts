@@ -7,15 +7,15 @@
 import { hostname } from 'node:os';
 import type { TokenCredential } from '@azure/identity';
 import type { Redis } from 'ioredis';
-import type { Config } from '../../config/config';
-import { realTimers, type Timers } from '../../context/entra-auth';
-import { AppError } from '../../errors/errors';
-import { FEATURE_NAMES } from '../../features/featurizer';
-import type { BackendFactory } from '../../inference/backend';
-import { batchedBackendFactory, resolveMode } from '../../inference/backend-factory';
-import { SessionManager } from '../../inference/session-manager';
-import type { Logger } from '../../telemetry/logger';
-import type { ModelSource } from '../model-folder';
+import type { Config } from '../config/config';
+import { realTimers, type Timers } from '../context/entra-auth';
+import { AppError } from '../errors/errors';
+import { FEATURE_NAMES } from '../features/featurizer';
+import type { BackendFactory } from '../inference/backend';
+import { batchedBackendFactory, resolveMode } from '../inference/backend-factory';
+import { SessionManager } from '../inference/session-manager';
+import type { Logger } from '../telemetry/logger';
+import type { ModelSource } from '../models/model-folder';
 import { BlobModelRepository, blobConfigured } from './blob-model-repository';
 import { FleetAgent, type FleetAgentEvents } from './fleet-agent';
 import { FleetModelSource } from './fleet-model-source';
@@ -61,9 +61,29 @@ export interface RolloutPlan {
 
 function agentLogEvents(logger: Logger, extra: Partial<FleetAgentEvents> = {}): Partial<FleetAgentEvents> {
   return {
-    swapped: (e) => (logger.info(e.role === 'active' ? 'model version swapped' : 'candidate version loaded', { model: e.name, from: e.from, to: e.to, generation: e.generation }), extra.swapped?.(e)),
-    stale: (e) => (logger.warn(`could not load the ${e.role} version the fleet pointer names; serving the current one`, { model: e.name, desired: e.desired, reason: e.reason }), extra.stale?.(e)),
-    storeError: (e) => (e.stage === 'read' ? logger.warn('fleet store unavailable; retrying at the next reconcile', e) : logger.debug('fleet store call failed', e), extra.storeError?.(e)),
+    swapped: (e) => (
+      logger.info(e.role === 'active' ? 'model version swapped' : 'candidate version loaded', {
+        model: e.name,
+        from: e.from,
+        to: e.to,
+        generation: e.generation,
+      }),
+      extra.swapped?.(e)
+    ),
+    stale: (e) => (
+      logger.warn(`could not load the ${e.role} version the fleet pointer names; serving the current one`, {
+        model: e.name,
+        desired: e.desired,
+        reason: e.reason,
+      }),
+      extra.stale?.(e)
+    ),
+    storeError: (e) => (
+      e.stage === 'read'
+        ? logger.warn('fleet store unavailable; retrying at the next reconcile', e)
+        : logger.debug('fleet store call failed', e),
+      extra.storeError?.(e)
+    ),
   };
 }
 
@@ -77,11 +97,26 @@ export function planRollout(config: Config, base: ModelSource, deps: RolloutDeps
   const r = config.rollout;
   const logger = deps.logger;
   const instanceId = deps.instanceId ?? r.instanceId ?? `${hostname()}-${process.pid}`;
-  const store = deps.store ?? (deps.redis !== undefined ? new RedisFleetStore(deps.redis, config.redis.keyPrefix) : new MemoryFleetStore());
+  const store =
+    deps.store ??
+    (deps.redis !== undefined ? new RedisFleetStore(deps.redis, config.redis.keyPrefix) : new MemoryFleetStore());
   const bundled = new FolderModelRepository(config.model.dir, r.storage.container);
-  const repository = deps.repository ?? (blobConfigured(r.storage) ? BlobModelRepository.create(r.storage, deps.credential) : bundled);
-  logger.info(`model rollout: fleet store ${store.description}, models from ${repository.description}`, { instanceId, reconcileSec: r.reconcileIntervalMs / 1000 });
-  const source = new FleetModelSource({ name: config.model.name, store, repository, bundled, base, featureNames: FEATURE_NAMES, maxBytes: r.maxModelBytes, logger });
+  const repository =
+    deps.repository ?? (blobConfigured(r.storage) ? BlobModelRepository.create(r.storage, deps.credential) : bundled);
+  logger.info(`model rollout: fleet store ${store.description}, models from ${repository.description}`, {
+    instanceId,
+    reconcileSec: r.reconcileIntervalMs / 1000,
+  });
+  const source = new FleetModelSource({
+    name: config.model.name,
+    store,
+    repository,
+    bundled,
+    base,
+    featureNames: FEATURE_NAMES,
+    maxBytes: r.maxModelBytes,
+    logger,
+  });
 
   return {
     source,
@@ -101,10 +136,25 @@ export function planRollout(config: Config, base: ModelSource, deps: RolloutDeps
       });
       const { ort, inference } = config;
       const isolation = {
-        factory: batchedBackendFactory({ ...inference, mode: 'workers', workers: 1, session: { executionProviders: ort.executionProviders, intraOpThreads: ort.intraOpThreads, graphOptimization: ort.graphOptimization } }),
+        factory: batchedBackendFactory({
+          ...inference,
+          mode: 'workers',
+          workers: 1,
+          session: {
+            executionProviders: ort.executionProviders,
+            intraOpThreads: ort.intraOpThreads,
+            graphOptimization: ort.graphOptimization,
+          },
+        }),
         when: (bytes: number) => resolveMode(inference.mode, bytes) === 'inline',
       };
-      const validator = new ModelValidator({ sessions, featureNames: FEATURE_NAMES, batchMaxSize: inference.batchMaxSize, batchMaxSizeGpu: inference.batchMaxSizeGpu, isolation });
+      const validator = new ModelValidator({
+        sessions,
+        featureNames: FEATURE_NAMES,
+        batchMaxSize: inference.batchMaxSize,
+        batchMaxSizeGpu: inference.batchMaxSizeGpu,
+        isolation,
+      });
       const loader = new VersionLoader({ repository, bundled, validator, maxBytes: r.maxModelBytes });
       const recorder = new ShadowRecorder();
       const router = new TrafficRouter({ active: sessions, candidate: candidates, recorder });
@@ -138,8 +188,26 @@ export function planRollout(config: Config, base: ModelSource, deps: RolloutDeps
         wallNow,
         logger,
       });
-      const admin = new ModelAdmin({ modelName: config.model.name, instanceId, store, sessions, agent, wallNow, reportMaxAgeMs: 3 * r.reconcileIntervalMs });
-      const rollout = new ModelRollout({ upload, admin, agent, router, repository, store, candidates, loader, reclaimer });
+      const admin = new ModelAdmin({
+        modelName: config.model.name,
+        instanceId,
+        store,
+        sessions,
+        agent,
+        wallNow,
+        reportMaxAgeMs: 3 * r.reconcileIntervalMs,
+      });
+      const rollout = new ModelRollout({
+        upload,
+        admin,
+        agent,
+        router,
+        repository,
+        store,
+        candidates,
+        loader,
+        reclaimer,
+      });
       rollout.start();
       return rollout;
     },

@@ -3,16 +3,29 @@
  * rollback and traffic split. Bodies are validated strictly (every invalid field named, problem+json).
  */
 import { z } from 'zod';
-import { AppError, type FieldError } from '../../errors/errors';
-import type { SessionManager } from '../../inference/session-manager';
-import { MODEL_NAME_RE, MODEL_VERSION_RE } from '../manifest';
+import { AppError, type FieldError } from '../errors/errors';
+import type { SessionManager } from '../inference/session-manager';
+import { MODEL_NAME_RE, MODEL_VERSION_RE } from '../models/manifest';
 import type { FleetAgent, FleetReadiness } from './fleet-agent';
-import { promoteVersion, rollbackVersion, setTraffic, type FleetState, type ModelPointer, type Transition, type ValidationSummary } from './fleet-state';
+import {
+  promoteVersion,
+  rollbackVersion,
+  setTraffic,
+  type FleetState,
+  type ModelPointer,
+  type Transition,
+  type ValidationSummary,
+} from './fleet-state';
 import type { FleetStore, InstanceReport, Rejection } from './fleet-store';
 import { shadowReport, type ShadowReport } from './shadow-stats';
 
-const version = z.string({ error: 'must be a version string like 1.2.0' }).regex(MODEL_VERSION_RE, { error: 'must be a version like 1.2.0' });
-const percent = z.number({ error: 'must be a number from 0 to 100' }).min(0, { error: 'must be at least 0' }).max(100, { error: 'must be at most 100' });
+const version = z
+  .string({ error: 'must be a version string like 1.2.0' })
+  .regex(MODEL_VERSION_RE, { error: 'must be a version like 1.2.0' });
+const percent = z
+  .number({ error: 'must be a number from 0 to 100' })
+  .min(0, { error: 'must be at least 0' })
+  .max(100, { error: 'must be at most 100' });
 const promoteBody = z.strictObject({ version }, { error: 'must be an object like { "version": "1.2.0" }' });
 const trafficBody = z.strictObject(
   { candidate: version, canaryPercent: percent.default(0), shadowPercent: percent.default(0) },
@@ -23,7 +36,9 @@ function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   const r = schema.safeParse(body);
   if (r.success) return r.data;
   const errors: FieldError[] = r.error.issues.map((i) =>
-    i.code === 'unrecognized_keys' ? { path: i.keys.join(','), message: 'unknown field' } : { path: i.path.map(String).join('.'), message: i.message },
+    i.code === 'unrecognized_keys'
+      ? { path: i.keys.join(','), message: 'unknown field' }
+      : { path: i.path.map(String).join('.'), message: i.message },
   );
   throw new AppError('validation_failed', `${errors.length} invalid field(s).`, { errors });
 }
@@ -75,7 +90,11 @@ export class ModelAdmin {
 
   /** @throws AppError `not_found` for another model name. */
   private checkName(name: string): void {
-    if (!MODEL_NAME_RE.test(name) || name !== this.deps.modelName) throw new AppError('not_found', `No model named "${name.slice(0, 64)}" is served here (this app serves "${this.deps.modelName}").`);
+    if (!MODEL_NAME_RE.test(name) || name !== this.deps.modelName)
+      throw new AppError(
+        'not_found',
+        `No model named "${name.slice(0, 64)}" is served here (this app serves "${this.deps.modelName}").`,
+      );
   }
 
   private actor(): { by: string; at: string } {
@@ -85,7 +104,12 @@ export class ModelAdmin {
   private async change(name: string, fn: (s: FleetState) => Transition): Promise<ModelStatus> {
     this.checkName(name);
     await this.deps.store.update(name, (cur) => {
-      if (cur === undefined) throw new AppError('conflict', `Nothing has been published for ${name} yet; every instance serves its bundled model.`, { transient: false });
+      if (cur === undefined)
+        throw new AppError(
+          'conflict',
+          `Nothing has been published for ${name} yet; every instance serves its bundled model.`,
+          { transient: false },
+        );
       return fn(cur);
     });
     await this.deps.agent.converge();
@@ -96,7 +120,11 @@ export class ModelAdmin {
   async status(): Promise<{ models: ModelStatus[] }> {
     const { store, modelName: name } = this.deps;
     await this.deps.agent.flushShadow();
-    const [state, rejections, instances] = await Promise.all([store.read(name), store.rejections(name), store.instances(name, this.deps.wallNow() - this.deps.reportMaxAgeMs)]);
+    const [state, rejections, instances] = await Promise.all([
+      store.read(name),
+      store.rejections(name),
+      store.instances(name, this.deps.wallNow() - this.deps.reportMaxAgeMs),
+    ]);
     const view = (p: ModelPointer | undefined): VersionView | undefined => {
       if (p === undefined) return undefined;
       const v = state?.versions[p.version]?.validation;
@@ -104,14 +132,18 @@ export class ModelAdmin {
     };
     const t = state?.traffic;
     const candidate = t === undefined ? undefined : view(state?.versions[t.candidate]?.pointer);
-    const shadow = t === undefined || state === undefined ? undefined : await store.shadow(name, state.active.version, t.candidate);
+    const shadow =
+      t === undefined || state === undefined ? undefined : await store.shadow(name, state.active.version, t.candidate);
     return {
       models: [
         {
           name,
           generation: state?.generation ?? 0,
           active: view(state?.active),
-          candidate: candidate === undefined || t === undefined ? undefined : { ...candidate, canaryPercent: t.canaryPercent, shadowPercent: t.shadowPercent },
+          candidate:
+            candidate === undefined || t === undefined
+              ? undefined
+              : { ...candidate, canaryPercent: t.canaryPercent, shadowPercent: t.shadowPercent },
           previous: state?.previous[0],
           history: state?.previous ?? [],
           versions: Object.keys(state?.versions ?? {}),

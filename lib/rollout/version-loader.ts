@@ -4,8 +4,8 @@
  * (in a worker) before it may serve. A backend already validated on this instance by the upload handler is
  * handed over instead of loading the same version twice.
  */
-import { AppError, toAppError } from '../../errors/errors';
-import type { InferenceBackend } from '../../inference/backend';
+import { AppError, toAppError } from '../errors/errors';
+import type { InferenceBackend } from '../inference/backend';
 import type { FleetState, VersionRecord } from './fleet-state';
 import type { ModelRepository } from './model-repository';
 import { sha256Async, type ModelValidator } from './model-validator';
@@ -25,8 +25,12 @@ export interface VersionLoaderDeps {
 }
 
 /** The golden set an instance validates a version with: the manifest's own, else the one kept for the name. */
-export function goldenFor(rec: VersionRecord, state: FleetState | undefined): { inputs: readonly (readonly number[])[]; source: 'manifest' | 'kept' } | undefined {
-  if (rec.manifest.golden !== undefined && rec.manifest.golden.inputs.length > 0) return { inputs: rec.manifest.golden.inputs, source: 'manifest' };
+export function goldenFor(
+  rec: VersionRecord,
+  state: FleetState | undefined,
+): { inputs: readonly (readonly number[])[]; source: 'manifest' | 'kept' } | undefined {
+  if (rec.manifest.golden !== undefined && rec.manifest.golden.inputs.length > 0)
+    return { inputs: rec.manifest.golden.inputs, source: 'manifest' };
   return state?.golden === undefined ? undefined : { inputs: state.golden.inputs, source: 'kept' };
 }
 
@@ -72,10 +76,20 @@ export class VersionLoader {
     const bytes = await repo.readModel({ name: pointer.name, version: pointer.version }, this.deps.maxBytes);
     const sha256 = await sha256Async(bytes);
     if (sha256 !== pointer.sha256) {
-      throw new AppError('model_invalid', `The file of ${pointer.name}@${pointer.version} does not match the pointer's sha256 (it changed after validation).`, { transient: false });
+      throw new AppError(
+        'model_invalid',
+        `The file of ${pointer.name}@${pointer.version} does not match the pointer's sha256 (it changed after validation).`,
+        { transient: false },
+      );
     }
     try {
-      const { backend } = await this.deps.validator.validate({ manifest, bytes, sha256, golden: goldenFor(rec, state), forced: true });
+      const { backend } = await this.deps.validator.validate({
+        manifest,
+        bytes,
+        sha256,
+        golden: goldenFor(rec, state),
+        forced: true,
+      });
       return backend;
     } catch (err) {
       throw toAppError(err);

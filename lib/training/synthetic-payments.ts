@@ -61,25 +61,53 @@ export interface SyntheticSample {
 
 /** Country → [currency, UTC offset in minutes, weight as a home country]. */
 const COUNTRIES: Readonly<Record<string, readonly [string, number, number]>> = {
-  FR: ['EUR', 60, 25], DE: ['EUR', 60, 15], GB: ['GBP', 0, 12], US: ['USD', -300, 15], ES: ['EUR', 60, 8],
-  IT: ['EUR', 60, 8], NL: ['EUR', 60, 5], CA: ['CAD', -300, 4], BR: ['BRL', -180, 3], IN: ['INR', 330, 3],
-  JP: ['JPY', 540, 2], NG: ['NGN', 60, 0], RU: ['RUB', 180, 0], CN: ['CNY', 480, 0], VN: ['VND', 420, 0],
+  FR: ['EUR', 60, 25],
+  DE: ['EUR', 60, 15],
+  GB: ['GBP', 0, 12],
+  US: ['USD', -300, 15],
+  ES: ['EUR', 60, 8],
+  IT: ['EUR', 60, 8],
+  NL: ['EUR', 60, 5],
+  CA: ['CAD', -300, 4],
+  BR: ['BRL', -180, 3],
+  IN: ['INR', 330, 3],
+  JP: ['JPY', 540, 2],
+  NG: ['NGN', 60, 0],
+  RU: ['RUB', 180, 0],
+  CN: ['CNY', 480, 0],
+  VN: ['VND', 420, 0],
 };
 const HOME_COUNTRIES = Object.entries(COUNTRIES).map(([c, [, , w]]) => [c, w] as const);
 const ALL_COUNTRIES = Object.keys(COUNTRIES);
 const COMMON_MCC = ['5411', '5812', '5541', '5999', '4111', '5732', '5311', '4121', '7011', '5651', '5912', '5814'];
 const RISKY = [...RISKY_MCC];
 /** Relative frequency of legitimate payments per local hour 0–23. */
-const DAY_CURVE = [1, 0.6, 0.4, 0.3, 0.4, 0.8, 2, 4, 6, 7, 7, 8, 9, 8, 7, 7, 8, 9, 9, 8, 6, 4, 3, 2].map((w, h) => [h, w] as const);
+const DAY_CURVE = [1, 0.6, 0.4, 0.3, 0.4, 0.8, 2, 4, 6, 7, 7, 8, 9, 8, 7, 7, 8, 9, 9, 8, 6, 4, 3, 2].map(
+  (w, h) => [h, w] as const,
+);
 /** First calendar day of the synthetic timeline (UTC ms); events span 120 days from here. */
 const EPOCH_MS = Date.UTC(2025, 2, 1);
 const DAY_MS = 86_400_000;
 
-const CHANNEL_WEIGHTS: readonly (readonly [PaymentEvent['channel'], number])[] = [['pos', 0.45], ['app', 0.35], ['web', 0.2]];
+const CHANNEL_WEIGHTS: readonly (readonly [PaymentEvent['channel'], number])[] = [
+  ['pos', 0.45],
+  ['app', 0.35],
+  ['web', 0.2],
+];
 /** Probability that a web/app payment's IP country differs from the payment country (others: 3 %). */
-const IP_MISMATCH_P: Partial<Record<Scenario, number>> = { account_takeover: 0.55, card_testing: 0.4, stolen_card_abroad: 0.5, new_account_fraud: 0.35 };
+const IP_MISMATCH_P: Partial<Record<Scenario, number>> = {
+  account_takeover: 0.55,
+  card_testing: 0.4,
+  stolen_card_abroad: 0.5,
+  new_account_fraud: 0.35,
+};
 /** Probability of a risky MCC (others: 3 %). */
-const RISKY_MCC_P: Partial<Record<Scenario, number>> = { card_testing: 0.35, account_takeover: 0.25, new_account_fraud: 0.55, stolen_card_abroad: 0.2 };
+const RISKY_MCC_P: Partial<Record<Scenario, number>> = {
+  card_testing: 0.35,
+  account_takeover: 0.25,
+  new_account_fraud: 0.55,
+  stolen_card_abroad: 0.2,
+};
 
 const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
 const cents = (x: number): number => Math.max(0.01, Math.round(x * 100) / 100);
@@ -114,15 +142,22 @@ function drawSample(rng: Prng, i: number, seed: number): SyntheticSample {
   let hasProfile = !rng.chance(0.15) || scenario === 'account_takeover' || scenario === 'stolen_card_abroad';
   if (scenario === 'new_account_fraud') hasProfile = rng.chance(0.5);
   const ageDays =
-    scenario === 'new_account_fraud' ? rng.uniform(0, 5) : rng.chance(0.03) ? rng.uniform(0, 14) : Math.min(5000, 1 + rng.logNormal(Math.log(500), 1));
+    scenario === 'new_account_fraud'
+      ? rng.uniform(0, 5)
+      : rng.chance(0.03)
+        ? rng.uniform(0, 14)
+        : Math.min(5000, 1 + rng.logNormal(Math.log(500), 1));
   const knownDevices = Array.from({ length: rng.int(1, 3) }, (_v, k) => `dev-${seed}-${i}-${k}`);
 
   // Channel, payment country, IP country, device.
   const channel: PaymentEvent['channel'] =
     scenario === 'card_testing' || scenario === 'account_takeover' || scenario === 'new_account_fraud'
-      ? rng.chance(0.7) ? 'web' : 'app'
+      ? rng.chance(0.7)
+        ? 'web'
+        : 'app'
       : rng.weighted(CHANNEL_WEIGHTS);
-  const abroad = scenario === 'traveller' || (scenario === 'stolen_card_abroad' && rng.chance(0.85)) || rng.chance(0.02);
+  const abroad =
+    scenario === 'traveller' || (scenario === 'stolen_card_abroad' && rng.chance(0.85)) || rng.chance(0.02);
   const country = abroad ? otherCountry(rng, home) : home;
   let ipCountry: string | undefined;
   let deviceId: string | undefined;
@@ -137,11 +172,15 @@ function drawSample(rng: Prng, i: number, seed: number): SyntheticSample {
 
   // Amount, merchant, hour.
   const amount =
-    scenario === 'card_testing' ? cents(rng.uniform(0.5, 10))
-    : scenario === 'new_account_fraud' ? cents(rng.logNormal(Math.log(300), 0.8))
-    : attack ? cents(usual * rng.logNormal(Math.log(4), 0.7))
-    : scenario === 'big_purchase' ? cents(usual * rng.logNormal(Math.log(6), 0.5))
-    : cents(usual * rng.logNormal(0, 0.6));
+    scenario === 'card_testing'
+      ? cents(rng.uniform(0.5, 10))
+      : scenario === 'new_account_fraud'
+        ? cents(rng.logNormal(Math.log(300), 0.8))
+        : attack
+          ? cents(usual * rng.logNormal(Math.log(4), 0.7))
+          : scenario === 'big_purchase'
+            ? cents(usual * rng.logNormal(Math.log(6), 0.5))
+            : cents(usual * rng.logNormal(0, 0.6));
   const mcc = rng.chance(RISKY_MCC_P[scenario] ?? 0.03) ? rng.pick(RISKY) : rng.pick(COMMON_MCC);
   const nightP = attack ? 0.35 : 0;
   const hour = rng.chance(nightP) ? rng.int(0, 4) : rng.weighted(DAY_CURVE);
@@ -160,13 +199,25 @@ function drawSample(rng: Prng, i: number, seed: number): SyntheticSample {
     count1h += rng.int(1, 3);
     count24h += count1h;
   }
-  const sum24h = scenario === 'card_testing' ? count24h * rng.uniform(0.5, 10) : count24h * usual * rng.logNormal(0, 0.4);
+  const sum24h =
+    scenario === 'card_testing' ? count24h * rng.uniform(0.5, 10) : count24h * usual * rng.logNormal(0, 0.4);
   // Distinct countries among the earlier payments (≤ their count): home plus the current one when abroad.
   const countries = Math.min(count24h, country !== home ? rng.int(2, scenario === 'stolen_card_abroad' ? 4 : 2) : 1);
-  const velocity: Velocity = { count1m, count1h, count24h, sum24h: count24h === 0 ? 0 : cents(sum24h), distinctCountries24h: countries };
+  const velocity: Velocity = {
+    count1m,
+    count1h,
+    count24h,
+    sum24h: count24h === 0 ? 0 : cents(sum24h),
+    distinctCountries24h: countries,
+  };
 
   const profile: UserProfile | null = hasProfile
-    ? { homeCountry: home, usualAmount: usual, knownDevices, accountCreatedAt: new Date(ts.utcMs - ageDays * DAY_MS).toISOString() }
+    ? {
+        homeCountry: home,
+        usualAmount: usual,
+        knownDevices,
+        accountCreatedAt: new Date(ts.utcMs - ageDays * DAY_MS).toISOString(),
+      }
     : null;
   const event: PaymentEvent = {
     transactionId: `tx-${seed}-${i}`,
@@ -193,14 +244,19 @@ function drawSample(rng: Prng, i: number, seed: number): SyntheticSample {
     -6.8 +
     3.5 * Number(attack) +
     0.9 * bigAmount +
-    0.8 * Math.log1p(count1m) + 0.35 * Math.log1p(count1h) +
-    0.9 * newDevice * Number(hasProfile) + 0.3 * Number(channel !== 'pos' && deviceId === undefined) +
+    0.8 * Math.log1p(count1m) +
+    0.35 * Math.log1p(count1h) +
+    0.9 * newDevice * Number(hasProfile) +
+    0.3 * Number(channel !== 'pos' && deviceId === undefined) +
     0.8 * ipMismatch +
-    0.6 * Number(country !== home && hasProfile) + 0.4 * Number(countries >= 2) +
+    0.6 * Number(country !== home && hasProfile) +
+    0.4 * Number(countries >= 2) +
     1.0 * Number(RISKY_MCC.has(mcc)) +
     0.6 * night +
-    0.8 * Number(hasProfile && ageDays < 7) + 0.5 * Number(!hasProfile) +
-    0.7 * newDevice * ipMismatch + 0.5 * night * bigAmount +
+    0.8 * Number(hasProfile && ageDays < 7) +
+    0.5 * Number(!hasProfile) +
+    0.7 * newDevice * ipMismatch +
+    0.5 * night * bigAmount +
     rng.normal(0, 1);
   const fraud = rng.next() < 1 / (1 + Math.exp(-z));
   return { event, context: { profile, velocity }, fraud, scenario };

@@ -5,12 +5,12 @@
  * and the manifest's recorded golden scores reproduced), and the score shift against the active version.
  */
 import { createHash } from 'node:crypto';
-import { AppError, toAppError, type ErrorCode, type FieldError } from '../../errors/errors';
-import type { BackendFactory, InferenceBackend } from '../../inference/backend';
-import { isGpuProvider } from '../../inference/backend-factory';
-import { checkScores, sampleRow, type Lease, type SessionManager } from '../../inference/session-manager';
-import type { ModelManifest } from '../manifest';
-import { verifyArtifact } from '../model-folder';
+import { AppError, toAppError, type ErrorCode, type FieldError } from '../errors/errors';
+import type { BackendFactory, InferenceBackend } from '../inference/backend';
+import { isGpuProvider } from '../inference/backend-factory';
+import { checkScores, sampleRow, type Lease, type SessionManager } from '../inference/session-manager';
+import type { ModelManifest } from '../models/manifest';
+import { verifyArtifact } from '../models/model-folder';
 import type { ShiftReport, ValidationSummary } from './fleet-state';
 import type { RejectCheck } from './fleet-store';
 import { readOnnxSignature, signatureProblems } from './onnx-signature';
@@ -75,7 +75,8 @@ export interface ValidationRequest {
   /** The bytes' sha256 ({@link sha256Async}). */
   readonly sha256: string;
   /** Reference inputs: the manifest's own, or the ones kept for the model name. */
-  readonly golden: { readonly inputs: readonly (readonly number[])[]; readonly source: 'manifest' | 'kept' } | undefined;
+  readonly golden:
+    { readonly inputs: readonly (readonly number[])[]; readonly source: 'manifest' | 'kept' } | undefined;
   /** The active version, to measure the score shift against (the caller releases it). */
   readonly compareWith?: Lease;
   /** Largest accepted mean absolute shift; `undefined` = report only. */
@@ -100,7 +101,10 @@ export class ModelValidator {
   async validate(req: ValidationRequest): Promise<{ backend: InferenceBackend; summary: ValidationSummary }> {
     const { manifest, bytes } = req;
     const t0 = this.now();
-    if (req.sha256 !== manifest.sha256) throw new ModelRejectedError('sha256', `The model's sha256 does not match its manifest.`, [{ path: 'sha256', message: 'does not match the model file' }]);
+    if (req.sha256 !== manifest.sha256)
+      throw new ModelRejectedError('sha256', `The model's sha256 does not match its manifest.`, [
+        { path: 'sha256', message: 'does not match the model file' },
+      ]);
     try {
       verifyArtifact(manifest, bytes, this.deps.featureNames, req.sha256);
     } catch (err) {
@@ -115,10 +119,18 @@ export class ModelValidator {
       throw new ModelRejectedError('signature', e.message, e.errors);
     }
     const problems = signatureProblems(sig, manifest, this.deps.featureNames.length);
-    if (problems.length > 0) throw new ModelRejectedError('signature', `The model's input/output signature does not match the manifest and the featurizer.`, problems);
+    if (problems.length > 0)
+      throw new ModelRejectedError(
+        'signature',
+        `The model's input/output signature does not match the manifest and the featurizer.`,
+        problems,
+      );
     const golden = req.golden?.inputs ?? [];
     const width = this.deps.featureNames.length;
-    if (golden.some((r) => r.length !== width)) throw new ModelRejectedError('golden', `Every golden row must have ${width} values.`, [{ path: 'golden.inputs', message: `rows must have ${width} values` }]);
+    if (golden.some((r) => r.length !== width))
+      throw new ModelRejectedError('golden', `Every golden row must have ${width} values.`, [
+        { path: 'golden.inputs', message: `rows must have ${width} values` },
+      ]);
 
     await this.probeInWorker(manifest, bytes);
     let backend: InferenceBackend;
@@ -126,21 +138,38 @@ export class ModelValidator {
       backend = await this.deps.sessions.prepare({ manifest, bytes });
     } catch (err) {
       const e = toAppError(err);
-      throw new ModelRejectedError(e.message.startsWith('Warm-up') ? 'warmup' : 'load', e.message, e.errors, 'model_invalid', err);
+      throw new ModelRejectedError(
+        e.message.startsWith('Warm-up') ? 'warmup' : 'load',
+        e.message,
+        e.errors,
+        'model_invalid',
+        err,
+      );
     }
     try {
       const gpu = isGpuProvider(backend.info.executionProviders);
-      const batchSizes = warmupBatchSizes(gpu ? Math.min(this.deps.batchMaxSize, this.deps.batchMaxSizeGpu) : this.deps.batchMaxSize);
+      const batchSizes = warmupBatchSizes(
+        gpu ? Math.min(this.deps.batchMaxSize, this.deps.batchMaxSizeGpu) : this.deps.batchMaxSize,
+      );
       const rows = [Array.from(sampleRow(manifest, width))]; // the golden set is checked on its own below
       for (const b of batchSizes) {
-        const problem = await this.score(backend, rows, b).then((s) => checkScores(s, b), (err: unknown) => toAppError(err).message);
-        if (problem !== undefined) throw new ModelRejectedError('warmup', `Warm-up at batch size ${b} failed: ${problem}.`, [{ path: 'model', message: `warm-up at batch size ${b}: ${problem}` }]);
+        const problem = await this.score(backend, rows, b).then(
+          (s) => checkScores(s, b),
+          (err: unknown) => toAppError(err).message,
+        );
+        if (problem !== undefined)
+          throw new ModelRejectedError('warmup', `Warm-up at batch size ${b} failed: ${problem}.`, [
+            { path: 'model', message: `warm-up at batch size ${b}: ${problem}` },
+          ]);
       }
       let shift: ShiftReport | undefined;
       if (golden.length > 0) {
         const scores = await this.score(backend, golden, golden.length);
         const problem = checkScores(scores, golden.length);
-        if (problem !== undefined) throw new ModelRejectedError('golden', `The golden set failed: ${problem}.`, [{ path: 'golden', message: problem }]);
+        if (problem !== undefined)
+          throw new ModelRejectedError('golden', `The golden set failed: ${problem}.`, [
+            { path: 'golden', message: problem },
+          ]);
         this.checkRecorded(manifest, req, scores);
         shift = await this.shift(req, golden, scores);
       }
@@ -169,21 +198,36 @@ export class ModelValidator {
     const width = this.deps.featureNames.length;
     let probe: InferenceBackend;
     try {
-      probe = await iso.factory.load({ bytes, inputName: manifest.input.name, outputName: manifest.output.name, inputWidth: width });
+      probe = await iso.factory.load({
+        bytes,
+        inputName: manifest.input.name,
+        outputName: manifest.output.name,
+        inputWidth: width,
+      });
     } catch (err) {
       const e = toAppError(err);
       throw new ModelRejectedError('load', e.message, e.errors, 'model_invalid', err);
     }
     try {
-      const problem = await this.score(probe, [Array.from(sampleRow(manifest, width))], 1).then((s) => checkScores(s, 1), (err: unknown) => toAppError(err).message);
-      if (problem !== undefined) throw new ModelRejectedError('warmup', `Warm-up in an isolated worker failed: ${problem}.`, [{ path: 'model', message: problem }]);
+      const problem = await this.score(probe, [Array.from(sampleRow(manifest, width))], 1).then(
+        (s) => checkScores(s, 1),
+        (err: unknown) => toAppError(err).message,
+      );
+      if (problem !== undefined)
+        throw new ModelRejectedError('warmup', `Warm-up in an isolated worker failed: ${problem}.`, [
+          { path: 'model', message: problem },
+        ]);
     } finally {
       await probe.dispose().catch(() => undefined);
     }
   }
 
   /** Scores `count` rows cycling through `rows`. */
-  private async score(backend: InferenceBackend, rows: readonly (readonly number[])[], count: number): Promise<Float32Array> {
+  private async score(
+    backend: InferenceBackend,
+    rows: readonly (readonly number[])[],
+    count: number,
+  ): Promise<Float32Array> {
     const width = this.deps.featureNames.length;
     const input = new Float32Array(count * width);
     for (let i = 0; i < count; i++) input.set(rows[i % rows.length] as number[], i * width);
@@ -197,14 +241,20 @@ export class ModelValidator {
     let worst = 0;
     scores.forEach((s, i) => (worst = Math.max(worst, Math.abs(s - (recorded[i] as number)))));
     if (worst > GOLDEN_TOLERANCE) {
-      throw new ModelRejectedError('golden', `The model does not reproduce the golden scores recorded in its manifest (largest difference ${worst.toFixed(6)} > ${GOLDEN_TOLERANCE}).`, [
-        { path: 'golden.scores', message: `differ from the model's scores by up to ${worst.toFixed(6)}` },
-      ]);
+      throw new ModelRejectedError(
+        'golden',
+        `The model does not reproduce the golden scores recorded in its manifest (largest difference ${worst.toFixed(6)} > ${GOLDEN_TOLERANCE}).`,
+        [{ path: 'golden.scores', message: `differ from the model's scores by up to ${worst.toFixed(6)}` }],
+      );
     }
   }
 
   /** Score shift against the active version over the golden rows; refused beyond the bound unless forced. */
-  private async shift(req: ValidationRequest, golden: readonly (readonly number[])[], scores: Float32Array): Promise<ShiftReport | undefined> {
+  private async shift(
+    req: ValidationRequest,
+    golden: readonly (readonly number[])[],
+    scores: Float32Array,
+  ): Promise<ShiftReport | undefined> {
     const active = req.compareWith;
     if (active === undefined) return undefined;
     const base = await this.score(active.backend, golden, golden.length);
@@ -217,7 +267,14 @@ export class ModelValidator {
     });
     const meanAbs = Math.round((sum / golden.length) * 1e6) / 1e6;
     const exceeded = req.shiftMax !== undefined && meanAbs > req.shiftMax;
-    const report: ShiftReport = { against: active.manifest.version, meanAbs, maxAbs: Math.round(max * 1e6) / 1e6, rows: golden.length, ...(req.shiftMax === undefined ? {} : { bound: req.shiftMax }), exceeded };
+    const report: ShiftReport = {
+      against: active.manifest.version,
+      meanAbs,
+      maxAbs: Math.round(max * 1e6) / 1e6,
+      rows: golden.length,
+      ...(req.shiftMax === undefined ? {} : { bound: req.shiftMax }),
+      exceeded,
+    };
     if (exceeded && !req.forced) {
       throw new ModelRejectedError(
         'shift',

@@ -43,7 +43,17 @@ export interface ShadowReport {
 
 /** Zero counts for a pair. */
 export function emptyCounts(activeVersion: string, candidateVersion: string): ShadowCounts {
-  return { activeVersion, candidateVersion, n: 0, activeBins: new Array<number>(SHADOW_BINS).fill(0), candidateBins: new Array<number>(SHADOW_BINS).fill(0), sumActive: 0, sumCandidate: 0, sumAbsDiff: 0, errors: 0 };
+  return {
+    activeVersion,
+    candidateVersion,
+    n: 0,
+    activeBins: new Array<number>(SHADOW_BINS).fill(0),
+    candidateBins: new Array<number>(SHADOW_BINS).fill(0),
+    sumActive: 0,
+    sumCandidate: 0,
+    sumAbsDiff: 0,
+    errors: 0,
+  };
 }
 
 /** Bin of a score in [0, 1]. */

@@ -1,8 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as fc from 'fast-check';
-import { chooseThresholds, computeStandardization, metricsAt, predictLogistic, rocAuc, trainLogistic } from '../../lib/models/train';
-import { Prng } from '../../lib/models/prng';
+import {
+  chooseThresholds,
+  computeStandardization,
+  metricsAt,
+  predictLogistic,
+  rocAuc,
+  trainLogistic,
+} from '../../lib/training/train';
+import { Prng } from '../../lib/training/prng';
 
 /** O(n²) definition: P(score⁺ > score⁻) + ½ P(tie). */
 function bruteAuc(s: readonly number[], y: readonly number[]): number {
@@ -22,7 +29,10 @@ function bruteAuc(s: readonly number[], y: readonly number[]): number {
 const scored = fc
   .array(fc.tuple(fc.integer({ min: -50, max: 50 }), fc.integer({ min: 0, max: 1 })), { minLength: 2, maxLength: 60 })
   .filter((rows) => rows.some(([, y]) => y === 1) && rows.some(([, y]) => y === 0));
-const split = (rows: readonly (readonly [number, number])[]): [number[], number[]] => [rows.map((r) => r[0]), rows.map((r) => r[1])];
+const split = (rows: readonly (readonly [number, number])[]): [number[], number[]] => [
+  rows.map((r) => r[0]),
+  rows.map((r) => r[1]),
+];
 
 describe('rocAuc', () => {
   it('equals the pairwise definition (ties count ½) and lies in [0, 1]', () => {
@@ -51,7 +61,13 @@ describe('rocAuc', () => {
     fc.assert(
       fc.property(scored, (rows) => {
         const [s, y] = split(rows);
-        assert.equal(rocAuc(s.map((v) => v * v * v + 5 * v - 7), y), rocAuc(s, y));
+        assert.equal(
+          rocAuc(
+            s.map((v) => v * v * v + 5 * v - 7),
+            y,
+          ),
+          rocAuc(s, y),
+        );
       }),
     );
   });
@@ -59,11 +75,25 @@ describe('rocAuc', () => {
   it('satisfies AUC(s) + AUC(-s) = 1 without ties', () => {
     const rows = fc
       .uniqueArray(fc.integer({ min: -1000, max: 1000 }), { minLength: 2, maxLength: 60 })
-      .chain((s) => fc.tuple(fc.constant(s), fc.array(fc.integer({ min: 0, max: 1 }), { minLength: s.length, maxLength: s.length })))
+      .chain((s) =>
+        fc.tuple(
+          fc.constant(s),
+          fc.array(fc.integer({ min: 0, max: 1 }), { minLength: s.length, maxLength: s.length }),
+        ),
+      )
       .filter(([, y]) => y.includes(0) && y.includes(1));
     fc.assert(
       fc.property(rows, ([s, y]) => {
-        assert.ok(Math.abs(rocAuc(s, y) + rocAuc(s.map((v) => -v), y) - 1) < 1e-12);
+        assert.ok(
+          Math.abs(
+            rocAuc(s, y) +
+              rocAuc(
+                s.map((v) => -v),
+                y,
+              ) -
+              1,
+          ) < 1e-12,
+        );
       }),
     );
   });
@@ -85,7 +115,7 @@ describe('metricsAt / chooseThresholds', () => {
       fc.property(fc.integer({ min: 0, max: 1e6 }), (seed) => {
         const rng = new Prng(seed);
         const y = Array.from({ length: 400 }, () => (rng.chance(0.1) ? 1 : 0));
-        const s = y.map((v) => 1 / (1 + Math.exp(-(rng.normal(v * 2.5 - 3, 1)))));
+        const s = y.map((v) => 1 / (1 + Math.exp(-rng.normal(v * 2.5 - 3, 1))));
         const t = chooseThresholds(s, y, { reviewRecall: 0.8, minDeclinePositives: 3 });
         assert.ok(t.review > 0 && t.review < t.decline && t.decline < 1, JSON.stringify(t));
         assert.ok(metricsAt(s, y, t.review).recall >= 0.8);

@@ -4,9 +4,9 @@
  * arriving during a load coalesce into one more pass) and swaps it in atomically. An instance that cannot
  * load the pointer's version keeps serving its current one and reports itself stale.
  */
-import { toAppError } from '../../errors/errors';
-import type { Timers } from '../../context/entra-auth';
-import type { SessionManager } from '../../inference/session-manager';
+import { toAppError } from '../errors/errors';
+import type { Timers } from '../context/entra-auth';
+import type { SessionManager } from '../inference/session-manager';
 import type { FleetState, VersionRecord } from './fleet-state';
 import type { FleetStore } from './fleet-store';
 import type { ShadowRecorder } from './shadow-stats';
@@ -34,7 +34,13 @@ export interface FleetReadiness {
 
 /** Events of a {@link FleetAgent} (logged by the composition root). */
 export interface FleetAgentEvents {
-  swapped(e: { name: string; from: string | undefined; to: string; generation: number; role: 'active' | 'candidate' }): void;
+  swapped(e: {
+    name: string;
+    from: string | undefined;
+    to: string;
+    generation: number;
+    role: 'active' | 'candidate';
+  }): void;
   stale(e: { name: string; desired: string; reason: string; role: 'active' | 'candidate' }): void;
   storeError(e: { stage: 'read' | 'report' | 'shadow' | 'subscribe'; message: string }): void;
 }
@@ -118,7 +124,12 @@ export class FleetAgent {
         .subscribe((name) => {
           if (name === this.deps.name || name === '*') void this.converge();
         })
-        .catch((err: unknown) => (this.deps.on?.storeError?.({ stage: 'subscribe', message: toAppError(err).message }), false));
+        .catch(
+          (err: unknown) => (
+            this.deps.on?.storeError?.({ stage: 'subscribe', message: toAppError(err).message }),
+            false
+          ),
+        );
     }
     await this.flushShadow();
     await this.converge();
@@ -160,7 +171,11 @@ export class FleetAgent {
     }
     await this.convergeActive(state);
     await this.convergeCandidate(state);
-    this.deps.loader.discardOffersExcept([state.active, ...(state.traffic === undefined ? [] : [state.versions[state.traffic.candidate]?.pointer])].filter((p) => p !== undefined).map((p) => `${p.version}:${p.sha256}`));
+    this.deps.loader.discardOffersExcept(
+      [state.active, ...(state.traffic === undefined ? [] : [state.versions[state.traffic.candidate]?.pointer])]
+        .filter((p) => p !== undefined)
+        .map((p) => `${p.version}:${p.sha256}`),
+    );
     this.applied = state.generation;
     await this.report();
   }
@@ -179,7 +194,13 @@ export class FleetAgent {
       if (this.disposed) return void (await backend.dispose());
       this.deps.sessions.activate(rec.manifest, backend);
       this.stale = undefined;
-      this.deps.on?.swapped?.({ name: this.deps.name, from: have?.version, to: want.version, generation: state.generation, role: 'active' });
+      this.deps.on?.swapped?.({
+        name: this.deps.name,
+        from: have?.version,
+        to: want.version,
+        generation: state.generation,
+        role: 'active',
+      });
     } catch (err) {
       this.stale = { desired: want.version, reason: reasonOf(err) };
       this.deps.on?.stale?.({ name: this.deps.name, desired: want.version, reason: this.stale.reason, role: 'active' });
@@ -200,10 +221,21 @@ export class FleetAgent {
         const backend = await this.deps.loader.load(rec, state);
         if (this.disposed) return void (await backend.dispose());
         this.deps.candidates.activate(rec.manifest, backend);
-        this.deps.on?.swapped?.({ name: this.deps.name, from: have?.version, to: rec.pointer.version, generation: state.generation, role: 'candidate' });
+        this.deps.on?.swapped?.({
+          name: this.deps.name,
+          from: have?.version,
+          to: rec.pointer.version,
+          generation: state.generation,
+          role: 'candidate',
+        });
       } catch (err) {
         this.candidateError = reasonOf(err);
-        this.deps.on?.stale?.({ name: this.deps.name, desired: rec.pointer.version, reason: this.candidateError, role: 'candidate' });
+        this.deps.on?.stale?.({
+          name: this.deps.name,
+          desired: rec.pointer.version,
+          reason: this.candidateError,
+          role: 'candidate',
+        });
         if (this.deps.candidates.isReady) this.deps.candidates.retire();
         return;
       }

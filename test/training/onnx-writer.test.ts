@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as ort from 'onnxruntime-node';
-import { buildDenseModel, buildRandomMlp, denseForward, type DenseModelSpec, randomMlpSpec } from '../../lib/models/onnx-writer';
-import { Prng } from '../../lib/models/prng';
+import {
+  buildDenseModel,
+  buildRandomMlp,
+  denseForward,
+  type DenseModelSpec,
+  randomMlpSpec,
+} from '../../lib/training/onnx-writer';
+import { Prng } from '../../lib/training/prng';
 
 async function run(bytes: Uint8Array, x: Float32Array, batch: number, width: number): Promise<ort.Tensor> {
   const session = await ort.InferenceSession.create(bytes);
@@ -42,7 +48,10 @@ describe('buildDenseModel', () => {
       assert.deepEqual(out.dims, [batch, 1]);
       const expected = denseForward(spec, x, batch);
       for (let i = 0; i < batch; i++) {
-        assert.ok(Math.abs((out.data[i] as number) - (expected[i] as number)) <= 1e-5, `row ${i}: ${out.data[i]} vs ${expected[i]}`);
+        assert.ok(
+          Math.abs((out.data[i] as number) - (expected[i] as number)) <= 1e-5,
+          `row ${i}: ${out.data[i]} vs ${expected[i]}`,
+        );
       }
     });
   }
