@@ -29,6 +29,13 @@ export interface AmqpTransfer {
   readonly body: unknown;
   /** What the peer answered. */
   readonly outcome: 'accepted' | 'rejected' | 'detached';
+  /**
+   * Accepted but dropped by duplicate detection (its message id was accepted within `duplicateWindowMs`), as
+   * Service Bus does: the sender sees success, subscribers never see it.
+   */
+  readonly duplicate: boolean;
+  /** The peer's clock when it arrived, ms. */
+  readonly at: number;
 }
 
 /** How the peer settles one transfer. */
@@ -46,8 +53,15 @@ export interface CbsToken {
 /** Options of {@link AmqpPeer.start}. */
 export interface AmqpPeerOptions {
   /** Decides each transfer (default: accept). May be replaced later through {@link AmqpPeer.verdict}. */
-  readonly verdict?: (t: Omit<AmqpTransfer, 'outcome'>) => AmqpVerdict;
+  readonly verdict?: (t: Transfer) => AmqpVerdict;
+  /** Duplicate-detection window of every entity, ms; 0 = off (default). Mutable: {@link AmqpPeer.duplicateWindowMs}. */
+  readonly duplicateWindowMs?: number;
+  /** The peer's clock, ms. Default `Date.now`. */
+  readonly now?: () => number;
 }
+
+/** A transfer as the verdict sees it. */
+export type Transfer = Omit<AmqpTransfer, 'outcome' | 'duplicate' | 'at'>;
 
 const accept: AmqpVerdict = { kind: 'accept' };
 
@@ -70,7 +84,11 @@ export class AmqpPeer {
   /** Every CBS token put. */
   readonly tokens: CbsToken[] = [];
   /** Decides how the next transfers are settled. */
-  verdict: (t: Omit<AmqpTransfer, 'outcome'>) => AmqpVerdict;
+  verdict: (t: Transfer) => AmqpVerdict;
+  /** Duplicate-detection window, ms (0 = off). */
+  duplicateWindowMs: number;
+  private readonly now: () => number;
+  private readonly seen = new Map<string, number>(); // address + message id → when first accepted
   private readonly waiters = new Set<() => void>();
   private readonly connections = new Set<Connection>();
 
@@ -79,6 +97,8 @@ export class AmqpPeer {
     options: AmqpPeerOptions,
   ) {
     this.verdict = options.verdict ?? (() => accept);
+    this.duplicateWindowMs = options.duplicateWindowMs ?? 0;
+    this.now = options.now ?? Date.now;
   }
 
   /** Starts listening on a free loopback port. */
@@ -103,9 +123,14 @@ export class AmqpPeer {
     return `Endpoint=sb://127.0.0.1:${this.port}/;SharedAccessKeyName=peer;SharedAccessKey=cGVlcg==;UseDevelopmentEmulator=true`;
   }
 
-  /** Transfers to one entity that the peer accepted. */
+  /** Transfers to one entity that the peer accepted (duplicates included: what senders sent successfully). */
   accepted(address: string): AmqpTransfer[] {
     return this.transfers.filter((t) => t.address === address && t.outcome === 'accepted');
+  }
+
+  /** Transfers to one entity that subscribers would get: accepted and not dropped as duplicates. */
+  delivered(address: string): AmqpTransfer[] {
+    return this.accepted(address).filter((t) => !t.duplicate);
   }
 
   /**
@@ -164,10 +189,16 @@ export class AmqpPeer {
       if (v.kind === 'accept') delivery.accept();
       else if (v.kind === 'reject') delivery.reject({ condition: v.condition, description: v.description });
       else receiver.close({ condition: v.condition, description: v.description });
-      this.transfers.push({
-        ...seen,
-        outcome: v.kind === 'accept' ? 'accepted' : v.kind === 'reject' ? 'rejected' : 'detached',
-      });
+      const at = this.now();
+      let duplicate = false;
+      if (v.kind === 'accept' && this.duplicateWindowMs > 0) {
+        const id = `${address}\n${String(seen.messageId)}`;
+        const first = this.seen.get(id);
+        duplicate = first !== undefined && at - first < this.duplicateWindowMs;
+        if (!duplicate) this.seen.set(id, at);
+      }
+      const outcome = v.kind === 'accept' ? 'accepted' : v.kind === 'reject' ? 'rejected' : 'detached';
+      this.transfers.push({ ...seen, outcome, duplicate, at });
       for (const w of [...this.waiters]) w();
     });
   }
