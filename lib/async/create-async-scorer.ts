@@ -28,9 +28,8 @@ export interface AsyncScorerWiring {
 
 /**
  * Builds asynchronous scoring: results and published marks in Redis (`SET NX`) and a renewed Redis lock per
- * transaction when Redis is
- * configured, else a bounded in-process store with the same TTL; results published to the Service Bus
- * topic (message id = transactionId) when a namespace is configured, else to the embedded bus.
+ * transaction when Redis is configured, else a bounded in-process store with the same TTL; results published
+ * to the Service Bus topic (message id = transactionId) when a namespace is configured, else to the embedded bus.
  */
 export async function createAsyncScorer(
   config: Config,
