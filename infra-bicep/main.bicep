@@ -163,6 +163,11 @@ param blobsExtensionKey string = ''
 @description('Name of the subscription on the risk-completed topic.')
 param resultsSubscriptionName string = 'risk-consumers'
 
+@description('How long a transaction\'s result is kept and re-published on redelivery, s (IDEMPOTENCY_TTL_SEC). The results topic\'s duplicate-detection window is set to the same value, so a re-publication within the TTL is always dropped (at most 7 days).')
+@minValue(60)
+@maxValue(604800)
+param idempotencyTtlSec int = 21600
+
 @description('Extra tags for every resource.')
 param tags object = {}
 
@@ -272,6 +277,7 @@ module serviceBus 'modules/servicebus.bicep' = {
     resultsTopicName: resultsTopicName
     resultsSubscriptionName: resultsSubscriptionName
     rejectedQueueName: rejectedQueueName
+    duplicateDetectionWindowSec: idempotencyTtlSec
     appPrincipalId: identity.outputs.principalId
   }
 }
@@ -365,6 +371,15 @@ var appSettings = [
   {
     name: 'REJECTED_QUEUE'
     value: serviceBus.outputs.rejectedQueueName
+  }
+  // Exactly once: the app checks IDEMPOTENCY_TTL_SEC <= RESULTS_DUPLICATE_WINDOW_SEC at startup.
+  {
+    name: 'IDEMPOTENCY_TTL_SEC'
+    value: string(idempotencyTtlSec)
+  }
+  {
+    name: 'RESULTS_DUPLICATE_WINDOW_SEC'
+    value: string(serviceBus.outputs.duplicateDetectionWindowSec)
   }
   // Redis with Entra ID: TLS 6380, username = the identity's object ID, token from AZURE_CLIENT_ID.
   {

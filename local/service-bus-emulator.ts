@@ -65,6 +65,7 @@ export class ServiceBusEmulator {
   private readonly env: NodeJS.ProcessEnv;
   private readonly log: (line: string) => void;
   private readonly maxMessageBytes: number;
+  private readonly settledWaiters = new Set<() => void>();
 
   constructor(private readonly options: ServiceBusEmulatorOptions) {
     this.maxDeliveryCount = options.maxDeliveryCount ?? 10;
@@ -93,13 +94,31 @@ export class ServiceBusEmulator {
     return this.triggers.map((t) => t.queue);
   }
 
-  /** Resolves when every trigger queue is empty and nothing is being delivered. */
-  async idle(pollMs = 5): Promise<void> {
-    for (;;) {
-      const busy = this.triggers.some((t) => this.bus.messages(t.queue).length > 0 || this.bus.inFlight(t.queue) > 0);
-      if (!busy) return;
-      await new Promise((r) => setTimeout(r, pollMs));
-    }
+  /**
+   * Resolves when every trigger queue is empty and nothing is being delivered, re-checked after each
+   * delivery settles (no polling). Rejects after `timeoutMs` (default 120 s), naming what is still pending.
+   */
+  async idle(timeoutMs = 120_000): Promise<void> {
+    const pending = (): string[] =>
+      this.triggers
+        .filter((t) => this.bus.messages(t.queue).length > 0 || this.bus.inFlight(t.queue) > 0)
+        .map(
+          (t) => `${t.queue}: ${this.bus.messages(t.queue).length} waiting, ${this.bus.inFlight(t.queue)} in flight`,
+        );
+    if (pending().length === 0) return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.settledWaiters.delete(check);
+        reject(new Error(`the embedded Service Bus was not idle after ${timeoutMs} ms (${pending().join('; ')})`));
+      }, timeoutMs);
+      const check = (): void => {
+        if (pending().length > 0) return;
+        clearTimeout(timer);
+        this.settledWaiters.delete(check);
+        resolve();
+      };
+      this.settledWaiters.add(check);
+    });
   }
 
   /** Stops delivering; messages in flight finish. */
@@ -137,6 +156,8 @@ export class ServiceBusEmulator {
         `[servicebus] ${t.fn.name}: delivery ${m.deliveryCount} of message ${m.messageId} failed (${reason}); abandoning`,
       );
       this.bus.abandon(t.queue, m, this.maxDeliveryCount, reason);
+    } finally {
+      for (const w of [...this.settledWaiters]) w();
     }
   }
 

@@ -1,6 +1,7 @@
 // Service Bus namespace (Entra ID only) with the three entities the app names in its settings:
 //   queue  `payments`          SCORING_QUEUE   scoring requests (trigger); maxDeliveryCount 10, then DLQ
-//   topic  `risk-completed`    RESULTS_TOPIC   scored results; duplicate detection on (MessageId = event id)
+//   topic  `risk-completed`    RESULTS_TOPIC   scored results; duplicate detection on (MessageId = transactionId),
+//                                              window = the app's IDEMPOTENCY_TTL_SEC (6 h; README "Exactly once")
 //   queue  `scoring-rejected`  REJECTED_QUEUE  events the pipeline refused (validation / model errors)
 // plus one subscription on the topic for the downstream consumer.
 
@@ -34,8 +35,10 @@ param resultsSubscriptionName string = 'risk-consumers'
 @description('Rejected-events queue (REJECTED_QUEUE).')
 param rejectedQueueName string = 'scoring-rejected'
 
-@description('Duplicate-detection window of the results topic (ISO 8601 duration).')
-param duplicateDetectionWindow string = 'PT10M'
+@description('Duplicate-detection window of the results topic, s: at least the app\'s IDEMPOTENCY_TTL_SEC, so a result re-published on a late redelivery is dropped (Service Bus allows 20 s to 7 days).')
+@minValue(60)
+@maxValue(604800)
+param duplicateDetectionWindowSec int = 21600
 
 @description('Principal ID of the app identity.')
 param appPrincipalId string
@@ -99,7 +102,7 @@ resource resultsTopic 'Microsoft.ServiceBus/namespaces/topics@2024-01-01' = {
   name: resultsTopicName
   properties: {
     requiresDuplicateDetection: true
-    duplicateDetectionHistoryTimeWindow: duplicateDetectionWindow
+    duplicateDetectionHistoryTimeWindow: 'PT${duplicateDetectionWindowSec}S'
     defaultMessageTimeToLive: 'P7D'
     enableBatchedOperations: true
     maxSizeInMegabytes: 1024
@@ -163,6 +166,9 @@ output scoringQueueName string = scoringQueue.name
 
 @description('Results topic name.')
 output resultsTopicName string = resultsTopic.name
+
+@description('Duplicate-detection window of the results topic, s (the app\'s RESULTS_DUPLICATE_WINDOW_SEC).')
+output duplicateDetectionWindowSec int = duplicateDetectionWindowSec
 
 @description('Results topic subscription name.')
 output resultsSubscriptionName string = resultsSubscription.name

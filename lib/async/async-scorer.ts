@@ -28,9 +28,14 @@ export interface RejectedMessage {
   readonly rejectedAt: string;
 }
 
-/** What processing one message produced. */
+/**
+ * What processing one message produced: `scored` (published now; `replayed` if the stored result was
+ * re-published rather than scored), `duplicate`, or `rejected`.
+ */
 export type MessageOutcome =
   | { readonly kind: 'scored'; readonly result: AsyncScoreResult; readonly replayed: boolean }
+  /** The transaction's result was already published (confirmed and recorded): nothing was sent. */
+  | { readonly kind: 'duplicate'; readonly transactionId: string }
   | { readonly kind: 'rejected'; readonly rejection: RejectedMessage };
 
 /** Dependencies of {@link AsyncScorer}. */
@@ -65,10 +70,14 @@ function decode(message: unknown): unknown {
 }
 
 /**
- * Scores payment events from a queue exactly once per transaction under at-least-once delivery:
- * the first result is stored (SET NX) and every later delivery re-publishes the stored result without
- * scoring again; scoring for one transaction never runs concurrently. Invalid messages become
- * rejections (never retried); transient failures throw so the message is redelivered.
+ * Scores payment events from a queue and publishes exactly one `risk-completed` per transaction for the
+ * whole idempotency TTL, under at-least-once delivery and across instances (README, "Exactly once"):
+ * - a confirmed publish is recorded in the store and never repeated (fast path, no lock);
+ * - otherwise, holding the transaction's lock: the stored result is re-published (never a new score), or
+ *   the event is scored, stored (first writer wins), published with message id = transactionId, and marked;
+ * - the only gap (published, then a crash before the mark) re-publishes the same message id and body, which
+ *   the topic's duplicate detection drops: its window is at least the store's TTL (config check).
+ * Invalid messages become rejections (never retried); transient failures throw so the message is redelivered.
  */
 export class AsyncScorer {
   private readonly now: () => number;
@@ -87,31 +96,35 @@ export class AsyncScorer {
       return { kind: 'rejected', rejection: this.rejection(e, message, meta) };
     }
     const { store, guard } = this.deps;
-    const stored = await store.get(event.transactionId);
-    if (stored !== undefined) {
-      await this.publish(stored);
-      return { kind: 'scored', result: stored, replayed: true };
-    }
-    let replayed = false;
-    const result = await guard.run(event.transactionId, async () => {
-      const again = await store.get(event.transactionId);
-      if (again !== undefined) {
-        replayed = true;
-        return again;
+    const tx = event.transactionId;
+    const seen = await store.lookup(tx);
+    if (seen.published) return { kind: 'duplicate', transactionId: tx };
+    return guard.run(tx, async (lost) => {
+      const again = await store.lookup(tx); // another instance may have finished while we waited
+      if (again.published) return { kind: 'duplicate', transactionId: tx } as const;
+      let result = again.result;
+      let replayed = result !== undefined;
+      if (result === undefined) {
+        await this.deps.sessions.ensureReady();
+        const scored = await this.deps.scorer.score(event);
+        const fresh: AsyncScoreResult = {
+          ...scored,
+          ...(meta.correlationId === undefined ? {} : { correlationId: meta.correlationId }),
+          scoredAt: new Date(this.now()).toISOString(),
+        };
+        result = await store.putIfAbsent(tx, fresh);
+        replayed = result !== fresh;
       }
-      await this.deps.sessions.ensureReady();
-      const scored = await this.deps.scorer.score(event);
-      const fresh: AsyncScoreResult = {
-        ...scored,
-        ...(meta.correlationId === undefined ? {} : { correlationId: meta.correlationId }),
-        scoredAt: new Date(this.now()).toISOString(),
-      };
-      const kept = await store.putIfAbsent(event.transactionId, fresh);
-      replayed = kept !== fresh;
-      return kept;
+      if (lost.aborted) {
+        throw new AppError('transaction_in_progress', 'The transaction lock was lost before publishing.', {
+          transient: true,
+          retryAfterSec: 1,
+        });
+      }
+      await this.publish(result);
+      await store.markPublished(tx);
+      return { kind: 'scored', result, replayed } as const;
     });
-    await this.publish(result);
-    return { kind: 'scored', result, replayed };
   }
 
   private publish(result: AsyncScoreResult): Promise<void> {

@@ -27,9 +27,9 @@ export interface AsyncScorerWiring {
 }
 
 /**
- * Builds asynchronous scoring: results in Redis (`SET NX`) and a Redis lock per transaction when Redis is
- * configured, else a bounded in-process store with the same TTL; results published to the Service Bus
- * topic (message id = transactionId) when a namespace is configured, else to the embedded bus.
+ * Builds asynchronous scoring: results and published marks in Redis (`SET NX`) and a renewed Redis lock per
+ * transaction when Redis is configured, else a bounded in-process store with the same TTL; results published
+ * to the Service Bus topic (message id = transactionId) when a namespace is configured, else to the embedded bus.
  */
 export async function createAsyncScorer(
   config: Config,
@@ -38,9 +38,15 @@ export async function createAsyncScorer(
   const { idempotency, serviceBus, redis: r } = config;
   const store =
     w.redis !== undefined
-      ? new RedisResultStore(w.redis, r.keyPrefix, idempotency.ttlSec)
+      ? new RedisResultStore(w.redis, r.keyPrefix, idempotency.ttlSec, {
+          // Treated as absent (re-scored, or skipped if its publish was confirmed); the value is never logged.
+          onCorrupt: (e) => w.logger.warn('stored result unreadable; treated as absent', { ...e }),
+        })
       : new MemoryResultStore(idempotency.ttlSec, idempotency.maxEntries);
-  const guard = w.redis !== undefined ? new RedisTransactionGuard(w.redis, r.keyPrefix) : new LocalTransactionGuard();
+  const guard =
+    w.redis !== undefined
+      ? new RedisTransactionGuard(w.redis, r.keyPrefix, { lockTtlMs: idempotency.lockTtlMs })
+      : new LocalTransactionGuard();
   let publisher = w.publisher;
   if (publisher === undefined && serviceBus.fullyQualifiedNamespace !== undefined) {
     const credential =
@@ -49,9 +55,8 @@ export async function createAsyncScorer(
         serviceBus.clientId === undefined ? {} : { managedIdentityClientId: serviceBus.clientId },
       );
     publisher = await ServiceBusTopicPublisher.create(
-      serviceBus.fullyQualifiedNamespace,
+      { fullyQualifiedNamespace: serviceBus.fullyQualifiedNamespace, credential },
       serviceBus.resultsTopic,
-      credential,
     );
     w.logger.info('results publisher: Service Bus topic', { topic: serviceBus.resultsTopic });
   }

@@ -1,5 +1,11 @@
 import type { TokenCredential } from '@azure/identity';
-import { ServiceBusClient, type ServiceBusSender } from '@azure/service-bus';
+import {
+  RetryMode,
+  ServiceBusClient,
+  type RetryOptions,
+  type ServiceBusMessage,
+  type ServiceBusSender,
+} from '@azure/service-bus';
 import { AppError } from '../errors/errors';
 import type { InProcessBus, OutgoingMessage } from './in-process-bus';
 
@@ -12,14 +18,18 @@ export interface ResultPublisher {
   dispose(): Promise<void>;
 }
 
-/** Publishes to a topic of the embedded in-process bus (`npm start`, tests); duplicate detection included. */
+/**
+ * Publishes to a topic of the embedded in-process bus (`npm start`, tests), with the topic's duplicate
+ * detection unless `detectDuplicates` is false (tests that count every send, as a broker sees them).
+ */
 export class InProcessTopicPublisher implements ResultPublisher {
   constructor(
     private readonly bus: InProcessBus,
     private readonly topic: string,
+    private readonly detectDuplicates = true,
   ) {}
   publish(message: OutgoingMessage & { readonly messageId: string }): Promise<void> {
-    this.bus.send(this.topic, message, true);
+    this.bus.send(this.topic, message, this.detectDuplicates);
     return Promise.resolve();
   }
   dispose(): Promise<void> {
@@ -27,10 +37,27 @@ export class InProcessTopicPublisher implements ResultPublisher {
   }
 }
 
+/** Where {@link ServiceBusTopicPublisher} connects: a namespace with a credential (production), or a connection string. */
+export type ServiceBusTarget =
+  | { readonly fullyQualifiedNamespace: string; readonly credential: TokenCredential }
+  | { readonly connectionString: string };
+
 /**
- * Publishes to an Azure Service Bus topic with the SDK and a managed identity. Used instead of an output
- * binding because the Node.js output binding cannot set `messageId` (only the body), and duplicate
- * detection needs it.
+ * Retries of one publish: 2 retries, exponential from 500 ms (at most 4 s), 10 s per try: a failing publish
+ * throws within about 35 s, inside the message's lock (renewed by the host for 1 min).
+ */
+export const PUBLISH_RETRY: RetryOptions = Object.freeze({
+  maxRetries: 2,
+  retryDelayInMs: 500,
+  maxRetryDelayInMs: 4000,
+  timeoutInMs: 10_000,
+  mode: RetryMode.Exponential,
+});
+
+/**
+ * Publishes to an Azure Service Bus topic with the SDK (a managed identity in production). Used instead of
+ * an output binding because the Node.js output binding cannot set `messageId` (only the body), and
+ * duplicate detection needs it. The promise resolves only once the broker accepted the message.
  */
 export class ServiceBusTopicPublisher implements ResultPublisher {
   private constructor(
@@ -39,29 +66,26 @@ export class ServiceBusTopicPublisher implements ResultPublisher {
   ) {}
 
   /**
-   * @param fullyQualifiedNamespace e.g. `mybus.servicebus.windows.net` (`ServiceBusConnection__fullyQualifiedNamespace`).
+   * @param target `{ fullyQualifiedNamespace, credential }`, e.g. `mybus.servicebus.windows.net`
+   *   (`ServiceBusConnection__fullyQualifiedNamespace`), or `{ connectionString }` (emulators, tests).
    * @param topic the results topic (`RESULTS_TOPIC`).
+   * @param retryOptions the client's retries; default {@link PUBLISH_RETRY}.
    */
-  static async create(
-    fullyQualifiedNamespace: string,
+  static create(
+    target: ServiceBusTarget,
     topic: string,
-    credential: TokenCredential,
+    retryOptions: RetryOptions = PUBLISH_RETRY,
   ): Promise<ServiceBusTopicPublisher> {
-    const client = new ServiceBusClient(fullyQualifiedNamespace, credential);
-    return new ServiceBusTopicPublisher(client, client.createSender(topic));
+    const client =
+      'connectionString' in target
+        ? new ServiceBusClient(target.connectionString, { retryOptions })
+        : new ServiceBusClient(target.fullyQualifiedNamespace, target.credential, { retryOptions });
+    return Promise.resolve(new ServiceBusTopicPublisher(client, client.createSender(topic)));
   }
 
   async publish(message: OutgoingMessage & { readonly messageId: string }): Promise<void> {
     try {
-      await this.sender.sendMessages({
-        messageId: message.messageId,
-        ...(message.correlationId === undefined ? {} : { correlationId: message.correlationId }),
-        body: message.body,
-        contentType: 'application/json',
-        ...(message.applicationProperties === undefined
-          ? {}
-          : { applicationProperties: { ...message.applicationProperties } }),
-      });
+      await this.sender.sendMessages(toServiceBusMessage(message));
     } catch (err) {
       throw new AppError('dependency_unavailable', 'Publishing the result to Service Bus failed.', {
         cause: err,
@@ -74,4 +98,17 @@ export class ServiceBusTopicPublisher implements ResultPublisher {
     await this.sender.close();
     await this.client.close();
   }
+}
+
+/** The Service Bus message for a result: message id, correlation id, JSON body, application properties. */
+export function toServiceBusMessage(message: OutgoingMessage & { readonly messageId: string }): ServiceBusMessage {
+  return {
+    messageId: message.messageId,
+    ...(message.correlationId === undefined ? {} : { correlationId: message.correlationId }),
+    body: message.body,
+    contentType: 'application/json',
+    ...(message.applicationProperties === undefined
+      ? {}
+      : { applicationProperties: { ...message.applicationProperties } }),
+  };
 }

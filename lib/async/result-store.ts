@@ -11,12 +11,65 @@ export interface AsyncScoreResult extends ScoreResult {
   readonly scoredAt: string;
 }
 
-/** Keeps the first result of each transaction, so redeliveries re-emit it instead of scoring again. */
+/** What the store knows about one transaction. */
+export interface StoredState {
+  /** The first result, if one is stored and readable (a corrupt record reads as absent). */
+  readonly result: AsyncScoreResult | undefined;
+  /** True once a publish of the result was confirmed by the broker ({@link ResultStore.markPublished}). */
+  readonly published: boolean;
+}
+
+/**
+ * Keeps the first result of each transaction and whether its publish was confirmed, so redeliveries
+ * re-emit the stored result (never a new score) and a confirmed publish is never repeated.
+ */
 export interface ResultStore {
-  /** The stored result of a transaction, if any. */
-  get(transactionId: string): Promise<AsyncScoreResult | undefined>;
+  /** The stored state of a transaction. Never throws on a corrupt record: it reads as absent. */
+  lookup(transactionId: string): Promise<StoredState>;
   /** Stores a result unless one is already stored; returns whichever is stored (first writer wins). */
   putIfAbsent(transactionId: string, result: AsyncScoreResult): Promise<AsyncScoreResult>;
+  /** Records that the broker confirmed the publish of the transaction's result (kept for the same TTL). */
+  markPublished(transactionId: string): Promise<void>;
+}
+
+/** Why a stored record was unreadable. */
+export interface CorruptRecord {
+  readonly transactionId: string;
+  readonly reason: 'not_json' | 'wrong_shape';
+  /** Size of the stored value, bytes (the value itself is never reported: it holds payment data). */
+  readonly bytes: number;
+}
+
+const DECISIONS = new Set(['approve', 'review', 'decline']);
+
+/**
+ * Parses a stored record: a JSON object whose `transactionId` matches, with a finite `score`, a known
+ * `decision`, a `model` and a `scoredAt`. Anything else is corrupt.
+ */
+export function parseStoredResult(
+  transactionId: string,
+  raw: string,
+): AsyncScoreResult | { readonly corrupt: CorruptRecord['reason'] } {
+  let v: unknown;
+  try {
+    v = JSON.parse(raw) as unknown;
+  } catch {
+    return { corrupt: 'not_json' };
+  }
+  const o = v as Partial<Record<keyof AsyncScoreResult, unknown>> | null;
+  const model = o?.model as { name?: unknown; version?: unknown } | undefined;
+  const ok =
+    o !== null &&
+    typeof o === 'object' &&
+    o.transactionId === transactionId &&
+    typeof o.score === 'number' &&
+    Number.isFinite(o.score) &&
+    typeof o.decision === 'string' &&
+    DECISIONS.has(o.decision) &&
+    typeof o.scoredAt === 'string' &&
+    typeof model?.name === 'string' &&
+    typeof model.version === 'string';
+  return ok ? (o as AsyncScoreResult) : { corrupt: 'wrong_shape' };
 }
 
 /**
@@ -26,9 +79,9 @@ export interface ResultStore {
  * @param now clock for TTLs, ms (monotonic). Default `performance.now`.
  */
 export class MemoryResultStore implements ResultStore {
-  private readonly cache: LRUCache<string, AsyncScoreResult>;
+  private readonly cache: LRUCache<string, { result: AsyncScoreResult; published: boolean }>;
   constructor(ttlSec: number, maxEntries: number, now: () => number = () => performance.now()) {
-    this.cache = new LRUCache<string, AsyncScoreResult>({
+    this.cache = new LRUCache({
       max: maxEntries,
       ttl: ttlSec * 1000,
       perf: { now },
@@ -36,51 +89,99 @@ export class MemoryResultStore implements ResultStore {
       ttlAutopurge: false,
     });
   }
-  get(transactionId: string): Promise<AsyncScoreResult | undefined> {
-    return Promise.resolve(this.cache.get(transactionId));
+  lookup(transactionId: string): Promise<StoredState> {
+    const e = this.cache.get(transactionId);
+    return Promise.resolve({ result: e?.result, published: e?.published ?? false });
   }
   putIfAbsent(transactionId: string, result: AsyncScoreResult): Promise<AsyncScoreResult> {
     const existing = this.cache.get(transactionId);
-    if (existing !== undefined) return Promise.resolve(existing);
-    this.cache.set(transactionId, result);
+    if (existing !== undefined) return Promise.resolve(existing.result);
+    this.cache.set(transactionId, { result, published: false });
     return Promise.resolve(result);
+  }
+  markPublished(transactionId: string): Promise<void> {
+    const e = this.cache.get(transactionId);
+    if (e !== undefined) e.published = true; // keeps the entry's TTL
+    return Promise.resolve();
   }
 }
 
+const DELETE_IF_SAME = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
+
+/** Options of {@link RedisResultStore}. */
+export interface RedisResultStoreOptions {
+  /** Called when a stored record is unreadable; it is then deleted (if unchanged) and treated as absent. */
+  readonly onCorrupt?: (e: CorruptRecord) => void;
+}
+
 /**
- * Redis store: `SET key value NX EX ttl`, so the first result of a transaction wins across instances.
- * Failures surface as transient `dependency_unavailable` errors (the message is redelivered).
+ * Redis store: the result under `${keyPrefix}result:v1:{transactionId}` (`SET NX EX ttl`, so the first
+ * result wins across instances) and a confirmed publish under `${keyPrefix}published:v1:{transactionId}`
+ * (`SET EX ttl`). A corrupt result record is reported, deleted (compare-and-delete) and treated as absent,
+ * never retried. Failures surface as transient `dependency_unavailable` errors (the message is redelivered).
  */
 export class RedisResultStore implements ResultStore {
+  private readonly client: () => Redis | undefined;
+  private readonly onCorrupt: (e: CorruptRecord) => void;
+
   /**
    * @param redis the client, or a getter for a client that may not be set up yet (then calls fail transiently).
-   * @param keyPrefix prefix of every key (e.g. `scoring:`); keys are `${keyPrefix}result:v1:{transactionId}`.
-   * @param ttlSec how long a result is kept, s (hours by default).
+   * @param keyPrefix prefix of every key (e.g. `scoring:`).
+   * @param ttlSec how long a result and its published mark are kept, s (`IDEMPOTENCY_TTL_SEC`, 6 h by default).
    */
   constructor(
     redis: Redis | (() => Redis | undefined),
     private readonly keyPrefix: string,
     private readonly ttlSec: number,
+    options: RedisResultStoreOptions = {},
   ) {
     this.client = typeof redis === 'function' ? redis : () => redis;
+    this.onCorrupt = options.onCorrupt ?? (() => undefined);
   }
-  private readonly client: () => Redis | undefined;
 
   private key(transactionId: string): string {
     return `${this.keyPrefix}result:v1:${transactionId}`;
   }
+  private publishedKey(transactionId: string): string {
+    return `${this.keyPrefix}published:v1:${transactionId}`;
+  }
 
-  async get(transactionId: string): Promise<AsyncScoreResult | undefined> {
-    const raw = await this.call((redis) => redis.get(this.key(transactionId)));
-    return raw === null ? undefined : (JSON.parse(raw) as AsyncScoreResult);
+  async lookup(transactionId: string): Promise<StoredState> {
+    // Two keys in different hash slots: two GETs in parallel (cluster-safe), one round trip.
+    const [raw, mark] = await this.call((redis) =>
+      Promise.all([redis.get(this.key(transactionId)), redis.exists(this.publishedKey(transactionId))]),
+    );
+    return { result: raw === null ? undefined : await this.read(transactionId, raw), published: mark === 1 };
   }
 
   async putIfAbsent(transactionId: string, result: AsyncScoreResult): Promise<AsyncScoreResult> {
     const key = this.key(transactionId);
-    const ok = await this.call((redis) => redis.set(key, JSON.stringify(result), 'EX', this.ttlSec, 'NX'));
-    if (ok === 'OK') return result;
-    const stored = await this.get(transactionId);
-    return stored ?? result;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const ok = await this.call((redis) => redis.set(key, JSON.stringify(result), 'EX', this.ttlSec, 'NX'));
+      if (ok === 'OK') return result;
+      const raw = await this.call((redis) => redis.get(key));
+      if (raw === null) continue; // expired in between: try again
+      const stored = await this.read(transactionId, raw);
+      if (stored !== undefined) return stored;
+      // it was corrupt and is now deleted: try again
+    }
+    throw new AppError('dependency_unavailable', 'The result store (Redis) did not keep the result.', {
+      transient: true,
+      retryAfterSec: 1,
+    });
+  }
+
+  async markPublished(transactionId: string): Promise<void> {
+    await this.call((redis) => redis.set(this.publishedKey(transactionId), '1', 'EX', this.ttlSec));
+  }
+
+  /** Parses a stored record; a corrupt one is reported, deleted if unchanged, and read as absent. */
+  private async read(transactionId: string, raw: string): Promise<AsyncScoreResult | undefined> {
+    const parsed = parseStoredResult(transactionId, raw);
+    if (!('corrupt' in parsed)) return parsed;
+    this.onCorrupt({ transactionId, reason: parsed.corrupt, bytes: Buffer.byteLength(raw) });
+    await this.call((redis) => redis.eval(DELETE_IF_SAME, 1, this.key(transactionId), raw));
+    return undefined;
   }
 
   private async call<T>(fn: (redis: Redis) => Promise<T>): Promise<T> {

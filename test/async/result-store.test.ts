@@ -4,6 +4,7 @@ import {
   MemoryResultStore,
   RedisResultStore,
   type AsyncScoreResult,
+  type CorruptRecord,
   type ResultStore,
 } from '../../lib/async/result-store';
 import { testRedis } from '../support/redis';
@@ -26,7 +27,7 @@ function result(tx: string, score: number): AsyncScoreResult {
 function contract(name: string, make: () => { store: ResultStore; expire: () => Promise<void> }): void {
   describe(`result store contract: ${name}`, () => {
     it('returns nothing for an unknown transaction', async () => {
-      assert.equal(await make().store.get('nope'), undefined);
+      assert.deepEqual(await make().store.lookup('nope'), { result: undefined, published: false });
     });
     it('keeps the first result: first writer wins, later writers get it back', async () => {
       const { store } = make();
@@ -34,7 +35,14 @@ function contract(name: string, make: () => { store: ResultStore; expire: () => 
       const second = await store.putIfAbsent('t1', result('t1', 0.9));
       assert.equal(first.score, 0.1);
       assert.deepEqual(second, first);
-      assert.deepEqual(await store.get('t1'), first);
+      assert.deepEqual(await store.lookup('t1'), { result: first, published: false });
+    });
+    it('records a confirmed publish next to the result', async () => {
+      const { store } = make();
+      const kept = await store.putIfAbsent('t4', result('t4', 0.2));
+      await store.markPublished('t4');
+      assert.deepEqual(await store.lookup('t4'), { result: kept, published: true });
+      assert.deepEqual(await store.putIfAbsent('t4', result('t4', 0.7)), kept, 'still first writer wins');
     });
     it('concurrent writers all get the same stored result', async () => {
       const { store } = make();
@@ -46,8 +54,9 @@ function contract(name: string, make: () => { store: ResultStore; expire: () => 
     it('forgets results after the TTL', async () => {
       const { store, expire } = make();
       await store.putIfAbsent('t3', result('t3', 0.5));
+      await store.markPublished('t3');
       await expire();
-      assert.equal(await store.get('t3'), undefined);
+      assert.deepEqual(await store.lookup('t3'), { result: undefined, published: false });
     });
   });
 }
@@ -66,11 +75,15 @@ contract('redis', () => {
   const prefix = `${r.prefix}${n++}:`;
   return {
     store: new RedisResultStore(r.redis, prefix, 3600),
-    // Redis owns its TTL clock: expire the key explicitly (never sleep).
+    // Redis owns its TTL clock: check that every key carries the TTL, then let them lapse (never sleep).
     expire: async () => {
       const keys = await r.redis.keys(`${prefix}*`);
-      for (const k of keys) await r.redis.pexpire(k, 1);
-      for (const k of keys) while ((await r.redis.exists(k)) === 1) await r.redis.ping(); // lapses within ~1 ms
+      assert.ok(keys.length > 0);
+      for (const k of keys) {
+        const ttl = await r.redis.pttl(k);
+        assert.ok(ttl > 0 && ttl <= 3600_000, `${k} expires within the TTL (pttl ${ttl})`);
+        await r.redis.pexpire(k, 0); // a non-positive expiry deletes the key at once, as its lapse would
+      }
     },
   };
 });
@@ -79,7 +92,31 @@ describe('memory result store bounds', () => {
   it('holds at most maxEntries results', async () => {
     const store = new MemoryResultStore(60, 3);
     for (let i = 0; i < 10; i++) await store.putIfAbsent(`t${i}`, result(`t${i}`, 0));
-    assert.equal(await store.get('t0'), undefined);
-    assert.notEqual(await store.get('t9'), undefined);
+    assert.equal((await store.lookup('t0')).result, undefined);
+    assert.notEqual((await store.lookup('t9')).result, undefined);
   });
+});
+
+describe('redis result store: a corrupt record', () => {
+  const cases: [string, string, CorruptRecord['reason']][] = [
+    ['truncated JSON', '{"transactionId":"c1","score":0.', 'not_json'],
+    ['another transaction', JSON.stringify(result('other', 0.1)), 'wrong_shape'],
+    ['a non-finite score', JSON.stringify({ ...result('c1', 0.1), score: null }), 'wrong_shape'],
+    ['an unknown decision', JSON.stringify({ ...result('c1', 0.1), decision: 'maybe' }), 'wrong_shape'],
+  ];
+  for (const [what, raw, reason] of cases)
+    it(`(${what}) reads as absent, is reported without its value, deleted, and replaced by the next result`, async () => {
+      const prefix = `${r.prefix}corrupt${n++}:`;
+      const reports: CorruptRecord[] = [];
+      const store = new RedisResultStore(r.redis, prefix, 3600, { onCorrupt: (e) => reports.push(e) });
+      await r.redis.set(`${prefix}result:v1:c1`, raw, 'EX', 3600);
+      assert.deepEqual(await store.lookup('c1'), { result: undefined, published: false });
+      assert.deepEqual(reports, [{ transactionId: 'c1', reason, bytes: Buffer.byteLength(raw) }]);
+      assert.equal(await r.redis.exists(`${prefix}result:v1:c1`), 0, 'deleted');
+      await r.redis.set(`${prefix}result:v1:c1`, raw, 'EX', 3600); // corrupt again: putIfAbsent recovers too
+      const fresh = result('c1', 0.3);
+      assert.deepEqual(await store.putIfAbsent('c1', fresh), fresh);
+      assert.deepEqual((await store.lookup('c1')).result, fresh);
+      assert.equal(reports.length, 2);
+    });
 });
