@@ -34,8 +34,10 @@ param resultsSubscriptionName string = 'risk-consumers'
 @description('Rejected-events queue (REJECTED_QUEUE).')
 param rejectedQueueName string = 'scoring-rejected'
 
-@description('Duplicate-detection window of the results topic (ISO 8601 duration).')
-param duplicateDetectionWindow string = 'PT10M'
+@description('Duplicate-detection window of the results topic, s: at least IDEMPOTENCY_TTL_SEC, so a result republished after a redelivery within the idempotency TTL is dropped by the broker. 20 s to 7 days.')
+@minValue(20)
+@maxValue(604800)
+param duplicateDetectionWindowSec int = 21600
 
 @description('Principal ID of the app identity.')
 param appPrincipalId string
@@ -99,7 +101,7 @@ resource resultsTopic 'Microsoft.ServiceBus/namespaces/topics@2024-01-01' = {
   name: resultsTopicName
   properties: {
     requiresDuplicateDetection: true
-    duplicateDetectionHistoryTimeWindow: duplicateDetectionWindow
+    duplicateDetectionHistoryTimeWindow: 'PT${duplicateDetectionWindowSec}S'
     defaultMessageTimeToLive: 'P7D'
     enableBatchedOperations: true
     maxSizeInMegabytes: 1024
