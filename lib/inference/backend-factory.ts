@@ -71,7 +71,10 @@ export function isGpuProvider(providers: readonly string[]): boolean {
  * provider is active (it may be larger: a T4 runs 48 rows in about the time a CPU core runs a few), else
  * `BATCH_MAX_SIZE` (also after a CUDA load fell back to CPU).
  */
-export function batchCap(settings: { readonly batchMaxSize: number; readonly batchMaxSizeGpu: number }, gpu: boolean): number {
+export function batchCap(
+  settings: { readonly batchMaxSize: number; readonly batchMaxSizeGpu: number },
+  gpu: boolean,
+): number {
   return gpu ? settings.batchMaxSizeGpu : settings.batchMaxSize;
 }
 

@@ -103,11 +103,14 @@ describe('bicep text helpers', () => {
     assert.deepEqual(arrayItems("[\n  'a,b'\n  { x: [1, 2] }\n]"), ["'a,b'", '{ x: [1, 2] }']);
     assert.deepEqual(arrayItems("['a', 'b']"), ["'a'", "'b'"]);
     const o = objectProperties("{\n  name: 'n'\n  'aad-enabled': 'true'\n  v: c ? 'a' : 'b'\n}");
-    assert.deepEqual([...o.entries()], [
-      ['name', "'n'"],
-      ['aad-enabled', "'true'"],
-      ['v', "c ? 'a' : 'b'"],
-    ]);
+    assert.deepEqual(
+      [...o.entries()],
+      [
+        ['name', "'n'"],
+        ['aad-enabled', "'true'"],
+        ['v', "c ? 'a' : 'b'"],
+      ],
+    );
   });
 
   it('reads string literals, refusing interpolation', () => {
@@ -133,11 +136,14 @@ describe('bicep reader', () => {
       ],
     );
     assert.equal(main.modules[0]?.condition, "(kind == 'managed')");
-    assert.equal(property(main.resources[0]?.body ?? '', 'properties.topicType'), "'Microsoft.Storage.StorageAccounts'");
+    assert.equal(
+      property(main.resources[0]?.body ?? '', 'properties.topicType'),
+      "'Microsoft.Storage.StorageAccounts'",
+    );
     assert.deepEqual([...main.outputs.keys()], ['QUEUE', 'WINDOW']);
   });
 
-  it('collects app settings through concat, vars and a module\'s own additions', () => {
+  it("collects app settings through concat, vars and a module's own additions", () => {
     const passed = appSettings(property(main.modules[0]?.body ?? '', 'params.appSettings') ?? '', main);
     assert.deepEqual(
       passed.map((s) => s.name),
@@ -157,7 +163,10 @@ describe('bicep reader', () => {
   });
 
   it('refuses app settings it cannot read, naming the expression', () => {
-    assert.throws(() => appSettings("cond ? [] : [{ name: 'X'\nvalue: 'y' }]", main), /unsupported app settings expression: cond/);
+    assert.throws(
+      () => appSettings("cond ? [] : [{ name: 'X'\nvalue: 'y' }]", main),
+      /unsupported app settings expression: cond/,
+    );
     assert.throws(() => appSettings("[{ name: 'X-${a}'\nvalue: 'y' }]", main), /without a literal name/);
   });
 

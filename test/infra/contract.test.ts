@@ -8,7 +8,15 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { SettingInfo } from '../../lib/config/config';
-import { evaluate, fileScope, moduleScope, property, readBicep, type AppSetting, type BicepFile } from './support/bicep-reader';
+import {
+  evaluate,
+  fileScope,
+  moduleScope,
+  property,
+  readBicep,
+  type AppSetting,
+  type BicepFile,
+} from './support/bicep-reader';
 import { stringLiteral } from './support/bicep-text';
 import { ROLES, roleGrants } from './support/grants';
 import {
@@ -78,8 +86,14 @@ const find = (plan: PlanSettings, name: string): AppSetting | undefined => plan.
 
 describe('infra contract: settings', () => {
   it('reads the code: a non-empty settings list and registered functions', () => {
-    assert.ok(settings.some((s) => s.name === 'MODEL_NAME'), 'configSettings() lists MODEL_NAME');
-    assert.ok(bindings.some((b) => b.functionName === 'scoreQueue'), 'the scoreQueue registration is seen');
+    assert.ok(
+      settings.some((s) => s.name === 'MODEL_NAME'),
+      'configSettings() lists MODEL_NAME',
+    );
+    assert.ok(
+      bindings.some((b) => b.functionName === 'scoreQueue'),
+      'the scoreQueue registration is seen',
+    );
   });
 
   it('every setting without a default is set by the Bicep app settings of every plan', () => {
@@ -89,13 +103,20 @@ describe('infra contract: settings', () => {
       for (const p of plans) if (!names(p.settings).has(s.name)) problems.push(`${s.name} missing on ${p.plan}`);
     }
     for (const n of Object.keys(NOT_SET_IN_AZURE)) {
-      if (!settings.some((s) => s.name === n)) problems.push(`${n} is listed in NOT_SET_IN_AZURE but the code no longer reads it`);
+      if (!settings.some((s) => s.name === n))
+        problems.push(`${n} is listed in NOT_SET_IN_AZURE but the code no longer reads it`);
     }
-    assert.deepEqual(problems, [], `Bicep app settings (infra-bicep/main.bicep var appSettings): ${problems.join('; ')}`);
+    assert.deepEqual(
+      problems,
+      [],
+      `Bicep app settings (infra-bicep/main.bicep var appSettings): ${problems.join('; ')}`,
+    );
   });
 
   it('every Bicep app setting is read by the code, a binding connection or the platform, and literal values parse', () => {
-    const connections = new Set(bindings.map((b) => b.binding['connection']).filter((c): c is string => typeof c === 'string'));
+    const connections = new Set(
+      bindings.map((b) => b.binding['connection']).filter((c): c is string => typeof c === 'string'),
+    );
     connections.add('AzureWebJobsStorage');
     const problems: string[] = [];
     for (const p of plans) {
@@ -151,8 +172,10 @@ describe('infra contract: bindings', () => {
     const problems: string[] = [];
     for (const b of bindings) {
       for (const ref of settingReferences(b.binding)) {
-        if (settings.find((s) => s.name === ref)?.defaultValue === undefined) problems.push(`${ref} (${b.functionName}) has no default in lib/config`);
-        for (const p of plans) if (find(p, ref) === undefined) problems.push(`${ref} (${b.functionName}) missing on ${p.plan}`);
+        if (settings.find((s) => s.name === ref)?.defaultValue === undefined)
+          problems.push(`${ref} (${b.functionName}) has no default in lib/config`);
+        for (const p of plans)
+          if (find(p, ref) === undefined) problems.push(`${ref} (${b.functionName}) missing on ${p.plan}`);
       }
     }
     assert.deepEqual(problems, [], problems.join('; '));
@@ -195,10 +218,14 @@ describe('infra contract: bindings', () => {
         continue;
       }
       const principal = property(property(call.body, 'params') ?? '{}', 'appPrincipalId')?.trim();
-      if (principal !== 'identity.outputs.principalId') problems.push(`${call.target}: appPrincipalId is not the app identity`);
-      const granted = roleGrants(readBicep(path.resolve(INFRA, call.target))).filter((g) => g.principal === 'appPrincipalId');
+      if (principal !== 'identity.outputs.principalId')
+        problems.push(`${call.target}: appPrincipalId is not the app identity`);
+      const granted = roleGrants(readBicep(path.resolve(INFRA, call.target))).filter(
+        (g) => g.principal === 'appPrincipalId',
+      );
       for (const role of rule.roles) {
-        if (!granted.some((g) => g.roleId === role)) problems.push(`${call.target} does not grant role ${role} to the app (${u.conn}, ${u.type})`);
+        if (!granted.some((g) => g.roleId === role))
+          problems.push(`${call.target} does not grant role ${role} to the app (${u.conn}, ${u.type})`);
       }
     }
     assert.deepEqual(problems, [], problems.join('; '));
@@ -229,7 +256,8 @@ describe('infra contract: bindings', () => {
       ] as const) {
         const v = b.binding[opt];
         const ref = typeof v === 'string' ? /^%(\w+)%$/.exec(v)?.[1] : undefined;
-        if (typeof v === 'string' && ref === undefined) problems.push(`${b.functionName}.${opt} '${v}' is not a %SETTING%`);
+        if (typeof v === 'string' && ref === undefined)
+          problems.push(`${b.functionName}.${opt} '${v}' is not a %SETTING%`);
         if (ref !== undefined) wanted.push({ setting: ref, kind, where: b.functionName });
       }
     }
@@ -238,17 +266,23 @@ describe('infra contract: bindings', () => {
       const name = deployed(w.setting);
       const code = settings.find((s) => s.name === w.setting)?.defaultValue;
       if (name === undefined) problems.push(`${w.setting} (${w.where}): no literal value in Bicep`);
-      else if (!(w.kind === 'queue' ? queues : topics).has(name)) problems.push(`${w.setting}='${name}' (${w.where}): no ${w.kind} '${name}' in servicebus.bicep`);
-      if (name !== undefined && code !== name) problems.push(`${w.setting}: Bicep '${name}' differs from the code default '${String(code)}'`);
+      else if (!(w.kind === 'queue' ? queues : topics).has(name))
+        problems.push(`${w.setting}='${name}' (${w.where}): no ${w.kind} '${name}' in servicebus.bicep`);
+      if (name !== undefined && code !== name)
+        problems.push(`${w.setting}: Bicep '${name}' differs from the code default '${String(code)}'`);
     }
     const results = topics.get(deployed('RESULTS_TOPIC') ?? '');
     const ttlSetting = deployed('IDEMPOTENCY_TTL_SEC');
     const ttl = Number(ttlSetting ?? settings.find((s) => s.name === 'IDEMPOTENCY_TTL_SEC')?.defaultValue);
     if (results !== undefined) {
-      if (property(results, 'properties.requiresDuplicateDetection')?.trim() !== 'true') problems.push('results topic: requiresDuplicateDetection is not true');
+      if (property(results, 'properties.requiresDuplicateDetection')?.trim() !== 'true')
+        problems.push('results topic: requiresDuplicateDetection is not true');
       const window = evaluate(property(results, 'properties.duplicateDetectionHistoryTimeWindow') ?? '', sb);
       const sec = typeof window === 'string' ? isoDurationSec(window) : NaN;
-      if (!(sec >= ttl)) problems.push(`results topic duplicate-detection window ${String(window)} is shorter than IDEMPOTENCY_TTL_SEC=${ttl}`);
+      if (!(sec >= ttl))
+        problems.push(
+          `results topic duplicate-detection window ${String(window)} is shorter than IDEMPOTENCY_TTL_SEC=${ttl}`,
+        );
     }
     assert.deepEqual(problems, [], problems.join('; '));
   });
@@ -258,10 +292,18 @@ describe('infra contract: bindings', () => {
     const blob = bindings.find((b) => b.binding.type === 'blobTrigger');
     assert.ok(blob, 'a blobTrigger registration');
     const ref = /^%(\w+)%\//.exec(String(blob.binding['path']))?.[1];
-    assert.equal(ref, 'MODELS_CONTAINER', `blob trigger path ${String(blob.binding['path'])} starts with %MODELS_CONTAINER%/`);
+    assert.equal(
+      ref,
+      'MODELS_CONTAINER',
+      `blob trigger path ${String(blob.binding['path'])} starts with %MODELS_CONTAINER%/`,
+    );
     for (const p of plans) {
       const v: string | undefined = find(p, 'MODELS_CONTAINER')?.value;
-      assert.equal(v === undefined ? undefined : evaluate(v, scope), evaluate('storage.outputs.modelsContainerName', scope), `MODELS_CONTAINER on ${p.plan} is the container storage.bicep creates`);
+      assert.equal(
+        v === undefined ? undefined : evaluate(v, scope),
+        evaluate('storage.outputs.modelsContainerName', scope),
+        `MODELS_CONTAINER on ${p.plan} is the container storage.bicep creates`,
+      );
     }
   });
 
@@ -270,15 +312,29 @@ describe('infra contract: bindings', () => {
     assert.ok(fn, 'a blob trigger with source EventGrid');
     const sh = readFileSync(path.join(INFRA, 'scripts', 'postdeploy.sh'), 'utf8');
     const ps = readFileSync(path.join(INFRA, 'scripts', 'postdeploy.ps1'), 'utf8');
-    assert.match(sh, new RegExp(`\\$\\{BLOB_TRIGGER_FUNCTION_NAME:-${fn.functionName}\\}`), 'postdeploy.sh default function name');
+    assert.match(
+      sh,
+      new RegExp(`\\$\\{BLOB_TRIGGER_FUNCTION_NAME:-${fn.functionName}\\}`),
+      'postdeploy.sh default function name',
+    );
     assert.match(ps, new RegExp(`else \\{ '${fn.functionName}' \\}`), 'postdeploy.ps1 default function name');
-    assert.equal(stringLiteral(main.params.get('blobTriggerFunctionName')?.defaultExpr ?? ''), fn.functionName, 'main.bicep blobTriggerFunctionName default');
+    assert.equal(
+      stringLiteral(main.params.get('blobTriggerFunctionName')?.defaultExpr ?? ''),
+      fn.functionName,
+      'main.bicep blobTriggerFunctionName default',
+    );
     const azure = readFileSync(path.join(ROOT, 'azure.yaml'), 'utf8');
-    assert.match(azure, /postdeploy:[\s\S]*postdeploy\.sh[\s\S]*postdeploy\.ps1/, 'azure.yaml runs the postdeploy hook (sh and pwsh)');
+    assert.match(
+      azure,
+      /postdeploy:[\s\S]*postdeploy\.sh[\s\S]*postdeploy\.ps1/,
+      'azure.yaml runs the postdeploy hook (sh and pwsh)',
+    );
   });
 
   it('the health probes in Bicep hit registered anonymous GET routes under host.json routePrefix', () => {
-    const prefix = ((hostJson()['extensions'] as Record<string, Record<string, unknown>> | undefined)?.['http']?.['routePrefix'] ?? 'api') as string;
+    const prefix = ((hostJson()['extensions'] as Record<string, Record<string, unknown>> | undefined)?.['http']?.[
+      'routePrefix'
+    ] ?? 'api') as string;
     const ca = readFileSync(path.join(INFRA, 'modules', 'functionapp-containerapps.bicep'), 'utf8');
     const probePaths = [...ca.matchAll(/path: '([^']+)'/g)].map((m) => m[1] as string);
     assert.ok(probePaths.length >= 2, 'probes declared');
@@ -303,12 +359,24 @@ describe('infra contract: host.json, azd parameters, Node version', () => {
     assert.match(bundle?.version ?? '', /^\[4\.\*?/, 'host.json extensionBundle.version covers 4.x');
     assert.equal(h['version'], '2.0', 'host.json version');
     const sb = (h['extensions'] as Record<string, Record<string, unknown>> | undefined)?.['serviceBus'];
-    assert.notEqual(sb?.['autoCompleteMessages'], false, 'serviceBus.autoCompleteMessages: scoreQueue completes by returning and redelivers by throwing');
-    assert.equal(typeof sb?.['maxConcurrentCalls'], 'number', 'serviceBus.maxConcurrentCalls (the platform scale rule and npm start read it)');
+    assert.notEqual(
+      sb?.['autoCompleteMessages'],
+      false,
+      'serviceBus.autoCompleteMessages: scoreQueue completes by returning and redelivers by throwing',
+    );
+    assert.equal(
+      typeof sb?.['maxConcurrentCalls'],
+      'number',
+      'serviceBus.maxConcurrentCalls (the platform scale rule and npm start read it)',
+    );
   });
 
   it('main.parameters.json maps every main.bicep param, with the same defaults', () => {
-    const json = (JSON.parse(readFileSync(path.join(INFRA, 'main.parameters.json'), 'utf8')) as { parameters: Record<string, { value: unknown }> }).parameters;
+    const json = (
+      JSON.parse(readFileSync(path.join(INFRA, 'main.parameters.json'), 'utf8')) as {
+        parameters: Record<string, { value: unknown }>;
+      }
+    ).parameters;
     const problems: string[] = [];
     for (const [name, p] of main.params) {
       if (name in PARAMS_NOT_MAPPED) continue;
@@ -324,7 +392,8 @@ describe('infra contract: host.json, azd parameters, Node version', () => {
         problems.push(`${name}: azd default '${m[1]}' differs from the Bicep default '${String(bicepDefault)}'`);
       }
     }
-    for (const name of Object.keys(json)) if (!main.params.has(name)) problems.push(`${name} is mapped but main.bicep declares no such param`);
+    for (const name of Object.keys(json))
+      if (!main.params.has(name)) problems.push(`${name} is mapped but main.bicep declares no such param`);
     assert.deepEqual(problems, [], `main.parameters.json: ${problems.join('; ')}`);
   });
 
@@ -332,7 +401,11 @@ describe('infra contract: host.json, azd parameters, Node version', () => {
     for (const f of ['Dockerfile', 'Dockerfile.gpu']) {
       assert.match(readFileSync(path.join(ROOT, f), 'utf8'), /^ARG NODE_MAJOR=22$/m, `${f} NODE_MAJOR`);
     }
-    assert.equal(stringLiteral(main.params.get('flexNodeVersion')?.defaultExpr ?? ''), '22', 'main.bicep flexNodeVersion');
+    assert.equal(
+      stringLiteral(main.params.get('flexNodeVersion')?.defaultExpr ?? ''),
+      '22',
+      'main.bicep flexNodeVersion',
+    );
     const ca = readBicep(path.join(INFRA, 'modules', 'functionapp-containerapps.bicep'));
     assert.match(ca.vars.get('placeholderImage') ?? '', /node:4-node22'$/, 'placeholder image');
     const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines?: { node?: string } };

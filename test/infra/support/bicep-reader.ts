@@ -9,7 +9,15 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { callArgs, arrayItems, expressionEnd, matchBracket, objectProperties, stringLiteral, stripComments } from './bicep-text';
+import {
+  callArgs,
+  arrayItems,
+  expressionEnd,
+  matchBracket,
+  objectProperties,
+  stringLiteral,
+  stripComments,
+} from './bicep-text';
 
 /** A `resource` or `module` declaration. */
 export interface BicepDeclaration {
@@ -68,7 +76,9 @@ export function parseBicep(source: string, file = '<text>'): BicepFile {
       const end = expressionEnd(text, eq + 1);
       (kind === 'var' ? vars : outputs).set(symbol, text.slice(eq + 1, end).trim());
     } else {
-      const head = /^\s+'([^']+)'(?:\s+existing)?\s*=\s*(?:if\s*(\([^\n]*?\))\s*)?(\[\s*for\s+[^\n:]+:\s*)?\{/.exec(text.slice(after));
+      const head = /^\s+'([^']+)'(?:\s+existing)?\s*=\s*(?:if\s*(\([^\n]*?\))\s*)?(\[\s*for\s+[^\n:]+:\s*)?\{/.exec(
+        text.slice(after),
+      );
       if (head === null) throw new Error(`${file}: unsupported ${kind} declaration ${symbol}`);
       const open = after + head[0].length - 1;
       const body = text.slice(open, matchBracket(text, open) + 1);
@@ -172,7 +182,7 @@ export function evaluate(expr: string, scope: Scope): BicepValue | undefined {
     if (lit !== undefined) return lit;
     let out = '';
     const body = e.slice(1, -1);
-    for (let i = 0; i < body.length; ) {
+    for (let i = 0; i < body.length;) {
       if (body.startsWith('${', i)) {
         const end = matchBracket(body, i + 1);
         const v = evaluate(body.slice(i + 2, end), scope);

@@ -44,8 +44,7 @@ export function roleGrants(file: BicepFile): Grant[] {
     const scopeType = scope?.target.split('@')[0];
     const arg = (callArgs(def).at(-1) ?? '').trim();
     const loop = /^\[\s*for\s+([A-Za-z_]\w*)\s+in\s+([A-Za-z_]\w*)\s*:$/.exec(r.loop ?? '');
-    const refs =
-      loop !== null && arg === loop[1] ? arrayItems(file.vars.get(loop[2] as string) ?? '[]') : [arg];
+    const refs = loop !== null && arg === loop[1] ? arrayItems(file.vars.get(loop[2] as string) ?? '[]') : [arg];
     for (const ref of refs) out.push({ roleId: roleRef(ref, file), principal, scopeType });
   }
   return out;

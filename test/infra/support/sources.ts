@@ -32,7 +32,11 @@ export function codeSettings(): readonly SettingInfo[] {
 /** Every binding of every function the compiled function modules register with `@azure/functions`. */
 export async function registeredBindings(): Promise<Binding[]> {
   const registry = installCoreShim();
-  for (const m of await functionModules()) require(m);
+  for (const m of await functionModules()) {
+    // Loading the compiled function modules registers them through the shim, as the worker's entry-point load does.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    require(m);
+  }
   const out: Binding[] = [];
   for (const fn of registry.functions.values()) {
     for (const [name, binding] of Object.entries(fn.metadata.bindings ?? {})) {
