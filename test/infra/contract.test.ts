@@ -17,7 +17,7 @@ import {
   type AppSetting,
   type BicepFile,
 } from './support/bicep-reader';
-import { stringLiteral } from './support/bicep-text';
+import { objectProperties, stringLiteral } from './support/bicep-text';
 import { ROLES, roleGrants } from './support/grants';
 import {
   codeSettings,
@@ -348,6 +348,59 @@ describe('infra contract: bindings', () => {
       );
       assert.ok(route, `probe path ${p} is a registered anonymous GET route`);
     }
+  });
+});
+
+/** Rows of the markdown tables (in `text`) whose header has `column`: cell of `column` keyed by the row's text. */
+function tableColumn(text: string, column: string): { row: string; cell: string }[] {
+  const out: { row: string; cell: string }[] = [];
+  let index: number | undefined; // undefined = outside a table; -1 = a table without that column
+  for (const line of text.split('\n')) {
+    const t = line.trim();
+    if (!t.startsWith('|')) {
+      index = undefined;
+      continue;
+    }
+    const cells = t
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
+    if (index === undefined) index = cells.indexOf(`\`${column}\``);
+    else if (index >= 0 && !/^-+$/.test(cells[0] ?? '')) out.push({ row: t, cell: cells[index] ?? '' });
+  }
+  return out;
+}
+
+describe('infra contract: GPU sizing tables', () => {
+  it('the README and docs/deploy.md tables show the batch cap and workers main.bicep sets per GPU profile', () => {
+    const sizing = main.vars.get('gpuSizing') ?? '{}';
+    const batchCpu =
+      plans[0] === undefined ? undefined : evaluate(find(plans[0], 'BATCH_MAX_SIZE')?.value ?? '', fileScope(main));
+    const docs = [
+      ['README.md', readFileSync(path.join(ROOT, 'README.md'), 'utf8')],
+      ['docs/deploy.md', readFileSync(path.join(ROOT, 'docs', 'deploy.md'), 'utf8')],
+    ] as const;
+    const problems: string[] = [];
+    for (const [profile, body] of objectProperties(sizing)) {
+      const expected = {
+        BATCH_MAX_SIZE_GPU: property(body, 'batchMaxSizeGpu'),
+        INFERENCE_WORKERS: property(body, 'gpus'),
+      };
+      for (const [doc, text] of docs) {
+        for (const [column, value] of Object.entries(expected)) {
+          const rows = tableColumn(text, column).filter((r) => r.row.includes(`\`${profile}\``));
+          if (rows.length === 0) problems.push(`${doc}: no ${column} row for ${profile}`);
+          for (const r of rows)
+            if (r.cell.split(' ')[0] !== value)
+              problems.push(`${doc}: ${profile} ${column} '${r.cell}', Bicep ${String(value)}`);
+        }
+      }
+    }
+    for (const r of tableColumn(docs[0][1], 'BATCH_MAX_SIZE')) {
+      if (r.cell.split(' ')[0] !== String(batchCpu))
+        problems.push(`README.md: BATCH_MAX_SIZE '${r.cell}', Bicep ${String(batchCpu)}`);
+    }
+    assert.deepEqual(problems, [], problems.join('; '));
   });
 });
 
