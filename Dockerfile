@@ -9,7 +9,7 @@
 # onnxruntime-node's install step is skipped by the repo's .npmrc (onnxruntime-node-install=skip):
 # the CPU provider ships inside the npm package, so the build never downloads the CUDA binaries.
 
-ARG NODE_MAJOR=20
+ARG NODE_MAJOR=22
 # Build on Debian bookworm, the same distribution as the Functions base image, so native addons
 # (lz4, compiled by node-gyp) match the runtime's glibc and Node ABI.
 ARG BUILD_IMAGE=node:${NODE_MAJOR}-bookworm

@@ -9,11 +9,16 @@
 //
 // Shared by every plan: user-assigned identity, Log Analytics + Application Insights, Storage
 // (host storage + `models` container + Event Grid system topic), Service Bus (payments /
-// risk-completed / scoring-rejected), Azure Cache for Redis (Entra auth), Key Vault (RBAC).
+// risk-completed / scoring-rejected), Azure Managed Redis (Entra auth; Azure Cache for Redis as an
+// option), Key Vault (RBAC).
 // No secrets are handed to the app: every connection is identity-based.
 //
 // Deploy with `azd up` (main.parameters.json maps azd env vars) or `az deployment group create`
-// (see docs/deploy.md).
+// (see docs/deploy.md). The postdeploy hook (scripts/postdeploy.sh|.ps1) wires Event Grid to the
+// blob trigger once the app runs.
+//
+// Keep this file regular: test/infra reads it without a Bicep compiler (app settings as { name, value }
+// objects with literal names; `param`, `var`, `module` and `resource` declarations at the start of a line).
 
 targetScope = 'resourceGroup'
 
@@ -87,10 +92,20 @@ param httpConcurrentRequestsPerReplica int = 0
 ])
 param cpuReplicaCores string = '2.0'
 
-@description('BATCH_MAX_SIZE_GPU. 0 = per GPU profile: T4 48, A100 32.')
+@description('BATCH_MAX_SIZE_GPU (replaces BATCH_MAX_SIZE while CUDA is active). 0 = per GPU profile: T4 48, A100 32.')
 @minValue(0)
 @maxValue(4096)
 param batchMaxSizeGpu int = 0
+
+@description('INFERENCE_WORKERS on the GPU plan (CUDA sessions per replica, each with its own CUDA context). 0 = one per GPU (1 on T4 and A100 profiles).')
+@minValue(0)
+@maxValue(64)
+param gpuInferenceWorkers int = 0
+
+@description('IDEMPOTENCY_TTL_SEC: how long a transaction\'s result is kept for redelivery, s. Also the results topic\'s duplicate-detection window (at most 7 days).')
+@minValue(60)
+@maxValue(604800)
+param idempotencyTtlSec int = 21600
 
 @description('MODEL_DIR, relative to the app root (/home/site/wwwroot) or absolute.')
 param modelDir string = 'models'
@@ -109,7 +124,32 @@ param principalId string = ''
 ])
 param principalType string = 'User'
 
-@description('Azure Cache for Redis SKU.')
+@description('managed = Azure Managed Redis (redisEnterprise, TLS port 10000); classic = Azure Cache for Redis (retiring, TLS port 6380).')
+@allowed([
+  'managed'
+  'classic'
+])
+param redisKind string = 'managed'
+
+@description('Azure Managed Redis SKU (redisKind managed).')
+@allowed([
+  'Balanced_B0'
+  'Balanced_B1'
+  'Balanced_B3'
+  'Balanced_B5'
+  'MemoryOptimized_M10'
+  'ComputeOptimized_X3'
+])
+param managedRedisSkuName string = 'Balanced_B1'
+
+@description('Azure Managed Redis clustering policy (redisKind managed). NoCluster keeps single-server semantics (MULTI across keys, Lua).')
+@allowed([
+  'NoCluster'
+  'EnterpriseCluster'
+])
+param managedRedisClusteringPolicy string = 'NoCluster'
+
+@description('Azure Cache for Redis SKU (redisKind classic).')
 @allowed([
   'Basic'
   'Standard'
@@ -117,7 +157,7 @@ param principalType string = 'User'
 ])
 param redisSkuName string = 'Standard'
 
-@description('Azure Cache for Redis capacity (C0-C6 / P1-P5).')
+@description('Azure Cache for Redis capacity (C0-C6 / P1-P5, redisKind classic).')
 @minValue(0)
 @maxValue(6)
 param redisCapacity int = 1
@@ -133,12 +173,11 @@ param keyVaultPurgeProtection bool = false
 ])
 param registrySkuName string = 'Standard'
 
-@description('Flex: Node.js major version.')
+@description('Flex: Node.js major version (runtime.version). Node 20 reached end of life on 2026-04-30.')
 @allowed([
-  '20'
   '22'
 ])
-param flexNodeVersion string = '20'
+param flexNodeVersion string = '22'
 
 @description('Flex: instance memory (MB).')
 @allowed([
@@ -153,20 +192,18 @@ param flexInstanceMemoryMB int = 4096
 @maxValue(1000)
 param flexMaximumInstanceCount int = 100
 
-@description('Name of the blob-trigger function that reacts to new models (Event Grid source). Empty = no Event Grid subscription yet.')
-param blobTriggerFunctionName string = ''
+@description('Name of the blob-trigger function that reacts to new models (app.storageBlob in functions/model-blob.ts). The postdeploy hook subscribes it to the models container.')
+param blobTriggerFunctionName string = 'modelBlob'
 
-@description('The host\'s `blobs_extension` system key (after the first deploy). Empty = no Event Grid subscription yet.')
+@description('Alerts: e-mail address of the action group. Empty = no e-mail receiver. Consumed by modules/alerts.bicep.')
+param alertEmail string = ''
+
+@description('Alerts: webhook URL of the action group (e.g. a Teams or PagerDuty endpoint). Empty = no webhook receiver. Consumed by modules/alerts.bicep.')
 @secure()
-param blobsExtensionKey string = ''
+param alertWebhookUrl string = ''
 
 @description('Name of the subscription on the risk-completed topic.')
 param resultsSubscriptionName string = 'risk-consumers'
-
-@description('How long a transaction\'s result is kept and re-published on redelivery, s (IDEMPOTENCY_TTL_SEC). The results topic\'s duplicate-detection window is set to the same value, so a re-publication within the TTL is always dropped (at most 7 days).')
-@minValue(60)
-@maxValue(604800)
-param idempotencyTtlSec int = 21600
 
 @description('Extra tags for every resource.')
 param tags object = {}
@@ -195,14 +232,17 @@ var gpuSizing = {
     cpu: '8.0'
     memory: '56Gi'
     batchMaxSizeGpu: 48
+    gpus: 1
   }
   'Consumption-GPU-NC24-A100': {
     cpu: '24.0'
     memory: '220Gi'
     batchMaxSizeGpu: 32
+    gpus: 1
   }
 }
 var effectiveBatchMaxSizeGpu = batchMaxSizeGpu > 0 ? batchMaxSizeGpu : gpuSizing[gpuProfileType].batchMaxSizeGpu
+var effectiveGpuInferenceWorkers = gpuInferenceWorkers > 0 ? gpuInferenceWorkers : gpuSizing[gpuProfileType].gpus
 var effectiveHttpConcurrency = httpConcurrentRequestsPerReplica > 0 ? httpConcurrentRequestsPerReplica : (isGpu ? 100 : 50)
 var replicaCpu = isGpu ? gpuSizing[gpuProfileType].cpu : cpuReplicaCores
 // The Consumption profile needs 2 GiB per vCPU.
@@ -288,8 +328,11 @@ module redis 'modules/redis.bicep' = {
     name: names.redis
     location: location
     tags: allTags
-    skuName: redisSkuName
-    capacity: redisCapacity
+    kind: redisKind
+    managedSkuName: managedRedisSkuName
+    managedClusteringPolicy: managedRedisClusteringPolicy
+    classicSkuName: redisSkuName
+    classicCapacity: redisCapacity
     appPrincipalId: identity.outputs.principalId
   }
 }
@@ -381,10 +424,11 @@ var appSettings = [
     name: 'RESULTS_DUPLICATE_WINDOW_SEC'
     value: string(serviceBus.outputs.duplicateDetectionWindowSec)
   }
-  // Redis with Entra ID: TLS 6380, username = the identity's object ID, token from AZURE_CLIENT_ID.
+  // Redis with Entra ID: host:port over TLS (Managed Redis 10000, classic 6380), username = the identity's
+  // object ID, token from AZURE_CLIENT_ID.
   {
     name: 'REDIS_HOST'
-    value: redis.outputs.hostName
+    value: redis.outputs.endpoint
   }
   {
     name: 'REDIS_ENTRA_OBJECT_ID'
@@ -403,13 +447,20 @@ var appSettings = [
     name: 'ORT_EXECUTION_PROVIDERS'
     value: isGpu ? 'cuda,cpu' : 'cpu'
   }
+  // CPU cap; also used on a GPU replica whose CUDA provider failed to load (CPU fallback).
   {
     name: 'BATCH_MAX_SIZE'
-    value: isGpu ? '32' : '64'
+    value: '64'
   }
+  // Replaces BATCH_MAX_SIZE while CUDA is active.
   {
     name: 'BATCH_MAX_SIZE_GPU'
     value: string(effectiveBatchMaxSizeGpu)
+  }
+  // GPU: one CUDA session per GPU (auto would give cores - 1: 7 on T4, 23 on A100). CPU: 0 = auto.
+  {
+    name: 'INFERENCE_WORKERS'
+    value: isGpu ? string(effectiveGpuInferenceWorkers) : '0'
   }
   {
     name: 'MODEL_DIR'
@@ -517,7 +568,9 @@ var apiUri = useContainerApps ? functionAppContainerApps.outputs.uri : functionA
 var apiName = useContainerApps ? functionAppContainerApps.outputs.name : functionAppFlex.outputs.name
 
 // ---------------------------------------------------------------------------------------------
-// Event Grid: BlobCreated on `models` -> blob-trigger webhook (source: 'EventGrid')
+// Event Grid: system topic on the storage account. Its BlobCreated subscription to the blob-trigger
+// webhook (source: 'EventGrid') needs the host's `blobs_extension` key, which exists only once the app
+// runs: the azd postdeploy hook (scripts/postdeploy.sh|.ps1) creates it.
 // ---------------------------------------------------------------------------------------------
 
 module eventGrid 'modules/eventgrid.bicep' = {
@@ -527,10 +580,6 @@ module eventGrid 'modules/eventgrid.bicep' = {
     systemTopicName: names.eventGridTopic
     location: location
     tags: allTags
-    functionAppBaseUrl: apiUri
-    blobTriggerFunctionName: blobTriggerFunctionName
-    blobsExtensionKey: blobsExtensionKey
-    containerName: modelsContainerName
   }
 }
 
@@ -587,8 +636,12 @@ output RESULTS_TOPIC string = serviceBus.outputs.resultsTopicName
 output RESULTS_SUBSCRIPTION string = serviceBus.outputs.resultsSubscriptionName
 @description('Rejected-events queue.')
 output REJECTED_QUEUE string = serviceBus.outputs.rejectedQueueName
-@description('Redis host name (TLS port 6380).')
-output REDIS_HOST string = redis.outputs.hostName
+@description('Redis endpoint, host:port (TLS; Managed Redis 10000, classic 6380).')
+output REDIS_HOST string = redis.outputs.endpoint
+@description('Blob-trigger function the postdeploy hook subscribes to BlobCreated events.')
+output BLOB_TRIGGER_FUNCTION_NAME string = blobTriggerFunctionName
+@description('Whether the container app was rendered with the real image and its health probes (false = placeholder; the postdeploy hook provisions again).')
+output PROBES_ENABLED bool = useContainerApps ? functionAppContainerApps.outputs.probesEnabled : true
 @description('Key Vault URI.')
 output KEY_VAULT_URL string = keyVault.outputs.uri
 @description('Key Vault name.')

@@ -88,10 +88,11 @@ param appSettings array
 @secure()
 param appInsightsConnectionString string
 
-var placeholderImage = 'mcr.microsoft.com/azure-functions/node:4-node20'
+var placeholderImage = 'mcr.microsoft.com/azure-functions/node:4-node22'
 var usePlaceholder = empty(imageName)
 
-// Probes only for the real image: the placeholder has no functions, so readiness would never pass.
+// Probes only for the real image: the placeholder has no functions, so readiness would never pass. On the
+// first `azd up` the postdeploy hook provisions again once the image exists (output probesEnabled).
 // Container Apps caps failureThreshold at 10 and initialDelaySeconds at 60.
 var probes = usePlaceholder
   ? []
@@ -278,6 +279,9 @@ output fqdn string = '${name}.${environmentDefaultDomain}'
 
 @description('Base URL of the app.')
 output uri string = 'https://${name}.${environmentDefaultDomain}'
+
+@description('Whether the health probes are set (false while the placeholder image runs).')
+output probesEnabled bool = !usePlaceholder
 
 @description('Image the app runs (placeholder until the first azd deploy).')
 output image string = usePlaceholder ? placeholderImage : imageName

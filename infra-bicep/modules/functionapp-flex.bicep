@@ -31,10 +31,9 @@ param deploymentContainerName string
 
 @description('Node.js major version.')
 @allowed([
-  '20'
   '22'
 ])
-param nodeVersion string = '20'
+param nodeVersion string = '22'
 
 @description('Instance memory (MB). 4096 leaves room for the model and the inference worker threads.')
 @allowed([

@@ -150,6 +150,34 @@ const envSchema = z
     }
   });
 
+/** One setting the app reads (see {@link configSettings}). */
+export interface SettingInfo {
+  /** Environment variable / app setting name. */
+  readonly name: string;
+  /** Parsed value when the setting is unset, or `undefined` when it has no default (optional). */
+  readonly defaultValue: unknown;
+  /** True when the app cannot start without it. */
+  readonly required: boolean;
+  /** Parses a raw value as the app would; throws on an invalid one. */
+  readonly parse: (raw: string) => unknown;
+}
+
+/**
+ * Every setting the app reads from the environment, in schema order, with its default. Read by the
+ * infrastructure contract test (test/infra) so Bicep, local.settings.sample.json and the README follow the code.
+ */
+export function configSettings(): readonly SettingInfo[] {
+  return Object.entries(envSchema.shape).map(([name, schema]: [string, z.ZodType]) => {
+    const unset = schema.safeParse(undefined);
+    return {
+      name,
+      defaultValue: unset.success ? unset.data : undefined,
+      required: !unset.success,
+      parse: (raw: string) => schema.parse(raw),
+    };
+  });
+}
+
 /** The parsed, frozen configuration. Each module receives only its slice. */
 export interface Config {
   readonly model: {

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { AppError, toAppError, type ErrorCode, type FieldError } from '../errors/errors';
 import type { BackendFactory, InferenceBackend } from '../inference/backend';
-import { isGpuProvider } from '../inference/backend-factory';
+import { batchCap, isGpuProvider } from '../inference/backend-factory';
 import { checkScores, sampleRow, type Lease, type SessionManager } from '../inference/session-manager';
 import type { ModelManifest } from '../models/manifest';
 import { verifyArtifact } from '../models/model-folder';
@@ -148,9 +148,7 @@ export class ModelValidator {
     }
     try {
       const gpu = isGpuProvider(backend.info.executionProviders);
-      const batchSizes = warmupBatchSizes(
-        gpu ? Math.min(this.deps.batchMaxSize, this.deps.batchMaxSizeGpu) : this.deps.batchMaxSize,
-      );
+      const batchSizes = warmupBatchSizes(batchCap(this.deps, gpu));
       const rows = [Array.from(sampleRow(manifest, width))]; // the golden set is checked on its own below
       for (const b of batchSizes) {
         const problem = await this.score(backend, rows, b).then(

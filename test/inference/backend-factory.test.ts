@@ -2,12 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   autoWorkerCount,
+  batchCap,
   INLINE_MAX_MODEL_BYTES,
   isGpuProvider,
   resolveMode,
 } from '../../lib/inference/backend-factory';
 import { resolveDeadlineMs } from '../../lib/inference/deadline';
 import { AppError } from '../../lib/errors/errors';
+import { loadConfig } from '../../lib/config/config';
 
 describe('backend factory choices', () => {
   it('auto runs tiny models inline and the rest in workers; explicit modes win', () => {
@@ -35,6 +37,15 @@ describe('backend factory choices', () => {
     assert.equal(isGpuProvider(['cuda', 'cpu']), true);
     assert.equal(isGpuProvider(['cpu']), false);
     assert.equal(isGpuProvider([]), false);
+  });
+
+  it('BATCH_MAX_SIZE_GPU replaces BATCH_MAX_SIZE on a GPU, larger or smaller (T4 48 over 64 and 32)', () => {
+    assert.equal(batchCap({ batchMaxSize: 32, batchMaxSizeGpu: 48 }, true), 48);
+    assert.equal(batchCap({ batchMaxSize: 64, batchMaxSizeGpu: 32 }, true), 32);
+    assert.equal(batchCap({ batchMaxSize: 32, batchMaxSizeGpu: 48 }, false), 32);
+    const c = loadConfig({ BATCH_MAX_SIZE: '64', BATCH_MAX_SIZE_GPU: '48' }).inference;
+    assert.equal(batchCap(c, isGpuProvider(['cuda', 'cpu'])), 48);
+    assert.equal(batchCap(c, isGpuProvider(['cpu'])), 64);
   });
 });
 

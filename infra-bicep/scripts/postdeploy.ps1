@@ -1,0 +1,46 @@
+# azd `postdeploy` hook (Windows / pwsh): see postdeploy.sh. Verified only in Azure.
+$ErrorActionPreference = 'Stop'
+
+$fn = if ($env:BLOB_TRIGGER_FUNCTION_NAME) { $env:BLOB_TRIGGER_FUNCTION_NAME } else { 'modelBlob' }
+$rg = $env:AZURE_RESOURCE_GROUP; if (-not $rg) { throw 'AZURE_RESOURCE_GROUP is not set (run through azd)' }
+$app = $env:SERVICE_API_NAME; if (-not $app) { throw 'SERVICE_API_NAME is not set (run through azd)' }
+$hosting = if ($env:HOSTING) { $env:HOSTING } else { 'containerapps' }
+$topic = $env:AZURE_EVENTGRID_SYSTEM_TOPIC_NAME; if (-not $topic) { throw 'AZURE_EVENTGRID_SYSTEM_TOPIC_NAME is not set' }
+$container = if ($env:MODELS_CONTAINER) { $env:MODELS_CONTAINER } else { 'models' }
+$attempts = if ($env:POSTDEPLOY_KEY_ATTEMPTS) { [int]$env:POSTDEPLOY_KEY_ATTEMPTS } else { 30 }
+
+if ($hosting -eq 'containerapps' -and $env:PROBES_ENABLED -eq 'false') {
+  $image = (azd env get-value SERVICE_API_IMAGE_NAME 2>$null)
+  if ($image) {
+    Write-Host 'postdeploy: first deployment ran the placeholder; provisioning again with the image and health probes'
+    azd provision --no-prompt
+    if ($LASTEXITCODE -ne 0) { throw 'postdeploy: azd provision failed' }
+  }
+}
+
+$baseUrl = $env:SERVICE_API_URI; if (-not $baseUrl) { throw 'SERVICE_API_URI is not set' }
+$key = ''
+for ($i = 1; $i -le $attempts; $i++) {
+  if ($hosting -eq 'flex') {
+    $key = (az functionapp keys list -g $rg -n $app --query systemKeys.blobs_extension -o tsv 2>$null)
+  } else {
+    $key = (az containerapp function keys show -g $rg -n $app --key-type systemKey --key-name blobs_extension --query value -o tsv 2>$null)
+  }
+  if ($key) { break }
+  Write-Host "postdeploy: waiting for the blobs_extension key ($i/$attempts)"
+  Start-Sleep -Seconds 10
+}
+if (-not $key) { throw "postdeploy: no blobs_extension key after $attempts attempts: is $fn registered with source 'EventGrid' and the app running? (docs/deploy.md)" }
+
+az eventgrid system-topic event-subscription create `
+  -g $rg --system-topic-name $topic -n models-blob-created `
+  --endpoint-type webhook `
+  --endpoint "$baseUrl/runtime/webhooks/blobs?functionName=Host.Functions.$fn&code=$key" `
+  --included-event-types Microsoft.Storage.BlobCreated `
+  --subject-begins-with "/blobServices/default/containers/$container/blobs/" `
+  --subject-ends-with .onnx `
+  --max-events-per-batch 1 --preferred-batch-size-in-kilobytes 64 `
+  --max-delivery-attempts 30 --event-ttl 1440 `
+  --output none
+if ($LASTEXITCODE -ne 0) { throw 'postdeploy: creating the Event Grid subscription failed' }
+Write-Host "postdeploy: Event Grid subscription models-blob-created -> $fn (container $container)"

@@ -1,0 +1,57 @@
+#!/bin/sh
+# azd `postdeploy` hook: finishes a one-pass `azd up`.
+#   1. Container Apps: if the last provision ran the placeholder image (PROBES_ENABLED=false, first
+#      `azd up`), provision once more now that SERVICE_API_IMAGE_NAME is known, so the app gets the real
+#      image in the template and its health probes.
+#   2. Waits (bounded) for the host's `blobs_extension` system key, which the host creates when it loads a
+#      blob trigger with source 'EventGrid'.
+#   3. Creates (or updates) the Event Grid subscription `models-blob-created`: BlobCreated events for
+#      `*.onnx` in the models container -> the blob extension webhook of BLOB_TRIGGER_FUNCTION_NAME.
+# Needs az (logged in, `containerapp` extension) and azd. Idempotent. Verified only in Azure.
+set -eu
+
+fn="${BLOB_TRIGGER_FUNCTION_NAME:-modelBlob}"
+rg="${AZURE_RESOURCE_GROUP:?AZURE_RESOURCE_GROUP is not set (run through azd)}"
+app="${SERVICE_API_NAME:?SERVICE_API_NAME is not set (run through azd)}"
+hosting="${HOSTING:-containerapps}"
+topic="${AZURE_EVENTGRID_SYSTEM_TOPIC_NAME:?AZURE_EVENTGRID_SYSTEM_TOPIC_NAME is not set}"
+container="${MODELS_CONTAINER:-models}"
+attempts="${POSTDEPLOY_KEY_ATTEMPTS:-30}"
+
+if [ "$hosting" = "containerapps" ] && [ "${PROBES_ENABLED:-true}" = "false" ]; then
+  if [ -n "$(azd env get-value SERVICE_API_IMAGE_NAME 2>/dev/null || true)" ]; then
+    echo "postdeploy: first deployment ran the placeholder; provisioning again with the image and health probes"
+    azd provision --no-prompt
+  fi
+fi
+
+base_url="${SERVICE_API_URI:?SERVICE_API_URI is not set}"
+key=""
+i=0
+while [ "$i" -lt "$attempts" ]; do
+  i=$((i + 1))
+  if [ "$hosting" = "flex" ]; then
+    key="$(az functionapp keys list -g "$rg" -n "$app" --query systemKeys.blobs_extension -o tsv 2>/dev/null || true)"
+  else
+    key="$(az containerapp function keys show -g "$rg" -n "$app" --key-type systemKey --key-name blobs_extension --query value -o tsv 2>/dev/null || true)"
+  fi
+  [ -n "$key" ] && break
+  echo "postdeploy: waiting for the blobs_extension key ($i/$attempts)"
+  sleep 10
+done
+if [ -z "$key" ]; then
+  echo "postdeploy: no blobs_extension key after $attempts attempts: is $fn registered with source 'EventGrid' and the app running? (docs/deploy.md)" >&2
+  exit 1
+fi
+
+az eventgrid system-topic event-subscription create \
+  -g "$rg" --system-topic-name "$topic" -n models-blob-created \
+  --endpoint-type webhook \
+  --endpoint "${base_url}/runtime/webhooks/blobs?functionName=Host.Functions.${fn}&code=${key}" \
+  --included-event-types Microsoft.Storage.BlobCreated \
+  --subject-begins-with "/blobServices/default/containers/${container}/blobs/" \
+  --subject-ends-with .onnx \
+  --max-events-per-batch 1 --preferred-batch-size-in-kilobytes 64 \
+  --max-delivery-attempts 30 --event-ttl 1440 \
+  --output none
+echo "postdeploy: Event Grid subscription models-blob-created -> ${fn} (container ${container})"

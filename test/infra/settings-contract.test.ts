@@ -1,0 +1,202 @@
+/**
+ * Infrastructure contract, settings side: what lib/config reads against the Bicep app settings of every
+ * plan, local.settings.sample.json, the README, main.parameters.json and the documented GPU tables. Every
+ * failure names the missing or mismatched item. `npm run test:infra` runs this folder; `npm test` includes it.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { before, describe, it } from 'node:test';
+import type { SettingInfo } from '../../lib/config/config';
+import { evaluate, fileScope, property, readBicep, type BicepFile } from './support/bicep-reader';
+import { objectProperties, stringLiteral } from './support/bicep-text';
+import { find, loadFixture, names, tableColumn } from './support/contract-fixture';
+import { INFRA, readmeSettingNames, ROOT, sampleValues, type Binding, type PlanSettings } from './support/sources';
+
+/**
+ * Settings the code reads that have no default and are deliberately NOT set in Azure, with the reason.
+ * A new setting without a default fails the contract until it is set in the Bicep app settings or listed here.
+ */
+const NOT_SET_IN_AZURE: Record<string, string> = {
+  MODEL_VERSION: 'unset = the fleet pointer / newest version; set only to pin',
+  REDIS_URL: 'local development; Azure uses REDIS_HOST with Entra ID',
+  CONTEXT_SOURCE_URL: 'only with CONTEXT_SOURCE=http',
+  ModelStorage: 'connection-string form; Azure uses the identity form ModelStorage__*',
+  AzureWebJobsStorage: 'connection-string form; Azure uses AzureWebJobsStorage__accountName with the identity',
+  INSTANCE_ID: 'the platform names the instance (WEBSITE_INSTANCE_ID / CONTAINER_APP_REPLICA_NAME)',
+  WEBSITE_INSTANCE_ID: 'set by the platform (Flex)',
+  CONTAINER_APP_REPLICA_NAME: 'set by the platform (Container Apps)',
+};
+
+/** App settings read by the platform or the runtime, not by lib/config. */
+const PLATFORM_SETTINGS = new Set(['FUNCTIONS_WORKER_RUNTIME', 'MALLOC_MMAP_THRESHOLD_']);
+
+/** main.bicep params a user does not set through azd (no main.parameters.json entry), with the reason. */
+const PARAMS_NOT_MAPPED: Record<string, string> = { tags: 'an object; azd adds azd-env-name itself' };
+
+let settings: readonly SettingInfo[];
+let bindings: Binding[];
+let main: BicepFile;
+let plans: PlanSettings[];
+
+before(async () => {
+  ({ settings, bindings, main, plans } = await loadFixture());
+});
+
+describe('infra contract: settings', () => {
+  it('reads the code: a non-empty settings list and registered functions', () => {
+    assert.ok(
+      settings.some((s) => s.name === 'MODEL_NAME'),
+      'configSettings() lists MODEL_NAME',
+    );
+    assert.ok(
+      bindings.some((b) => b.functionName === 'scoreQueue'),
+      'the scoreQueue registration is seen',
+    );
+  });
+
+  it('every setting without a default is set by the Bicep app settings of every plan', () => {
+    const problems: string[] = [];
+    for (const s of settings.filter((x) => x.defaultValue === undefined)) {
+      if (s.name in NOT_SET_IN_AZURE) continue;
+      for (const p of plans) if (!names(p.settings).has(s.name)) problems.push(`${s.name} missing on ${p.plan}`);
+    }
+    for (const n of Object.keys(NOT_SET_IN_AZURE)) {
+      if (!settings.some((s) => s.name === n))
+        problems.push(`${n} is listed in NOT_SET_IN_AZURE but the code no longer reads it`);
+    }
+    assert.deepEqual(
+      problems,
+      [],
+      `Bicep app settings (infra-bicep/main.bicep var appSettings): ${problems.join('; ')}`,
+    );
+  });
+
+  it('every Bicep app setting is read by the code, a binding connection or the platform, and literal values parse', () => {
+    const connections = new Set(
+      bindings.map((b) => b.binding['connection']).filter((c): c is string => typeof c === 'string'),
+    );
+    connections.add('AzureWebJobsStorage');
+    const problems: string[] = [];
+    for (const p of plans) {
+      for (const a of p.settings) {
+        const code = settings.find((s) => s.name === a.name);
+        const conn = /^([A-Za-z0-9]+)__/.exec(a.name)?.[1];
+        if (code === undefined && !PLATFORM_SETTINGS.has(a.name) && !(conn !== undefined && connections.has(conn))) {
+          problems.push(`${a.name} (${p.plan}) is read by nothing`);
+        }
+        const v = a.value === undefined ? undefined : evaluate(a.value, fileScope(main));
+        if (code !== undefined && typeof v === 'string') {
+          try {
+            code.parse(v);
+          } catch {
+            problems.push(`${a.name}='${v}' (${p.plan}) is not a valid value`);
+          }
+        }
+      }
+    }
+    assert.deepEqual(problems, [], problems.join('; '));
+  });
+
+  it('every setting the code reads is in local.settings.sample.json Values: "" (unset) or its default', () => {
+    const values = sampleValues();
+    const problems: string[] = [];
+    for (const s of settings) {
+      const raw = values[s.name];
+      if (raw === undefined) problems.push(`${s.name} missing`);
+      else if (raw !== '' && s.defaultValue !== undefined) {
+        let parsed: unknown;
+        try {
+          parsed = s.parse(raw);
+        } catch {
+          parsed = Symbol('invalid');
+        }
+        if (JSON.stringify(parsed) !== JSON.stringify(s.defaultValue)) {
+          problems.push(`${s.name}='${raw}' is not its default ${JSON.stringify(s.defaultValue)}`);
+        }
+      }
+    }
+    assert.deepEqual(problems, [], `local.settings.sample.json: ${problems.join('; ')}`);
+  });
+
+  it('every setting the code reads is in the README settings table', () => {
+    const documented = readmeSettingNames();
+    const missing = settings.map((s) => s.name).filter((n) => !documented.has(n));
+    assert.deepEqual(missing, [], `README.md ## Settings lacks: ${missing.join(', ')}`);
+  });
+});
+
+describe('infra contract: GPU sizing tables', () => {
+  it('the README and docs/deploy.md tables show the batch cap and workers main.bicep sets per GPU profile', () => {
+    const sizing = main.vars.get('gpuSizing') ?? '{}';
+    const batchCpu =
+      plans[0] === undefined ? undefined : evaluate(find(plans[0], 'BATCH_MAX_SIZE')?.value ?? '', fileScope(main));
+    const docs = [
+      ['README.md', readFileSync(path.join(ROOT, 'README.md'), 'utf8')],
+      ['docs/deploy.md', readFileSync(path.join(ROOT, 'docs', 'deploy.md'), 'utf8')],
+    ] as const;
+    const problems: string[] = [];
+    for (const [profile, body] of objectProperties(sizing)) {
+      const expected = {
+        BATCH_MAX_SIZE_GPU: property(body, 'batchMaxSizeGpu'),
+        INFERENCE_WORKERS: property(body, 'gpus'),
+      };
+      for (const [doc, text] of docs) {
+        for (const [column, value] of Object.entries(expected)) {
+          const rows = tableColumn(text, column).filter((r) => r.row.includes(`\`${profile}\``));
+          if (rows.length === 0) problems.push(`${doc}: no ${column} row for ${profile}`);
+          for (const r of rows)
+            if (r.cell.split(' ')[0] !== value)
+              problems.push(`${doc}: ${profile} ${column} '${r.cell}', Bicep ${String(value)}`);
+        }
+      }
+    }
+    for (const r of tableColumn(docs[0][1], 'BATCH_MAX_SIZE')) {
+      if (r.cell.split(' ')[0] !== String(batchCpu))
+        problems.push(`README.md: BATCH_MAX_SIZE '${r.cell}', Bicep ${String(batchCpu)}`);
+    }
+    assert.deepEqual(problems, [], problems.join('; '));
+  });
+});
+describe('infra contract: azd parameters, Node version', () => {
+  it('main.parameters.json maps every main.bicep param, with the same defaults', () => {
+    const json = (
+      JSON.parse(readFileSync(path.join(INFRA, 'main.parameters.json'), 'utf8')) as {
+        parameters: Record<string, { value: unknown }>;
+      }
+    ).parameters;
+    const problems: string[] = [];
+    for (const [name, p] of main.params) {
+      if (name in PARAMS_NOT_MAPPED) continue;
+      const entry = json[name];
+      if (entry === undefined) {
+        problems.push(`${name} is not mapped`);
+        continue;
+      }
+      const m = /^\$\{[A-Z0-9_]+(?:=(.*))?\}$/.exec(String(entry.value));
+      if (m === null) problems.push(`${name}: value ${String(entry.value)} is not \${VAR} or \${VAR=default}`);
+      const bicepDefault = p.defaultExpr === undefined ? undefined : evaluate(p.defaultExpr, fileScope(main));
+      if (m?.[1] !== undefined && bicepDefault !== undefined && String(bicepDefault) !== m[1]) {
+        problems.push(`${name}: azd default '${m[1]}' differs from the Bicep default '${String(bicepDefault)}'`);
+      }
+    }
+    for (const name of Object.keys(json))
+      if (!main.params.has(name)) problems.push(`${name} is mapped but main.bicep declares no such param`);
+    assert.deepEqual(problems, [], `main.parameters.json: ${problems.join('; ')}`);
+  });
+
+  it('Azure runs Node 22: both images, the placeholder, Flex; package.json engines stays >=20', () => {
+    for (const f of ['Dockerfile', 'Dockerfile.gpu']) {
+      assert.match(readFileSync(path.join(ROOT, f), 'utf8'), /^ARG NODE_MAJOR=22$/m, `${f} NODE_MAJOR`);
+    }
+    assert.equal(
+      stringLiteral(main.params.get('flexNodeVersion')?.defaultExpr ?? ''),
+      '22',
+      'main.bicep flexNodeVersion',
+    );
+    const ca = readBicep(path.join(INFRA, 'modules', 'functionapp-containerapps.bicep'));
+    assert.match(ca.vars.get('placeholderImage') ?? '', /node:4-node22'$/, 'placeholder image');
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines?: { node?: string } };
+    assert.equal(pkg.engines?.node, '>=20', 'package.json engines.node');
+  });
+});
