@@ -11,12 +11,12 @@ import { after, before, describe, it } from 'node:test';
 import { LocalHost } from '../../local/host';
 import { resolveAppSettings } from '../../local/invoke';
 import { RouteTable, RouteTemplateError, matchRouteTemplate, parseRouteTemplate } from '../../local/routes';
+import { within } from '../support/eventually';
 
 let host: LocalHost;
 let fixture: typeof import('./fixtures/app');
 const logs: string[] = [];
 const api = (p: string): string => `${host.url}/api/${p}`;
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 async function problem(res: Response, status: number): Promise<Record<string, unknown>> {
   assert.equal(res.status, status);
@@ -272,7 +272,7 @@ describe('route templates', () => {
 describe('shutdown', () => {
   it('dispose() drains in-flight requests, runs appTerminate and closes the port', async () => {
     const slow = fetch(api('slow'));
-    while (!fixture.state.slowStarted) await sleep(5); // request is now in flight
+    await within(fixture.slowStarted, 'the slow function to start', 10_000); // request is now in flight
     const disposing = host.dispose();
     const res = await slow;
     assert.equal(res.status, 200);
