@@ -231,6 +231,34 @@ describe('generic invoke (non-http triggers)', () => {
     assert.deepEqual(result.returnValue, { ok: true });
   });
 
+  it('prints per-invocation host lines only when asked (invocationLog), with the outcome', async () => {
+    const executing = (id: string): string[] =>
+      logs.filter((l) => /Execut(ing|ed) 'Functions\.scoreQueue'/.test(l) && l.includes(id));
+    await host.invoke('scoreQueue', { id: 'quiet' }, { DeliveryCount: 1 }, { invocationId: 'inv-quiet' });
+    await fetch(api('echo/alice'));
+    assert.deepEqual(executing('inv-quiet'), [], 'no Executing/Executed lines by default');
+    assert.ok(!logs.some((l) => l.includes("Executing 'Functions.echo")), 'none for http requests either');
+    await host.invoke(
+      'scoreQueue',
+      { id: 'loud' },
+      { DeliveryCount: 1 },
+      { invocationId: 'inv-loud', invocationLog: true },
+    );
+    await assert.rejects(
+      host.invoke(
+        'scoreQueue',
+        { id: 'x', fail: true },
+        { DeliveryCount: 1 },
+        { invocationId: 'inv-fail', invocationLog: true },
+      ),
+    );
+    const loud = executing('inv-loud');
+    assert.equal(loud.length, 2);
+    assert.match(loud[0] ?? '', /\[information\] scoreQueue: Executing 'Functions\.scoreQueue' \(Id=inv-loud\)/);
+    assert.match(loud[1] ?? '', /Executed 'Functions\.scoreQueue' \(Succeeded, Id=inv-loud, Duration=\d+ms\)/);
+    assert.match(executing('inv-fail')[1] ?? '', /\[error\].*\(Failed, Id=inv-fail/);
+  });
+
   it('rejects with the handler error', async () => {
     await assert.rejects(host.invoke('scoreQueue', { id: 'x', fail: true }, { DeliveryCount: 1 }), /poison message/);
     assert.ok(fixture.state.postInvocationErrors.includes('scoreQueue'));
