@@ -70,7 +70,9 @@ export interface InvokeRpcOptions {
 /**
  * Invokes a registered function with a raw RPC invocation request (what the host would send)
  * and returns the raw RPC response produced by the library. Throws whatever the handler (or a
- * hook) threw, after postInvocation hooks had a chance to clear or replace the error.
+ * hook) threw, after postInvocation hooks had a chance to clear or replace the error. Fills in
+ * `request.invocationId` (random UUID) and `request.functionId` (the function's name) when missing,
+ * in place: the request is the host's own per-invocation object, not copied per request.
  */
 export async function invokeRpc(
   registry: CoreRegistry,
