@@ -5,7 +5,11 @@
  * under bench/models/). Variants: (a) `bare` Node HTTP server, (b) `naive` inline-ORT server with one
  * Redis GET per request, (c) `raw` in-process ORT (rows/s at batch 1 and at the best batch), (d)
  * `service` = this service via the local Functions host (default settings), plus the other inference
- * mode for comparison. Servers are child processes that measure their own event-loop lag.
+ * mode for comparison, (e) `naive_functions`: the naive app written as an Azure Function (real
+ * `@azure/functions`) served by the same local host: the service's fair peer. `bare` and `naive` stay as
+ * host-free references (`naive_functions_vs_naive` is what the host layer costs). The service also runs
+ * at fixed rates: 80 % and 40 % of its own maximum. Servers are child processes that measure their own
+ * event-loop lag.
  * Writes bench/results/bench.json and bench/results/bench-latency.svg; prints a table.
  */
 import { promises as fs } from 'node:fs';
@@ -86,13 +90,17 @@ async function benchModel(m: BenchModel): Promise<ModelFigures> {
   try {
     servers['bare'] = await startServer('servers/bare', {});
     servers['naive'] = await startServer('servers/naive', { BENCH_MODEL: m.file, BENCH_REDIS_URL: REDIS_URL });
+    servers['naive_functions'] = await startServer('servers/naive-functions', {
+      BENCH_MODEL: m.file,
+      BENCH_REDIS_URL: REDIS_URL,
+    });
     servers['service'] = await startServer('servers/service', { ...serviceEnv, INFERENCE_MODE: defaultMode });
     servers[`service_${altMode}`] = await startServer('servers/service', { ...serviceEnv, INFERENCE_MODE: altMode });
     const names = Object.keys(servers);
     const run = (name: string, durationSec: number, rate?: number): Promise<RunFigures> =>
       loadRun({
         url: (servers[name] as ServerChild).url,
-        path: name === 'bare' || name === 'naive' ? '/score' : '/api/score',
+        path: name === 'bare' || name === 'naive' ? '/score' : '/api/score', // naive_functions: /api/score
         body,
         connections: PLAN.connections,
         durationSec,
@@ -117,8 +125,23 @@ async function benchModel(m: BenchModel): Promise<ModelFigures> {
     log(
       `${m.key}: service at 80 % (${offered} req/s offered): p99 ${at80pct.p99_ms} ms, loop p99 ${at80pct.loop_lag_p99_ms} ms`,
     );
+    const at40offered = Math.max(1, Math.round(service.rps * 0.4));
+    const at40runs: RunFigures[] = [];
+    for (let i = 0; i < PLAN.rateRuns; i++) at40runs.push(await run('service', PLAN.durationSec, at40offered));
+    const at40 = medianOf(at40runs);
+    const serviceAt40 = {
+      offered: at40offered,
+      rps: at40.rps,
+      p50_ms: at40.p50_ms,
+      p99_ms: at40.p99_ms,
+      max_ms: at40.max_ms,
+      loop_lag_p99_ms: at40.loop_lag_p99_ms,
+      non2xx: at40.non2xx,
+    };
+    log(`${m.key}: service at 40 % (${at40offered} req/s offered): p99 ${at40.p99_ms} ms`);
     const bare = agg['bare'] as RunFigures;
     const naive = agg['naive'] as RunFigures;
+    const naiveFunctions = agg['naive_functions'] as RunFigures;
     const extra = Object.fromEntries(
       names.filter((n) => n.startsWith('service_')).map((n) => [n, { ...agg[n], mode: n.slice('service_'.length) }]),
     );
@@ -126,10 +149,12 @@ async function benchModel(m: BenchModel): Promise<ModelFigures> {
       model: { file: path.relative(appRoot(), m.file), bytes, source: m.source },
       bare,
       naive,
+      naive_functions: naiveFunctions,
       raw,
       service: { ...service, mode: defaultMode, at_80pct: at80pct },
+      service_at_40pct: serviceAt40,
       ...extra,
-      ratios: ratios(bare, naive, raw, service),
+      ratios: ratios(bare, naive, raw, service, naiveFunctions),
     };
   } finally {
     await Promise.all(Object.values(servers).map((s) => s.stop()));

@@ -17,7 +17,7 @@ import type { RpcBindingInfo, RpcInvocationRequest, RpcInvocationResponse, RpcLo
 import { type ExtraRoutes, FunctionsHttpServer } from './http-server';
 import { type InvokeOptions, type InvokeResult, invoke, invokeRpc, runAppHooks } from './invoke';
 import { RouteTable } from './routes';
-import { type DecodedHttpResponse, decodeHttpResponse, httpTriggerMetadata } from './rpc';
+import { type DecodedHttpResponse, decodeHttpResponse } from './rpc';
 
 export type { ExtraRoutes } from './http-server';
 export type { InvokeOptions, InvokeResult } from './invoke';
@@ -38,6 +38,12 @@ export interface LocalHostOptions {
   log?: (line: string) => void;
   /** Also print `debug`/`trace` logs (library system logs). Default false. */
   verbose?: boolean;
+  /**
+   * Print `Executing …` / `Executed …` for every invocation, as `func start` does. Default false: in Azure
+   * those lines come from the Functions host (another process); here they would cost the event loop on
+   * every request. `npm start -- --verbose` (or `LOCAL_HOST_VERBOSE=1`) turns them on.
+   */
+  invocationLog?: boolean;
   /** Handler for non-function routes (e.g. `/local/queues/...`), consulted before routing. */
   extraRoutes?: ExtraRoutes;
   /** Request body cap in bytes (413 beyond). Default 8 MiB. */
@@ -148,6 +154,7 @@ export class LocalHost {
         }
       }
       const functionAppDirectory = opts.functionAppDirectory ?? process.cwd();
+      const invokeOptions = { invocationLog: opts.invocationLog === true };
       await runAppHooks(registry, 'appStart', functionAppDirectory);
 
       const server = await FunctionsHttpServer.listen({
@@ -159,10 +166,14 @@ export class LocalHost {
         maxBodyBytes: opts.maxBodyBytes ?? 8 * 1024 * 1024,
         log: (level, message) => log(level, message),
         invokeHttp: async (fn, http) => {
-          const res = await invokeRpc(registry, fn, {
-            inputData: [{ name: fn.triggerName, data: { http } }],
-            triggerMetadata: httpTriggerMetadata(http),
-          });
+          const res = await invokeRpc(
+            registry,
+            fn,
+            // no trigger metadata: `@azure/functions` ignores it for http triggers unless http streaming is
+            // on (which this host refuses), so building it (two JSON.stringify per request) was wasted work
+            { inputData: [{ name: fn.triggerName, data: { http } }], triggerMetadata: {} },
+            invokeOptions,
+          );
           return LocalHost.#httpResponse(fn, res);
         },
       }).catch(async (err: unknown) => {
@@ -179,11 +190,18 @@ export class LocalHost {
     }
   }
 
+  /** Name of each function's http output binding (`$return` when none is named), looked up once. */
+  static readonly #httpOutput = new WeakMap<RegisteredFunction, string>();
+
   /** Picks the http output (return value or a named `http` output binding) from a response. */
   static #httpResponse(fn: RegisteredFunction, res: RpcInvocationResponse): DecodedHttpResponse | undefined {
-    const [name] = Object.entries(fn.metadata.bindings).find(
-      ([, b]) => b.direction === 'out' && (b.type ?? '').toLowerCase() === 'http',
-    ) ?? ['$return'];
+    let name = LocalHost.#httpOutput.get(fn);
+    if (name === undefined) {
+      [name] = Object.entries(fn.metadata.bindings).find(
+        ([, b]) => b.direction === 'out' && (b.type ?? '').toLowerCase() === 'http',
+      ) ?? ['$return'];
+      LocalHost.#httpOutput.set(fn, name);
+    }
     const data = name === '$return' ? res.returnValue : res.outputData?.find((o) => o.name === name)?.data;
     return data?.http ? decodeHttpResponse(data.http) : undefined;
   }
@@ -234,12 +252,19 @@ export class LocalHost {
     triggerMetadata?: Record<string, unknown>,
     options?: InvokeOptions,
   ): Promise<InvokeResult> {
-    return this.#track(() => invoke(this.registry, this.getFunction(name), triggerValue, triggerMetadata, options));
+    return this.#track(() =>
+      invoke(this.registry, this.getFunction(name), triggerValue, triggerMetadata, {
+        invocationLog: this.#opts.invocationLog,
+        ...options,
+      }),
+    );
   }
 
   /** Invokes a function with a raw RPC invocation request; returns the raw RPC response. */
   invokeRpc(name: string, request: RpcInvocationRequest): Promise<RpcInvocationResponse> {
-    return this.#track(() => invokeRpc(this.registry, this.getFunction(name), request));
+    return this.#track(() =>
+      invokeRpc(this.registry, this.getFunction(name), { ...request }, { invocationLog: this.#opts.invocationLog }),
+    );
   }
 
   /**

@@ -208,7 +208,14 @@ export class FunctionsHttpServer {
       return sendProblem(res, 413, err.message, { instance });
     }
     const fn = match.target;
-    const rpcRequest = toRpcHttpRequest({ method, url: url.href, headers: req.headers, params: match.params, body });
+    const rpcRequest = toRpcHttpRequest({
+      method,
+      url: url.href,
+      headers: req.headers,
+      params: match.params,
+      body,
+      searchParams: url.searchParams,
+    });
     let response: DecodedHttpResponse | undefined;
     try {
       response = await this.#opts.invokeHttp(fn, rpcRequest);

@@ -57,35 +57,51 @@ export async function runAppHooks(
   await executeHooks(registry, name, ctx);
 }
 
+/** Options of {@link invokeRpc}. */
+export interface InvokeRpcOptions {
+  /**
+   * Print the host's `Executing …` / `Executed …` lines for this invocation, as `func start` does.
+   * Default false: per-invocation lines cost the event loop on every request (the local host's
+   * `--verbose` / `LOCAL_HOST_VERBOSE=1` turns them on).
+   */
+  invocationLog?: boolean;
+}
+
 /**
  * Invokes a registered function with a raw RPC invocation request (what the host would send)
  * and returns the raw RPC response produced by the library. Throws whatever the handler (or a
- * hook) threw, after postInvocation hooks had a chance to clear or replace the error.
+ * hook) threw, after postInvocation hooks had a chance to clear or replace the error. Fills in
+ * `request.invocationId` (random UUID) and `request.functionId` (the function's name) when missing,
+ * in place: the request is the host's own per-invocation object, not copied per request.
  */
 export async function invokeRpc(
   registry: CoreRegistry,
   fn: RegisteredFunction,
   request: RpcInvocationRequest,
+  options: InvokeRpcOptions = {},
 ): Promise<RpcInvocationResponse> {
   const invocationId = request.invocationId || randomUUID();
-  const req: RpcInvocationRequest = { ...request, invocationId, functionId: request.functionId ?? fn.name };
+  request.invocationId = invocationId;
+  request.functionId ??= fn.name;
   let logCtx: InvocationLogContext | undefined;
   const coreCtx: CoreInvocationContext = {
     invocationId,
-    request: req,
+    request,
     metadata: fn.metadata,
     state: undefined as InvocationState | undefined,
     log(level: RpcLogLevel, category: RpcLogCategory, message: string): void {
       registry.emitLog({ level, category, message, functionName: fn.name, invocationId }, logCtx);
     },
   };
+  const setLogCtx = (ctx: InvocationLogContext): void => void (logCtx = ctx);
+  if (options.invocationLog !== true) return runInvocation(registry, fn, coreCtx, setLogCtx);
   // Host-side lines, as `func start` prints them (not subject to log hooks: they're not worker logs).
   const started = Date.now();
   const hostLog = (level: RpcLogLevel, message: string): void =>
     registry.logSink({ level, category: 'system', message, functionName: fn.name, invocationId });
   hostLog('information', `Executing 'Functions.${fn.name}' (Id=${invocationId})`);
   try {
-    const response = await runInvocation(registry, fn, coreCtx, (ctx) => (logCtx = ctx));
+    const response = await runInvocation(registry, fn, coreCtx, setLogCtx);
     hostLog(
       'information',
       `Executed 'Functions.${fn.name}' (Succeeded, Id=${invocationId}, Duration=${Date.now() - started}ms)`,
@@ -114,40 +130,50 @@ async function runInvocation(
   const context = args.context;
   setLogCtx({ hookData, invocationContext: context });
 
-  const pre: Record<string, unknown> = { functionCallback: fn.callback, inputs: args.inputs };
-  readOnly(pre, 'hookData', () => hookData);
-  readOnly(pre, 'appHookData', () => registry.appHookData);
-  readOnly(pre, 'invocationContext', () => context);
-  coreCtx.state = 'preInvocationHooks';
-  try {
-    await executeHooks(registry, 'preInvocation', pre);
-  } finally {
-    coreCtx.state = undefined;
+  // hook contexts (read-only properties, like the worker's) are built only when such hooks exist
+  let inputs = args.inputs;
+  let callback = fn.callback;
+  if (registry.hooks.preInvocation.length > 0) {
+    const pre: Record<string, unknown> = { functionCallback: fn.callback, inputs: args.inputs };
+    readOnly(pre, 'hookData', () => hookData);
+    readOnly(pre, 'appHookData', () => registry.appHookData);
+    readOnly(pre, 'invocationContext', () => context);
+    coreCtx.state = 'preInvocationHooks';
+    try {
+      await executeHooks(registry, 'preInvocation', pre);
+    } finally {
+      coreCtx.state = undefined;
+    }
+    inputs = pre['inputs'] as unknown[];
+    callback = pre['functionCallback'] as FunctionCallback;
   }
-  const inputs = pre['inputs'] as unknown[];
-  const callback = pre['functionCallback'] as FunctionCallback;
 
-  const post: Record<string, unknown> = { inputs, result: null, error: null };
-  readOnly(post, 'hookData', () => hookData);
-  readOnly(post, 'appHookData', () => registry.appHookData);
-  readOnly(post, 'invocationContext', () => context);
+  let result: unknown = null;
+  let error: unknown = null;
   coreCtx.state = 'invocation';
   try {
-    post['result'] = await invocModel.invokeFunction(context, inputs, callback);
+    result = await invocModel.invokeFunction(context, inputs, callback);
   } catch (err) {
-    post['error'] = err;
+    error = err;
   } finally {
     coreCtx.state = undefined;
   }
-  coreCtx.state = 'postInvocationHooks';
-  try {
-    await executeHooks(registry, 'postInvocation', post);
-  } finally {
-    coreCtx.state = undefined;
+  if (registry.hooks.postInvocation.length > 0) {
+    const post: Record<string, unknown> = { inputs, result, error };
+    readOnly(post, 'hookData', () => hookData);
+    readOnly(post, 'appHookData', () => registry.appHookData);
+    readOnly(post, 'invocationContext', () => context);
+    coreCtx.state = 'postInvocationHooks';
+    try {
+      await executeHooks(registry, 'postInvocation', post);
+    } finally {
+      coreCtx.state = undefined;
+    }
+    result = post['result'];
+    error = post['error'];
   }
-  const error = post['error'];
   if (error !== null && error !== undefined) throw error;
-  return invocModel.getResponse(context, post['result']);
+  return invocModel.getResponse(context, result);
 }
 
 /** Options for {@link invoke}. */
@@ -156,6 +182,8 @@ export interface InvokeOptions {
   invocationId?: string;
   /** Values for extra input bindings, by binding name (encoded like the trigger input). */
   extraInputs?: Record<string, unknown>;
+  /** See {@link InvokeRpcOptions.invocationLog}. Default false. */
+  invocationLog?: boolean;
   /** Retry context, as the host sends it for triggers with a retry policy. */
   retryContext?: RpcRetryContext;
   /** W3C trace context. */
@@ -208,13 +236,18 @@ export async function invoke(
       json: JSON.stringify({ MethodName: fn.name, UtcNow: new Date().toISOString(), RandGuid: randomUUID() }),
     };
   }
-  const raw = await invokeRpc(registry, fn, {
-    invocationId,
-    inputData,
-    triggerMetadata: md,
-    retryContext: options.retryContext ?? null,
-    traceContext: options.traceContext ?? null,
-  });
+  const raw = await invokeRpc(
+    registry,
+    fn,
+    {
+      invocationId,
+      inputData,
+      triggerMetadata: md,
+      retryContext: options.retryContext ?? null,
+      traceContext: options.traceContext ?? null,
+    },
+    { invocationLog: options.invocationLog },
+  );
   return decodeResponse(invocationId, raw);
 }
 

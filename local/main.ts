@@ -2,12 +2,17 @@
  * `npm start`: serves the app's registered functions on http://127.0.0.1:7071/api, like `func start`,
  * on embedded defaults (bundled model, in-process stores). Reads `local.settings.json` Values when present,
  * as `func start` does; real environment variables win.
+ *
+ * `npm start -- --verbose` (or `LOCAL_HOST_VERBOSE=1`): also print `Executing …` / `Executed …` for every
+ * invocation and the library's debug logs. Off by default: the host's own lines go through a buffered,
+ * asynchronous writer and stay off the per-request path.
  */
 import { promises as fs, existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { configureSharedEngine, inProcessBus, sharedEngine } from '../lib/app';
 import { InProcessTopicPublisher } from '../lib/async/result-publisher';
 import { LocalHost } from './host';
+import { AsyncLineWriter } from './line-writer';
 import { ModelFeeder } from './model-feeder';
 import { ServiceBusEmulator } from './service-bus-emulator';
 
@@ -51,29 +56,38 @@ async function main(): Promise<void> {
   loadLocalSettings();
   for (const [k, v] of Object.entries(BINDING_DEFAULTS)) process.env[k] ??= v;
   const port = Number(process.env['PORT'] ?? 7071);
-  const log = (line: string): void => console.log(line);
+  const verbose = process.argv.includes('--verbose') || /^(1|true|yes)$/i.test(process.env['LOCAL_HOST_VERBOSE'] ?? '');
+  const out = new AsyncLineWriter();
+  const log = (line: string): void => out.write(line);
   // The embedded bus feeds the trigger locally, so results go to its topic even if a namespace is configured.
   configureSharedEngine({
     publisher: new InProcessTopicPublisher(inProcessBus(), process.env['RESULTS_TOPIC'] ?? 'risk-completed'),
   });
   const serviceBus = new ServiceBusEmulator({ bus: inProcessBus(), maxConcurrentCalls: maxConcurrentCalls(), log });
-  const host = await LocalHost.create({ port, appModules: await appModules(), log, extraRoutes: serviceBus.route });
+  const host = await LocalHost.create({
+    port,
+    appModules: await appModules(),
+    log,
+    verbose,
+    invocationLog: verbose,
+    extraRoutes: serviceBus.route,
+  });
   serviceBus.start(host);
   // the models container (models/ folder, or Azurite with AzureWebJobsStorage=UseDevelopmentStorage=true) feeds the blob trigger
   const models = await ModelFeeder.start({ host, repository: (await sharedEngine()).models.repository, log });
   if (models !== undefined)
-    console.log(
+    log(
       `Model uploads: ${models.description}/{name}/{version}.onnx (manifest {version}.json first) -> blob trigger; admin: ${host.url}/api/models`,
     );
-  console.log(
+  log(
     `Embedded Service Bus: POST ${host.url}/local/queues/{queue}/messages; GET …/messages, …/deadletter, ${host.url}/local/topics/{topic}/messages`,
   );
-  console.log(`Listening on ${host.url}/${host.routePrefix} (Ctrl+C to stop)`);
+  log(`Listening on ${host.url}/${host.routePrefix} (Ctrl+C to stop)${verbose ? ' [verbose]' : ''}`);
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal}: shutting down gracefully`);
+    log(`${signal}: shutting down gracefully`);
     serviceBus
       .stop()
       .then(() => models?.stop())

@@ -102,6 +102,8 @@ export interface HttpRequestParts {
   /** Route parameters (already URL-decoded). */
   params: Record<string, string>;
   body: Buffer;
+  /** The URL's query, when the caller already parsed the URL (saves parsing it again). */
+  searchParams?: URLSearchParams;
 }
 
 /**
@@ -112,20 +114,22 @@ export interface HttpRequestParts {
  */
 export function toRpcHttpRequest(parts: HttpRequestParts): RpcHttpData {
   const headers: Record<string, string> = {};
-  for (const [key, value] of Object.entries(parts.headers)) {
+  for (const key in parts.headers) {
+    const value = parts.headers[key];
     const v = Array.isArray(value) ? value.join(', ') : value;
     if (v !== undefined && v !== '') headers[key] = v;
   }
   const query: Record<string, string> = {};
-  for (const [key, value] of new URL(parts.url).searchParams) {
-    query[key] = key in query ? `${query[key]},${value}` : value;
+  const search = parts.searchParams ?? new URL(parts.url).searchParams;
+  if (search.size > 0) {
+    for (const [key, value] of search) query[key] = key in query ? `${query[key]},${value}` : value;
   }
   const http: RpcHttpData = {
     method: parts.method,
     url: parts.url,
     headers,
     query,
-    params: { ...parts.params },
+    params: parts.params,
   };
   if (parts.body.length > 0) http.body = { bytes: parts.body };
   return http;

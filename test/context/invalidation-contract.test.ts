@@ -11,7 +11,8 @@ after(async () => {
   for (const c of cleanups.reverse()) await c();
 });
 
-const FACTORIES: Record<string, () => Promise<[InvalidationBus, InvalidationBus]>> = {
+/** Three instances' buses on one channel. */
+const FACTORIES: Record<string, () => Promise<[InvalidationBus, InvalidationBus, InvalidationBus]>> = {
   'Redis pub/sub': async () => {
     const channel = `${testPrefix('bus')}invalidate`;
     const make = async () => {
@@ -25,11 +26,11 @@ const FACTORIES: Record<string, () => Promise<[InvalidationBus, InvalidationBus]
       cleanups.push(async () => (await bus.dispose(), pub.disconnect()));
       return bus;
     };
-    return [await make(), await make()];
+    return [await make(), await make(), await make()];
   },
   'in-process hub': () => {
     const hub = new MemoryInvalidationHub();
-    return Promise.resolve([hub.bus(), hub.bus()]);
+    return Promise.resolve([hub.bus(), hub.bus(), hub.bus()]);
   },
 };
 
@@ -54,12 +55,22 @@ for (const [name, make] of Object.entries(FACTORIES)) {
     });
 
     it('stops delivering after dispose', async () => {
-      const [a, b] = await make();
+      const [a, b, c] = await make();
       const got: Invalidation[] = [];
+      const live: Invalidation[] = [];
       b.subscribe({ invalidate: (m) => got.push(m), resync: () => undefined });
+      c.subscribe({ invalidate: (m) => live.push(m), resync: () => undefined });
       await b.dispose();
       await a.publish({ userId: 'u1' });
-      await new Promise((r) => setTimeout(r, 50));
+      // a sentinel after the message that must not arrive: each publish reaches every subscriber before
+      // the next one (one Redis channel, one hub), so once the live bus has the sentinel, a disposed bus
+      // that still delivered would have had u1 too
+      await a.publish({ userId: 'sentinel' });
+      await eventually(() => live.some((m) => m.userId === 'sentinel'), 3000, 'the sentinel on the live bus');
+      assert.deepEqual(
+        live.map((m) => m.userId),
+        ['u1', 'sentinel'],
+      );
       assert.deepEqual(got, []);
     });
   });

@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { validEvent } from '../support/events';
+import { within } from '../support/eventually';
 
 const MAIN = path.resolve(__dirname, '../../local/main.js');
 
@@ -16,18 +17,19 @@ describe('npm start (local/main.js)', () => {
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setInterval(() => {
+    // event-driven: checked on each chunk of output, bounded, failing with what was printed
+    const listening = new Promise<string>((resolve, reject) => {
+      const check = (): void => {
         const m = /Listening on (http:\/\/127\.0\.0\.1:\d+\/api)/.exec(out);
-        if (m?.[1] !== undefined) {
-          clearInterval(timer);
-          resolve(m[1]);
-        }
-      }, 20);
-      child.once('exit', (code) => {
-        clearInterval(timer);
-        reject(new Error(`exited early (${code}): ${out}`));
-      });
+        if (m?.[1] !== undefined) resolve(m[1]);
+      };
+      child.stdout.on('data', check);
+      child.stderr.on('data', check);
+      child.once('exit', (code) => reject(new Error(`exited early (${code}): ${out}`)));
+    });
+    const url = await within(listening, 'the "Listening on" line', 60_000).catch((err: Error) => {
+      child.kill('SIGKILL');
+      throw new Error(`${err.message}; output so far:\n${out}`);
     });
     assert.match(out, /"msg":"model loaded","model":"fraud"/);
     const ready = await fetch(`${url}/health/ready`);
@@ -40,8 +42,9 @@ describe('npm start (local/main.js)', () => {
     assert.equal(res.status, 200);
     assert.ok(!out.includes('user-42'), 'payment data never reaches logs');
     child.kill('SIGTERM');
-    const [code] = (await once(child, 'exit')) as [number | null];
+    const [code] = (await within(once(child, 'exit'), 'exit after SIGTERM', 30_000)) as [number | null];
     assert.equal(code, 0);
     assert.match(out, /SIGTERM: shutting down gracefully/);
+    assert.ok(!out.includes("Executing 'Functions."), 'no per-invocation lines unless verbose');
   });
 });

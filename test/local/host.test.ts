@@ -11,12 +11,12 @@ import { after, before, describe, it } from 'node:test';
 import { LocalHost } from '../../local/host';
 import { resolveAppSettings } from '../../local/invoke';
 import { RouteTable, RouteTemplateError, matchRouteTemplate, parseRouteTemplate } from '../../local/routes';
+import { within } from '../support/eventually';
 
 let host: LocalHost;
 let fixture: typeof import('./fixtures/app');
 const logs: string[] = [];
 const api = (p: string): string => `${host.url}/api/${p}`;
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 async function problem(res: Response, status: number): Promise<Record<string, unknown>> {
   assert.equal(res.status, status);
@@ -231,6 +231,34 @@ describe('generic invoke (non-http triggers)', () => {
     assert.deepEqual(result.returnValue, { ok: true });
   });
 
+  it('prints per-invocation host lines only when asked (invocationLog), with the outcome', async () => {
+    const executing = (id: string): string[] =>
+      logs.filter((l) => /Execut(ing|ed) 'Functions\.scoreQueue'/.test(l) && l.includes(id));
+    await host.invoke('scoreQueue', { id: 'quiet' }, { DeliveryCount: 1 }, { invocationId: 'inv-quiet' });
+    await fetch(api('echo/alice'));
+    assert.deepEqual(executing('inv-quiet'), [], 'no Executing/Executed lines by default');
+    assert.ok(!logs.some((l) => l.includes("Executing 'Functions.echo")), 'none for http requests either');
+    await host.invoke(
+      'scoreQueue',
+      { id: 'loud' },
+      { DeliveryCount: 1 },
+      { invocationId: 'inv-loud', invocationLog: true },
+    );
+    await assert.rejects(
+      host.invoke(
+        'scoreQueue',
+        { id: 'x', fail: true },
+        { DeliveryCount: 1 },
+        { invocationId: 'inv-fail', invocationLog: true },
+      ),
+    );
+    const loud = executing('inv-loud');
+    assert.equal(loud.length, 2);
+    assert.match(loud[0] ?? '', /\[information\] scoreQueue: Executing 'Functions\.scoreQueue' \(Id=inv-loud\)/);
+    assert.match(loud[1] ?? '', /Executed 'Functions\.scoreQueue' \(Succeeded, Id=inv-loud, Duration=\d+ms\)/);
+    assert.match(executing('inv-fail')[1] ?? '', /\[error\].*\(Failed, Id=inv-fail/);
+  });
+
   it('rejects with the handler error', async () => {
     await assert.rejects(host.invoke('scoreQueue', { id: 'x', fail: true }, { DeliveryCount: 1 }), /poison message/);
     assert.ok(fixture.state.postInvocationErrors.includes('scoreQueue'));
@@ -272,7 +300,7 @@ describe('route templates', () => {
 describe('shutdown', () => {
   it('dispose() drains in-flight requests, runs appTerminate and closes the port', async () => {
     const slow = fetch(api('slow'));
-    while (!fixture.state.slowStarted) await sleep(5); // request is now in flight
+    await within(fixture.slowStarted, 'the slow function to start', 10_000); // request is now in flight
     const disposing = host.dispose();
     const res = await slow;
     assert.equal(res.status, 200);

@@ -7,32 +7,34 @@ import { MAX_REJECTIONS, MemoryFleetStore, type FleetStore, type Rejection } fro
 import { RedisFleetStore } from '../../lib/rollout/redis-fleet-store';
 import { emptyCounts } from '../../lib/rollout/shadow-stats';
 import { bundledManifest } from '../support/models';
+import { eventually } from '../support/eventually';
 import { testRedis } from '../support/redis';
 
 const actor = { by: 'i1', at: '2026-11-30T00:00:00.000Z' };
 
-async function rec(version: string): Promise<VersionRecord> {
+async function rec(version: string, name = 'fraud'): Promise<VersionRecord> {
   return {
     pointer: {
-      name: 'fraud',
+      name,
       version,
-      blobPath: `models/fraud/${version}.onnx`,
+      blobPath: `models/${name}/${version}.onnx`,
       sha256: `sha-${version}`,
       source: 'repository',
       publishedBy: 'i1',
       publishedAt: actor.at,
     },
-    manifest: { ...(await bundledManifest()), version },
+    manifest: { ...(await bundledManifest()), name, version },
   };
 }
 
 /** Waits (bounded, for real I/O such as pub/sub delivery) until `check` holds. */
-async function until(check: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
+async function until(check: () => boolean, what: string, ms = 5000): Promise<void> {
+  await eventually(
+    () => Promise.resolve(check()),
+    (ok) => ok,
+    what,
+    ms,
+  );
 }
 
 /** `store` and `other` are two instances' views of the same fleet (the same object for the in-process store). */
@@ -63,7 +65,7 @@ function contract(
       const t = await store.update('fraud', (cur) => publishVersion(cur, r, { mode: 'active', baseline, ...actor }));
       assert.equal(t.changed, true);
       assert.deepEqual(await other.read('fraud'), t.state);
-      await until(() => heard.some(([n, g]) => n === 'fraud' && g === 1));
+      await until(() => heard.some(([n, g]) => n === 'fraud' && g === 1), 'the change announced to the other instance');
     });
 
     it('writes and announces nothing for an unchanged result', async () => {
@@ -73,8 +75,15 @@ function contract(
       const t = await store.update('fraud', (cur) => publishVersion(cur, r, { mode: 'active', ...actor }));
       assert.equal(t.changed, false);
       assert.equal((await store.read('fraud'))?.generation, before.generation);
-      await new Promise((r2) => setTimeout(r2, 50));
-      assert.equal(heard.length, count);
+      // a sentinel change after the unchanged one: announcements travel in order (one channel, one
+      // subscriber), so once the sentinel is heard, an announcement of the unchanged update would have been too
+      const [base, sentinel] = [await rec('1.0.0', 'sentinel'), await rec('1.0.1', 'sentinel')];
+      const s = await store.update('sentinel', (cur) =>
+        publishVersion(cur, sentinel, { mode: 'active', baseline: base, ...actor }),
+      );
+      assert.equal(s.changed, true);
+      await until(() => heard.some(([n]) => n === 'sentinel'), 'the sentinel announcement');
+      assert.deepEqual(heard.slice(count), [['sentinel', s.state.generation]]);
     });
 
     it("propagates the transition's error and leaves the state as it was", async () => {

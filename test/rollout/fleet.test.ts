@@ -171,7 +171,12 @@ describe('model rollout across instances', () => {
       }
     };
     const loops = [...[0, 1, 2, 3, 4, 5].map(loopA), ...[0, 1, 2, 3].map(loopB)];
-    await new Promise((r) => setTimeout(r, 200));
+    // the load is flowing on both instances before the upload (counted answers, not a sleep)
+    await eventually(
+      () => Promise.resolve(seenA.length > 10 && seenB.every((q) => q.length > 2)),
+      (x) => x,
+      'load on both instances before the swap',
+    );
     const bytes = await models.same();
     await uploadBlob(container, '1.3.0', bytes, await manifestFor('1.3.0', bytes));
     await eventually(
@@ -179,7 +184,13 @@ describe('model rollout across instances', () => {
       (x) => x,
       'the swap seen under load',
     );
-    await new Promise((r) => setTimeout(r, 200));
+    // keep the load going past the swap: a few more answers from every B loop after it saw 1.3.0
+    const marks = seenB.map((q) => q.length);
+    await eventually(
+      () => Promise.resolve(seenB.every((q, i) => q.length >= (marks[i] ?? 0) + 3)),
+      (x) => x,
+      'load after the swap',
+    );
     stop = true;
     await Promise.all(loops);
     assert.deepEqual(failures, []);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { trace } from '@opentelemetry/api';
 import { MeterProvider, MetricReader, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { createEngine } from '../../lib/app';
@@ -80,9 +81,17 @@ describe('telemetry', () => {
     assert.equal(done[1]?.status.message, 'overloaded');
   });
 
-  it('is a no-op without a connection string or providers', async () => {
+  it('is a no-op without a connection string or providers: spans do not record, results and errors pass through', async () => {
     const t = await Telemetry.create();
     t.scored({ path: 'http', decision: 'approve', cache: 'miss', modelVersion: '1', score: 0 });
+    const recording = await t.span('score', { path: 'http' }, () =>
+      Promise.resolve(trace.getActiveSpan()?.isRecording() ?? false),
+    );
+    assert.equal(recording, false, 'no tracer provider registered: nothing is recorded or exported');
+    await assert.rejects(
+      t.span('score', {}, () => Promise.reject(new AppError('overloaded', 'x'))),
+      (e) => e instanceof AppError && e.code === 'overloaded',
+    );
     await t.dispose();
   });
 
