@@ -101,6 +101,7 @@ const envSchema = z.object({
   ServiceBusConnection__clientId: optStr,
   SCORE_BODY_LIMIT_BYTES: int(1024, 16 * 1024 ** 2, 64 * 1024),
   BATCH_BODY_LIMIT_BYTES: int(1024, 64 * 1024 ** 2, 1024 * 1024),
+  OIP_BODY_LIMIT_BYTES: int(1024, 64 * 1024 ** 2, 4 * 1024 * 1024),
   BATCH_MAX_EVENTS: int(1, 10_000, 256),
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(['debug', 'info', 'warn', 'error']).default('info')),
   WARMUP_ON_START: bool(true),
@@ -192,6 +193,8 @@ export interface Config {
   readonly http: {
     readonly scoreBodyLimitBytes: number;
     readonly batchBodyLimitBytes: number;
+    /** `POST v2/models/.../infer` body limit, bytes (`OIP_BODY_LIMIT_BYTES`, default 4 MiB). */
+    readonly oipBodyLimitBytes: number;
     readonly batchMaxEvents: number;
   };
   /** Model rollout: the models container, validation bounds and the fleet reconcile period. */
@@ -301,6 +304,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     http: {
       scoreBodyLimitBytes: e.SCORE_BODY_LIMIT_BYTES,
       batchBodyLimitBytes: e.BATCH_BODY_LIMIT_BYTES,
+      oipBodyLimitBytes: e.OIP_BODY_LIMIT_BYTES,
       batchMaxEvents: e.BATCH_MAX_EVENTS,
     },
     rollout: {
