@@ -146,17 +146,17 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     new RolloutCatalog({ name: config.model.name, sessions, router: rollout.router, store: rollout.store }),
     ...(extra === undefined ? [] : [extra]),
   ];
-  let engine: Engine | undefined;
+  const built: { engine?: Engine } = {}; // the readiness probe runs only after createEngine returns
   const oip = new OipService({
     catalogs,
     server: serverInfo(),
     ready: async () => {
-      const r = await (engine as Engine).readiness();
+      const r = await (built.engine as Engine).readiness();
       return r.ready ? { ready: true } : { ready: false, reason: r.reason };
     },
     ...(deps.now === undefined ? {} : { now: deps.now }),
   });
-  engine = new Engine({
+  const engine = (built.engine = new Engine({
     config,
     logger,
     sessions,
@@ -167,7 +167,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     oip,
     telemetry,
     disposables: [telemetry, publisher, ...(extra === undefined ? [] : [extra])],
-  });
+  }));
   return engine;
 }
 

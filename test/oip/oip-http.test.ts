@@ -195,7 +195,7 @@ describe('OIP: inference', () => {
     ];
     const r = await call('POST', `${v2}/models/types/infer`, {
       inputs,
-      outputs: [{ name: 'out_INT8' }, { name: 'out_BOOL', parameters: { binary_data: false } }],
+      outputs: [{ name: 'out_INT8' }, { name: 'out_BOOL', parameters: { binary_data: true } }],
     });
     assert.equal(r.status, 200, JSON.stringify(r.json));
     assert.deepEqual(r.json['outputs'], [
