@@ -124,7 +124,8 @@ export class OipService {
 
   /**
    * Runs an inference request on the active version, or on exactly `version`.
-   * @param options.deadlineMs the request's inference deadline, ms from now.
+   * @param options.deadlineMs the request's inference deadline, ms from `options.arrivedAt`.
+   * @param options.arrivedAt when the request arrived (ms, the backend's clock); default now.
    * @throws AppError `validation_failed` (bad request), `not_found`, `conflict` (version not loaded here),
    * `overloaded` / `deadline_exceeded` / `model_not_ready` (503), `inference_failed`.
    */
@@ -132,12 +133,12 @@ export class OipService {
     name: string,
     version: string | undefined,
     body: unknown,
-    options: { readonly deadlineMs: number },
+    options: { readonly deadlineMs: number; readonly arrivedAt?: number },
   ): Promise<InferResponse> {
     const served = await this.catalog(name).acquire(name, version);
     try {
       const parsed = parseInferRequest(body, viewOf(served));
-      const deadline = this.now() + options.deadlineMs;
+      const deadline = (options.arrivedAt ?? this.now()) + options.deadlineMs;
       const result = await served.backend.infer(parsed.request, { deadline });
       return {
         model_name: name,
