@@ -5,6 +5,9 @@
 import { createAsyncScorer } from './async/create-async-scorer';
 import { InProcessBus } from './async/in-process-bus';
 import type { ResultPublisher } from './async/result-publisher';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { appRoot } from './config/app-root';
 import { loadConfig, type Config } from './config/config';
 import { CachedContextProvider } from './context/cached-context-provider';
 import type { ContextProvider } from './context/context-provider';
@@ -16,6 +19,8 @@ import type { BackendFactory } from './inference/backend';
 import { batchedBackendFactory, inferenceLogEvents } from './inference/backend-factory';
 import { SessionManager } from './inference/session-manager';
 import { ModelFolder, type ModelSource } from './models/model-folder';
+import { RolloutCatalog, StaticCatalog, type ModelCatalog, type StaticModel } from './oip/model-catalog';
+import { OipService } from './oip/oip-service';
 import { planRollout, type RolloutDeps } from './rollout/create-rollout';
 import type { ModelRollout } from './rollout/model-rollout';
 import { Scorer } from './scoring/scorer';
@@ -38,8 +43,19 @@ export interface EngineDeps {
   readonly bus?: InProcessBus;
   /** Where async results go; default the Service Bus topic if a namespace is configured, else the embedded bus. */
   readonly publisher?: ResultPublisher;
+  /**
+   * Models served as they are through the Open Inference Protocol only (no manifest, no fraud validation),
+   * loaded at creation through the same backend factory (micro-batcher included). Default none.
+   */
+  readonly oipModels?: readonly StaticModel[];
   /** Model rollout overrides: fleet store, models container, credential, reconcile timers, wall clock, instance id. */
   readonly rollout?: Partial<Omit<RolloutDeps, 'logger' | 'redis'>>;
+}
+
+/** This server's name and version (`package.json`), as the inference protocol's server metadata reports them. */
+function serverInfo(): { readonly name: string; readonly version: string } {
+  const pkg = JSON.parse(readFileSync(path.join(appRoot(), 'package.json'), 'utf8')) as Record<string, unknown>;
+  return { name: String(pkg['name']), version: String(pkg['version']) };
 }
 
 let processBus: InProcessBus | undefined;
@@ -125,7 +141,22 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     bus: deps.bus ?? inProcessBus(),
     ...(deps.publisher === undefined ? {} : { publisher: deps.publisher }),
   });
-  return new Engine({
+  const extra = deps.oipModels === undefined ? undefined : await StaticCatalog.create(deps.oipModels, factory);
+  const catalogs: ModelCatalog[] = [
+    new RolloutCatalog({ name: config.model.name, sessions, router: rollout.router, store: rollout.store }),
+    ...(extra === undefined ? [] : [extra]),
+  ];
+  const built: { engine?: Engine } = {}; // the readiness probe runs only after createEngine returns
+  const oip = new OipService({
+    catalogs,
+    server: serverInfo(),
+    ready: async () => {
+      const r = await (built.engine as Engine).readiness();
+      return r.ready ? { ready: true } : { ready: false, reason: r.reason };
+    },
+    ...(deps.now === undefined ? {} : { now: deps.now }),
+  });
+  const engine = (built.engine = new Engine({
     config,
     logger,
     sessions,
@@ -133,9 +164,11 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     scorer,
     asyncScorer,
     rollout,
+    oip,
     telemetry,
-    disposables: [telemetry, publisher],
-  });
+    disposables: [telemetry, publisher, ...(extra === undefined ? [] : [extra])],
+  }));
+  return engine;
 }
 
 let shared: Promise<Engine> | undefined;

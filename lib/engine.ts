@@ -4,6 +4,7 @@ import type { ContextProvider } from './context/context-provider';
 import type { SessionManager, Readiness } from './inference/session-manager';
 import type { FleetReadiness } from './rollout/fleet-agent';
 import type { ModelRollout } from './rollout/model-rollout';
+import type { OipService } from './oip/oip-service';
 import { AppError, toProblem, type FieldError, type Problem } from './errors/errors';
 import { parsePaymentEvent, type PaymentEvent } from './scoring/event-schema';
 import type { ScoreOptions, ScoreResult, Scorer } from './scoring/scorer';
@@ -21,6 +22,8 @@ export interface EngineParts {
   readonly asyncScorer: AsyncScorer;
   /** Model rollout (blob uploads, fleet pointer, canary/shadow, admin API). */
   readonly rollout?: ModelRollout;
+  /** The Open Inference Protocol (KServe V2) over the managed models. */
+  readonly oip?: OipService;
   /** Metrics and spans; every scored payment is counted by path, decision and cache. */
   readonly telemetry?: Telemetry;
   /** Extra resources to dispose with the engine, last first. */
@@ -50,6 +53,15 @@ export class Engine {
   get models(): ModelRollout {
     if (this.parts.rollout === undefined) throw new AppError('internal', 'Model rollout is not configured.');
     return this.parts.rollout;
+  }
+
+  /**
+   * The Open Inference Protocol endpoints' operations (`v2/...`).
+   * @throws AppError `internal` if the engine was built without them.
+   */
+  get oip(): OipService {
+    if (this.parts.oip === undefined) throw new AppError('internal', 'The inference protocol is not configured.');
+    return this.parts.oip;
   }
 
   /** Loads and warms the model (single-flight). Logs the outcome; rethrows a failure. */

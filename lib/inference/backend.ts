@@ -1,4 +1,6 @@
 /** Contracts between the session manager and whatever runs a model (in-process session, worker pool, batcher). */
+import type { OnnxSignature } from '../rollout/onnx-signature';
+import type { TensorRequest, TensorResult } from './tensor';
 
 /** Options for creating ONNX Runtime sessions. */
 export interface SessionOptions {
@@ -21,6 +23,8 @@ export interface BackendInfo {
   readonly executionProviders: readonly string[];
   /** Why the requested providers were not all used, if they were not. */
   readonly fallbackReason?: string;
+  /** Every graph input and output (names, element types, dims), read from the model file; absent if unreadable. */
+  readonly signature?: OnnxSignature;
 }
 
 /** Per-call options for {@link InferenceBackend.run}. */
@@ -45,11 +49,17 @@ export interface RunResult {
   readonly timing: RunTiming;
 }
 
-/** One loaded model version that can score rows. */
+/** One loaded model version: the generic tensor path ({@link infer}) and the scorer's shortcut ({@link run}). */
 export interface InferenceBackend {
   readonly info: BackendInfo;
   /**
-   * Scores `rows` rows packed in `input` (row-major, `rows × info.inputWidth`).
+   * Runs named, typed input tensors and returns the requested outputs (the generic path).
+   * @throws AppError `inference_failed` (bad request or failed run), `overloaded`, `deadline_exceeded`, `model_not_ready`.
+   */
+  infer(request: TensorRequest, options?: RunOptions): Promise<TensorResult>;
+  /**
+   * Scores `rows` rows packed in `input` (row-major, `rows × info.inputWidth`): one client of {@link infer}
+   * (input `info.inputName` `[rows, inputWidth]` float32, output `info.outputName`, one float32 per row).
    * @returns one score per row.
    */
   run(input: Float32Array, rows: number, options?: RunOptions): Promise<RunResult>;

@@ -1,5 +1,6 @@
 /** What the micro-batcher dispatches batches to: a worker pool, or one in-process session. */
-import type { InferenceBackend, RunResult } from './backend';
+import type { InferenceBackend } from './backend';
+import type { TensorRequest, TensorResult } from './tensor';
 
 /** A model as the backend factories receive it. */
 export interface ModelInput {
@@ -20,8 +21,8 @@ export interface BatchExecutor extends InferenceBackend {
    */
   readonly depth?: number;
   /**
-   * Like `run`, but may take ownership of `input` (e.g. transfer its buffer to a worker thread):
-   * the caller must not touch `input` afterwards. Optional; `run` is used when absent.
+   * Like `infer`, but may take ownership of the input tensors' buffers (e.g. transfer them to a worker
+   * thread): the caller must not touch them afterwards. Optional; `infer` is used when absent.
    */
-  runOwned?(input: Float32Array, rows: number): Promise<RunResult>;
+  inferOwned?(request: TensorRequest): Promise<TensorResult>;
 }

@@ -1,23 +1,27 @@
 /** The micro-batcher's waiting room: the open batch (a FIFO of request slices) and closed batches waiting for a worker. */
 import type { AppError } from '../errors/errors';
-import type { RunResult } from './backend';
 import type { CloseReason } from './batcher-types';
+import type { NamedTensor, TensorRequest, TensorResult } from './tensor';
 
 /** One caller's request as the batcher tracks it (rows, deadline, its share of results). */
 export interface PendingRequest {
-  readonly input: Float32Array;
+  readonly request: TensorRequest;
+  /** Requests share a batch only when their keys are equal (same inputs, tail dims and outputs). */
+  readonly key: string;
+  /** Rows along the batch axis (1 for a request without one). */
   readonly rows: number;
   /** Absolute deadline on the batcher's clock, ms (`Infinity` for none). */
   readonly deadline: number;
   readonly enqueuedAt: number;
-  readonly scores: Float32Array;
+  /** Its rows of each requested output, filled as its parts finish. */
+  readonly outputs: NamedTensor[];
   /** Parts not yet scored. */
   remaining: number;
   settled: boolean;
   queueMs: number;
   inferenceMs: number;
   batchSize: number;
-  readonly resolve: (r: RunResult) => void;
+  readonly resolve: (r: TensorResult) => void;
   readonly reject: (e: AppError) => void;
 }
 
@@ -78,6 +82,7 @@ export class BatchQueue {
     let rows = 0;
     let earliest = Number.POSITIVE_INFINITY;
     let firstAt = Number.POSITIVE_INFINITY;
+    let key: string | undefined;
     for (let i = 0; i < this.open.length;) {
       const p = this.open[i] as Part;
       if (p.req.settled) {
@@ -85,7 +90,8 @@ export class BatchQueue {
         this.openRows -= p.rows;
         continue;
       }
-      if (rows + p.rows > this.max) break;
+      if (rows + p.rows > this.max || (key !== undefined && p.req.key !== key)) break;
+      key = p.req.key;
       rows += p.rows;
       earliest = Math.min(earliest, p.req.deadline);
       firstAt = Math.min(firstAt, p.req.enqueuedAt);

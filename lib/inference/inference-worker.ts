@@ -4,8 +4,9 @@
  * Compiled to `dist/lib/inference/inference-worker.js`; started by the pool, never imported.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { createSession, runSession, type LoadedSession } from './ort-session';
-import { FAULT_EXIT_CODE, type FromWorker, type ToWorker, type WorkerInit } from './worker-protocol';
+import { createSession, runTensors, type LoadedSession } from './ort-session';
+import { view } from './tensor';
+import { FAULT_EXIT_CODE, type FromWorker, type ToWorker, type WireTensor, type WorkerInit } from './worker-protocol';
 
 const port = parentPort;
 if (port === null) throw new Error('inference-worker must run in a worker thread');
@@ -40,7 +41,7 @@ async function start(): Promise<void> {
   }
 }
 
-async function run(id: number, input: ArrayBuffer, rows: number): Promise<void> {
+async function run(id: number, inputs: readonly WireTensor[], outputs: readonly string[]): Promise<void> {
   if (exitOnNextRun) process.exit(FAULT_EXIT_CODE); // ends this worker thread only
   if (loaded === undefined) {
     post({ type: 'runFailed', id, message: 'the session is not loaded' });
@@ -48,17 +49,18 @@ async function run(id: number, input: ArrayBuffer, rows: number): Promise<void> 
   }
   try {
     const t0 = performance.now();
-    const scores = await runSession(
+    const out = await runTensors(
       loaded.session,
-      init.inputName,
-      init.outputName,
-      new Float32Array(input),
-      rows,
-      init.inputWidth,
+      inputs.map((t) => ({ name: t.name, type: t.type, dims: t.dims, data: view(t.type, t.buffer) })),
+      outputs,
     );
     const inferenceMs = performance.now() - t0;
-    const out = scores.slice(); // own buffer, safe to transfer whatever the binding returned
-    post({ type: 'result', id, scores: out.buffer, inferenceMs }, [out.buffer]);
+    // runTensors returns owned copies: each buffer holds exactly its tensor, safe to transfer
+    const wire = out.map((t) => ({ name: t.name, type: t.type, dims: t.dims, buffer: t.data.buffer as ArrayBuffer }));
+    post(
+      { type: 'result', id, outputs: wire, inferenceMs },
+      wire.map((t) => t.buffer),
+    );
   } catch (err) {
     post({ type: 'runFailed', id, message: firstLine(err) });
   }
@@ -74,7 +76,7 @@ async function close(): Promise<void> {
 port.on('message', (msg: ToWorker) => {
   switch (msg.type) {
     case 'run':
-      chain = chain.then(() => run(msg.id, msg.input, msg.rows));
+      chain = chain.then(() => run(msg.id, msg.inputs, msg.outputs));
       break;
     case 'fault':
       exitOnNextRun = true;

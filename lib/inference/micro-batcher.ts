@@ -11,6 +11,17 @@ import {
 } from './batcher-types';
 import { BatchQueue, type Batch, type Part, type PendingRequest } from './batch-queue';
 import { RunEstimator } from './run-estimator';
+import { scoreRows } from './score-rows';
+import {
+  allocate,
+  batchKey,
+  checkRequest,
+  concatRows,
+  rowSize,
+  type NamedTensor,
+  type TensorRequest,
+  type TensorResult,
+} from './tensor';
 
 /** Dependencies of a {@link MicroBatcher}. */
 export interface MicroBatcherDeps {
@@ -53,6 +64,7 @@ export class MicroBatcher implements InferenceBackend {
   private timerAt = Number.NaN;
   private disposed = false;
   private drained: (() => void) | undefined;
+  private alone = 0;
   private counts = { batches: 0, rows: 0, requests: 0, shedQueueFull: 0, shedDeadline: 0, expired: 0 };
 
   constructor(private readonly deps: MicroBatcherDeps) {
@@ -72,23 +84,27 @@ export class MicroBatcher implements InferenceBackend {
     return { ...this.counts, queuedRows: this.queue.rows, running: this.inflight.size };
   }
 
+  /** Scores `rows` float32 rows: the scorer's call, through {@link infer}. */
+  run(input: Float32Array, rows: number, options: RunOptions = {}): Promise<RunResult> {
+    return scoreRows(this, input, rows, options);
+  }
+
   /**
-   * Queues `rows` rows for scoring. Resolves with this request's scores and its timing (`queueMs`:
-   * waiting before its batch ran; `inferenceMs`: the batch's inference; `batchSize`: rows in that batch).
+   * Queues a request. With `request.rows` it may share a batch with other requests of the same inputs
+   * shape (rows concatenated along the batch axis, outputs split back per request); without, it runs alone.
+   * Resolves with this request's outputs and its timing (`queueMs`: waiting before its batch ran;
+   * `inferenceMs`: the batch's inference; `batchSize`: rows in that batch).
    * @throws AppError `overloaded` (queue full), `deadline_exceeded`, `inference_failed`, `model_not_ready` (retired).
    */
-  run(input: Float32Array, rows: number, options: RunOptions = {}): Promise<RunResult> {
-    const width = this.info.inputWidth;
+  infer(request: TensorRequest, options: RunOptions = {}): Promise<TensorResult> {
     if (this.disposed) return Promise.reject(retired());
-    if (!Number.isInteger(rows) || rows < 0 || input.length < rows * width) {
-      return Promise.reject(
-        new AppError('inference_failed', `Expected ${rows * width} input values for ${rows} row(s).`, {
-          transient: false,
-        }),
-      );
+    try {
+      checkRequest(request);
+    } catch (err) {
+      return Promise.reject(err as Error);
     }
-    if (rows === 0)
-      return Promise.resolve({ scores: new Float32Array(0), timing: { queueMs: 0, inferenceMs: 0, batchSize: 0 } });
+    const rows = request.rows ?? 1;
+    if (rows === 0) return Promise.resolve({ outputs: [], timing: { queueMs: 0, inferenceMs: 0, batchSize: 0 } });
     const now = this.now();
     const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
     const queued = this.queue.rows;
@@ -110,13 +126,14 @@ export class MicroBatcher implements InferenceBackend {
         }),
       );
     }
-    return new Promise<RunResult>((resolve, reject) => {
+    return new Promise<TensorResult>((resolve, reject) => {
       const req: PendingRequest = {
-        input,
+        request,
+        key: request.rows === undefined ? `alone:${++this.alone}` : batchKey(request),
         rows,
         deadline,
         enqueuedAt: now,
-        scores: new Float32Array(rows),
+        outputs: [],
         remaining: 0,
         settled: false,
         queueMs: 0,
@@ -237,13 +254,7 @@ export class MicroBatcher implements InferenceBackend {
       rows += p.rows;
     }
     if (live.length === 0) return;
-    const width = this.info.inputWidth;
-    const input = new Float32Array(rows * width);
-    let at = 0;
-    for (const p of live) {
-      input.set(p.req.input.subarray(p.offset * width, (p.offset + p.rows) * width), at * width);
-      at += p.rows;
-    }
+    const input = batchRequest(live, rows);
     const entry = { startedAt: now, rows };
     this.inflight.add(entry);
     this.counts.batches++;
@@ -257,24 +268,17 @@ export class MicroBatcher implements InferenceBackend {
       running: this.inflight.size,
     });
     const ex = this.deps.executor;
-    const exec = ex.runOwned !== undefined ? ex.runOwned(input, rows) : ex.run(input, rows);
+    const exec = ex.inferOwned !== undefined ? ex.inferOwned(input) : ex.infer(input);
     exec.then(
       (result) => this.finished(entry, live, result),
       (err: unknown) => this.failed(entry, live, err),
     );
   }
 
-  private finished(entry: { startedAt: number; rows: number }, live: Part[], result: RunResult): void {
-    if (result.scores.length !== entry.rows) {
-      this.failed(
-        entry,
-        live,
-        new AppError(
-          'inference_failed',
-          `The model returned ${result.scores.length} score(s) for ${entry.rows} row(s).`,
-          { transient: false },
-        ),
-      );
+  private finished(entry: { startedAt: number; rows: number }, live: Part[], result: TensorResult): void {
+    const problem = outputProblem(live, result, entry.rows);
+    if (problem !== undefined) {
+      this.failed(entry, live, new AppError('inference_failed', problem, { transient: false }));
       return;
     }
     const ms = this.now() - entry.startedAt;
@@ -285,14 +289,14 @@ export class MicroBatcher implements InferenceBackend {
     for (const p of live) {
       const req = p.req;
       if (!req.settled) {
-        req.scores.set(result.scores.subarray(at, at + p.rows), p.offset);
+        placeRows(p, result.outputs, at);
         req.queueMs = Math.max(req.queueMs, entry.startedAt - req.enqueuedAt + result.timing.queueMs);
         req.inferenceMs = Math.max(req.inferenceMs, result.timing.inferenceMs);
         req.batchSize = Math.max(req.batchSize, entry.rows);
         if (--req.remaining === 0) {
           req.settled = true;
           req.resolve({
-            scores: req.scores,
+            outputs: req.outputs,
             timing: { queueMs: req.queueMs, inferenceMs: req.inferenceMs, batchSize: req.batchSize },
           });
         }
@@ -346,4 +350,47 @@ export class MicroBatcher implements InferenceBackend {
     this.timer = undefined;
     this.timerAt = Number.NaN;
   }
+}
+
+/** The executor's request for a batch: each input's rows of every part, concatenated (a copy the executor may own). */
+function batchRequest(live: readonly Part[], rows: number): TensorRequest {
+  const first = (live[0] as Part).req.request;
+  if (first.rows === undefined)
+    return { inputs: first.inputs.map((t) => ({ ...t, data: t.data.slice() })), outputs: first.outputs };
+  const inputs = first.inputs.map((like, i) =>
+    concatRows(
+      like,
+      live.map((p) => ({ tensor: p.req.request.inputs[i] as NamedTensor, offset: p.offset, rows: p.rows })),
+    ),
+  );
+  return { inputs, outputs: first.outputs, rows };
+}
+
+/** Why a batch's outputs cannot be split back per request (missing output, or no leading batch axis), if so. */
+function outputProblem(live: readonly Part[], result: TensorResult, rows: number): string | undefined {
+  const want = (live[0] as Part).req.request;
+  if (result.outputs.length !== want.outputs.length) return `The model returned ${result.outputs.length} output(s).`;
+  if (want.rows === undefined) return undefined;
+  for (const o of result.outputs)
+    if (o.dims[0] !== rows) return `Model output "${o.name}" does not lead with the batch of ${rows} row(s).`;
+  return undefined;
+}
+
+/** Copies one part's rows of every output (from row `at` of the batch) into its request's outputs. */
+function placeRows(p: Part, outputs: readonly NamedTensor[], at: number): void {
+  const req = p.req;
+  if (req.request.rows === undefined) {
+    req.outputs.push(...outputs);
+    return;
+  }
+  outputs.forEach((o, k) => {
+    const per = rowSize(o.dims);
+    const mine = (req.outputs[k] ??= {
+      name: o.name,
+      type: o.type,
+      dims: [req.rows, ...o.dims.slice(1)],
+      data: allocate(o.type, req.rows * per),
+    });
+    (mine.data as Uint8Array).set(o.data.subarray(at * per, (at + p.rows) * per) as Uint8Array, p.offset * per);
+  });
 }

@@ -1,7 +1,26 @@
 import * as ort from 'onnxruntime-node';
 import { AppError } from '../errors/errors';
+import { readOnnxSignature, type OnnxSignature } from '../rollout/onnx-signature';
 import type { BackendFactory, BackendInfo, RunOptions, RunResult, SessionOptions } from './backend';
 import type { BatchExecutor } from './batch-executor';
+import { scoreRows } from './score-rows';
+import {
+  checkRequest,
+  isTensorType,
+  type NamedTensor,
+  type TensorData,
+  type TensorRequest,
+  type TensorResult,
+} from './tensor';
+
+/** The graph signature of `bytes`, or `undefined` if it cannot be read (ONNX Runtime then has the last word). */
+export function signatureOf(bytes: Uint8Array): OnnxSignature | undefined {
+  try {
+    return readOnnxSignature(bytes);
+  } catch {
+    return undefined;
+  }
+}
 
 /** A loaded ONNX Runtime session plus the providers it really uses. */
 export interface LoadedSession {
@@ -46,27 +65,34 @@ export async function createSession(bytes: Uint8Array, options: SessionOptions):
 }
 
 /**
- * Runs `rows` rows through a session: builds the `[rows, width]` float32 input, returns the first
- * output's values (one score per row). Synchronous native work happens inside `session.run`.
+ * Runs named tensors through a session and returns the requested outputs as owned copies (safe to keep or
+ * transfer). Synchronous native work happens inside `session.run`.
+ * @throws AppError `inference_failed` (not transient) when ONNX Runtime refuses the inputs or an output is missing or of an unsupported type.
  */
-export async function runSession(
+export async function runTensors(
   session: ort.InferenceSession,
-  inputName: string,
-  outputName: string,
-  input: Float32Array,
-  rows: number,
-  width: number,
-): Promise<Float32Array> {
-  const tensor = new ort.Tensor('float32', input.length === rows * width ? input : input.subarray(0, rows * width), [
-    rows,
-    width,
-  ]);
-  const out = await session.run({ [inputName]: tensor });
-  const t = out[outputName];
-  if (t === undefined || t.type !== 'float32' || t.data.length !== rows) {
-    throw new AppError('inference_failed', `Model output "${outputName}" has an unexpected type or shape.`);
+  inputs: readonly NamedTensor[],
+  outputs: readonly string[],
+): Promise<NamedTensor[]> {
+  const feeds: Record<string, ort.Tensor> = {};
+  for (const t of inputs) feeds[t.name] = new ort.Tensor(t.type, t.data, [...t.dims]);
+  let out: ort.InferenceSession.ReturnType;
+  try {
+    out = await session.run(feeds, [...outputs]);
+  } catch (err) {
+    throw new AppError('inference_failed', `Inference failed: ${(err as Error).message.split('\n')[0] ?? ''}`, {
+      cause: err,
+      transient: false,
+    });
   }
-  return t.data as Float32Array;
+  return outputs.map((name) => {
+    const t = out[name];
+    if (t === undefined || !isTensorType(t.type))
+      throw new AppError('inference_failed', `Model output "${name}" is missing or of an unsupported type.`, {
+        transient: false,
+      });
+    return { name, type: t.type, dims: [...t.dims], data: (t.data as TensorData).slice() };
+  });
 }
 
 /**
@@ -95,38 +121,39 @@ export class InlineOrtBackend implements BatchExecutor {
       outputName: model.outputName,
       inputWidth: model.inputWidth,
       executionProviders: loaded.executionProviders,
+      ...withSignature(model.bytes),
       ...(loaded.fallbackReason === undefined ? {} : { fallbackReason: loaded.fallbackReason }),
     };
     return new InlineOrtBackend(loaded, info, now);
   }
 
-  async run(input: Float32Array, rows: number, _options?: RunOptions): Promise<RunResult> {
-    const n = rows * this.info.inputWidth;
-    if (!Number.isInteger(rows) || rows < 1 || input.length < n) {
-      throw new AppError('inference_failed', `Expected ${n} input values for ${rows} row(s).`, { transient: false });
-    }
+  run(input: Float32Array, rows: number, options?: RunOptions): Promise<RunResult> {
+    return scoreRows(this, input, rows, options);
+  }
+
+  async infer(request: TensorRequest, _options?: RunOptions): Promise<TensorResult> {
+    checkRequest(request);
     const t0 = this.now();
     // onnxruntime-node defers the (blocking) native run to a setImmediate queued synchronously by
     // session.run(); an immediate queued just before fires right before it, separating the wait for
     // the event loop's check phase (queueMs) from the native run itself (inferenceMs).
     let started = Number.NaN;
     setImmediate(() => (started = this.now()));
-    const scores = await runSession(
-      this.loaded.session,
-      this.info.inputName,
-      this.info.outputName,
-      input,
-      rows,
-      this.info.inputWidth,
-    );
+    const outputs = await runTensors(this.loaded.session, request.inputs, request.outputs);
     const end = this.now();
     if (Number.isNaN(started)) started = t0;
-    return { scores, timing: { queueMs: started - t0, inferenceMs: end - started, batchSize: rows } };
+    return { outputs, timing: { queueMs: started - t0, inferenceMs: end - started, batchSize: request.rows ?? 1 } };
   }
 
   async dispose(): Promise<void> {
     await this.loaded.session.release();
   }
+}
+
+/** `{ signature }` of `bytes` when readable, else `{}` (for building a {@link BackendInfo}). */
+export function withSignature(bytes: Uint8Array): { signature?: OnnxSignature } {
+  const signature = signatureOf(bytes);
+  return signature === undefined ? {} : { signature };
 }
 
 /** Factory for {@link InlineOrtBackend}. */

@@ -1,8 +1,9 @@
 /** Options, events and internal records of the {@link WorkerPool}. */
 import type { Worker } from 'node:worker_threads';
 import type { AppError } from '../errors/errors';
-import type { RunResult, SessionOptions } from './backend';
-import type { FromWorker } from './worker-protocol';
+import type { SessionOptions } from './backend';
+import type { TensorResult } from './tensor';
+import type { FromWorker, WireTensor } from './worker-protocol';
 
 /** Events a {@link WorkerPool} emits (for telemetry and logs). */
 export interface WorkerPoolEvents {
@@ -34,10 +35,12 @@ export interface WorkerPoolOptions {
 /** One run, queued or on a worker (internal to the pool). */
 export interface Job {
   readonly id: number;
-  readonly input: ArrayBuffer;
+  readonly inputs: readonly WireTensor[];
+  readonly outputs: readonly string[];
+  /** Rows of the batch (reported as `batchSize`). */
   readonly rows: number;
   readonly enqueuedAt: number;
-  readonly resolve: (r: RunResult) => void;
+  readonly resolve: (r: TensorResult) => void;
   readonly reject: (e: AppError) => void;
   readonly timer: NodeJS.Timeout;
 }

@@ -1,10 +1,13 @@
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../errors/errors';
-import type { BackendInfo, RunResult } from './backend';
+import type { BackendInfo, RunOptions, RunResult } from './backend';
 import type { BatchExecutor, ModelInput } from './batch-executor';
+import { withSignature } from './ort-session';
+import { scoreRows } from './score-rows';
+import { checkRequest, view, type TensorData, type TensorRequest, type TensorResult } from './tensor';
 import { MAX_BACKOFF_MS, type Job, type PoolWorker, type WorkerPoolOptions } from './worker-pool-types';
-import type { FromWorker, WorkerInit } from './worker-protocol';
+import type { FromWorker, WireTensor, WorkerInit } from './worker-protocol';
 
 export { type WorkerPoolEvents, type WorkerPoolOptions } from './worker-pool-types';
 
@@ -72,6 +75,7 @@ export class WorkerPool implements BatchExecutor {
       outputName: model.outputName,
       inputWidth: model.inputWidth,
       executionProviders: ready.executionProviders,
+      ...withSignature(model.bytes),
       ...(ready.fallbackReason === undefined ? {} : { fallbackReason: ready.fallbackReason }),
     };
     pool.started = true;
@@ -99,30 +103,47 @@ export class WorkerPool implements BatchExecutor {
     return { live: this.workers.size, busy, inWorkers, queued: this.queue.length, restarts: this.restartCount };
   }
 
-  /** Scores `rows` rows; copies `input` (the caller keeps it). */
-  run(input: Float32Array, rows: number): Promise<RunResult> {
-    return this.runOwned(input.slice(0, rows * this.init.inputWidth), rows);
+  /** Scores `rows` rows (the generic path; the caller keeps `input`). */
+  run(input: Float32Array, rows: number, options?: RunOptions): Promise<RunResult> {
+    return scoreRows(this, input, rows, options);
   }
 
-  /** Scores `rows` rows, transferring `input`'s buffer to the worker when it owns all of it (the caller must not reuse it). */
-  runOwned(input: Float32Array, rows: number): Promise<RunResult> {
+  /** Runs a request; copies its inputs (the caller keeps them). */
+  infer(request: TensorRequest): Promise<TensorResult> {
+    return this.inferOwned({ ...request, inputs: request.inputs.map((t) => ({ ...t, data: t.data.slice() })) });
+  }
+
+  /** Runs a request, transferring each input's buffer to the worker when the tensor owns all of it (the caller must not reuse them). */
+  inferOwned(request: TensorRequest): Promise<TensorResult> {
     if (this.disposed)
       return Promise.reject(
         new AppError('model_not_ready', 'This model version has been retired.', { retryAfterSec: 1 }),
       );
-    const n = rows * this.init.inputWidth;
-    if (!Number.isInteger(rows) || rows < 1 || input.length < n) {
-      return Promise.reject(
-        new AppError('inference_failed', `Expected ${n} input values for ${rows} row(s).`, { transient: false }),
-      );
+    try {
+      checkRequest(request);
+    } catch (err) {
+      return Promise.reject(err as Error);
     }
-    const whole = input.byteOffset === 0 && input.length === n && input.buffer instanceof ArrayBuffer;
-    const buffer = whole ? (input.buffer as ArrayBuffer) : input.slice(0, n).buffer;
-    return new Promise<RunResult>((resolve, reject) => {
+    const inputs: WireTensor[] = request.inputs.map((t) => ({
+      name: t.name,
+      type: t.type,
+      dims: t.dims,
+      buffer: ownBuffer(t.data),
+    }));
+    return new Promise<TensorResult>((resolve, reject) => {
       const id = this.nextJobId++;
       const timer = setTimeout(() => this.timeout(id), this.options.runTimeoutMs ?? 30_000);
       timer.unref();
-      this.queue.push({ id, input: buffer, rows, enqueuedAt: performance.now(), resolve, reject, timer });
+      this.queue.push({
+        id,
+        inputs,
+        outputs: request.outputs,
+        rows: request.rows ?? 1,
+        enqueuedAt: performance.now(),
+        resolve,
+        reject,
+        timer,
+      });
       this.drain();
     });
   }
@@ -240,9 +261,9 @@ export class WorkerPool implements BatchExecutor {
       const job = this.queue.shift() as Job;
       // The running batch's buffer is transferred; one waiting behind it is copied, so it can be
       // handed to another worker if this one dies before starting it.
-      const transfer = best.jobs.length === 0 ? [job.input] : [];
+      const transfer = best.jobs.length === 0 ? job.inputs.map((t) => t.buffer) : [];
       best.jobs.push(job);
-      best.worker.postMessage({ type: 'run', id: job.id, input: job.input, rows: job.rows }, transfer);
+      best.worker.postMessage({ type: 'run', id: job.id, inputs: job.inputs, outputs: job.outputs }, transfer);
     }
   }
 
@@ -256,11 +277,12 @@ export class WorkerPool implements BatchExecutor {
       // queueMs: everything but the inference itself (waiting in the pool and in the worker, transfers)
       const queueMs = Math.max(0, performance.now() - job.enqueuedAt - msg.inferenceMs);
       job.resolve({
-        scores: new Float32Array(msg.scores),
+        outputs: msg.outputs.map((t) => ({ name: t.name, type: t.type, dims: t.dims, data: view(t.type, t.buffer) })),
         timing: { queueMs, inferenceMs: msg.inferenceMs, batchSize: job.rows },
       });
     } else {
-      job.reject(new AppError('inference_failed', `Inference failed: ${msg.message}`, { transient: false }));
+      const m = msg.message.startsWith('Inference failed: ') ? msg.message : `Inference failed: ${msg.message}`;
+      job.reject(new AppError('inference_failed', m, { transient: false }));
     }
     this.drain();
   }
@@ -328,4 +350,11 @@ export class WorkerPool implements BatchExecutor {
     await exited;
     clearTimeout(force);
   }
+}
+
+/** A buffer holding exactly `data`'s elements: its own when it spans all of it, else a copy. */
+function ownBuffer(data: TensorData): ArrayBuffer {
+  const whole =
+    data.byteOffset === 0 && data.byteLength === data.buffer.byteLength && data.buffer instanceof ArrayBuffer;
+  return whole ? (data.buffer as ArrayBuffer) : (data.slice().buffer as ArrayBuffer);
 }

@@ -4,6 +4,15 @@
  * per pool as a `SharedArrayBuffer` in `workerData`.
  */
 import type { SessionOptions } from './backend';
+import type { TensorType } from './tensor';
+
+/** A tensor crossing threads: its buffer holds exactly the elements (transferred when owned). */
+export interface WireTensor {
+  readonly name: string;
+  readonly type: TensorType;
+  readonly dims: readonly number[];
+  readonly buffer: ArrayBuffer;
+}
 
 /** What a worker is started with (`workerData`). */
 export interface WorkerInit {
@@ -18,8 +27,13 @@ export interface WorkerInit {
 
 /** Main thread → worker. */
 export type ToWorker =
-  /** Score `rows` rows packed in `input` (transferred). */
-  | { readonly type: 'run'; readonly id: number; readonly input: ArrayBuffer; readonly rows: number }
+  /** Run `inputs` (buffers transferred) and answer the `outputs` named. */
+  | {
+      readonly type: 'run';
+      readonly id: number;
+      readonly inputs: readonly WireTensor[];
+      readonly outputs: readonly string[];
+    }
   /**
    * Fault injection (tests, chaos drills): the worker exits abruptly, with code 70, when its next
    * `run` arrives, before answering it, as a native crash would.
@@ -38,8 +52,13 @@ export type FromWorker =
       readonly loadMs: number;
     }
   | { readonly type: 'initFailed'; readonly message: string }
-  /** `scores` (transferred) holds one float32 per row; `inferenceMs` is measured in the worker. */
-  | { readonly type: 'result'; readonly id: number; readonly scores: ArrayBuffer; readonly inferenceMs: number }
+  /** The requested outputs (buffers transferred), in order; `inferenceMs` is measured in the worker. */
+  | {
+      readonly type: 'result';
+      readonly id: number;
+      readonly outputs: readonly WireTensor[];
+      readonly inferenceMs: number;
+    }
   | { readonly type: 'runFailed'; readonly id: number; readonly message: string }
   | { readonly type: 'closed' };
 

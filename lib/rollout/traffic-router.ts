@@ -94,6 +94,22 @@ export class TrafficRouter {
   }
 
   /**
+   * A lease on exactly `version` if this instance holds it (the active version or the loaded candidate),
+   * whatever the split; `undefined` otherwise (the Open Inference Protocol's versioned endpoints).
+   */
+  acquireVersion(version: string): Lease | undefined {
+    for (const m of [this.deps.active, this.deps.candidate]) {
+      if (!m.isReady || m.manifest?.version !== version) continue;
+      try {
+        return m.acquire();
+      } catch {
+        /* withdrawn meanwhile */
+      }
+    }
+    return undefined;
+  }
+
+  /**
    * For the shadow share of requests served by another version, scores `row` on the candidate too, off
    * the response path; the pair of scores goes to the shadow statistics. Never throws, never delays the caller.
    * @param key a per-request key (the transaction id).

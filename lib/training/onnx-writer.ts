@@ -129,9 +129,69 @@ function tensor(name: string, dims: number[], data: Float32Array): object {
   return { name, dims, data_type: FLOAT, raw_data: floatBytes(data) };
 }
 
-function valueInfo(name: string, dims: (number | string)[]): object {
+function valueInfo(name: string, dims: readonly (number | string)[], elemType = FLOAT): object {
   const dim = dims.map((d) => (typeof d === 'string' ? { dim_param: d } : { dim_value: d }));
-  return { name, type: { tensor_type: { elem_type: FLOAT, shape: { dim } } } };
+  return { name, type: { tensor_type: { elem_type: elemType, shape: { dim } } } };
+}
+
+function encodeModel(producer: string, docString: string, graph: object): Uint8Array {
+  const model = {
+    ir_version: IR_VERSION,
+    opset_import: [{ domain: '', version: OPSET_VERSION }],
+    producer_name: producer,
+    producer_version: '1',
+    doc_string: docString,
+    graph,
+  };
+  const type = modelProto();
+  const err = type.verify(model);
+  if (err !== null) throw new Error(`internal ONNX encoding error: ${err}`);
+  const bytes = type.encode(type.fromObject(model)).finish();
+  return new Uint8Array(bytes); // copy: detach from protobufjs's (possibly pooled) Buffer
+}
+
+/** One pass-through of {@link buildPassThroughModel}: graph input `input` to graph output `output`. */
+export interface PassThrough {
+  readonly input: string;
+  readonly output: string;
+  /** `TensorProto.DataType` of the input (1 float, 2 uint8, 3 int8, 4 uint16, 5 int16, 6 int32, 7 int64, 9 bool, 11 double, 12 uint32, 13 uint64). */
+  readonly elemType: number;
+  /** Dims of input and output: numbers fixed, strings symbolic (e.g. `'N'` for the batch). */
+  readonly dims: readonly (number | string)[];
+  /** Cast to this `TensorProto.DataType` (a `Cast` node) instead of passing through unchanged (`Identity`). */
+  readonly castTo?: number;
+}
+
+/**
+ * Serialises a model of independent pass-throughs, one `Identity` (or `Cast`) node per input, so tests can
+ * round-trip tensors of every element type. Deterministic.
+ * @throws RangeError on an empty spec or a repeated name.
+ */
+export function buildPassThroughModel(spec: {
+  readonly tensors: readonly PassThrough[];
+  readonly producer: string;
+  readonly docString: string;
+}): Uint8Array {
+  const names = spec.tensors.flatMap((t) => [t.input, t.output]);
+  if (spec.tensors.length === 0) throw new RangeError('at least one tensor is required');
+  if (new Set(names).size !== names.length) throw new RangeError('tensor names must be unique');
+  const node = spec.tensors.map((t, k) =>
+    t.castTo === undefined
+      ? { name: `identity${k}`, op_type: 'Identity', input: [t.input], output: [t.output] }
+      : {
+          name: `cast${k}`,
+          op_type: 'Cast',
+          input: [t.input],
+          output: [t.output],
+          attribute: [{ name: 'to', type: 2, i: t.castTo }],
+        },
+  );
+  return encodeModel(spec.producer, spec.docString, {
+    name: 'pass_through',
+    node,
+    input: spec.tensors.map((t) => valueInfo(t.input, t.dims, t.elemType)),
+    output: spec.tensors.map((t) => valueInfo(t.output, t.dims, t.castTo ?? t.elemType)),
+  });
 }
 
 /** Output width of the layer stack, after validating every size. @throws RangeError on a size mismatch. */
@@ -196,25 +256,13 @@ export function buildDenseModel(spec: DenseModelSpec): Uint8Array {
     }
     width = outSize;
   });
-  const model = {
-    ir_version: IR_VERSION,
-    opset_import: [{ domain: '', version: OPSET_VERSION }],
-    producer_name: spec.producer,
-    producer_version: '1',
-    doc_string: spec.docString,
-    graph: {
-      name: 'dense',
-      node: nodes,
-      initializer: inits,
-      input: [valueInfo(spec.inputName, ['N', spec.inputSize])],
-      output: [valueInfo(spec.outputName, ['N', outWidth])],
-    },
-  };
-  const type = modelProto();
-  const err = type.verify(model);
-  if (err !== null) throw new Error(`internal ONNX encoding error: ${err}`);
-  const bytes = type.encode(type.fromObject(model)).finish();
-  return new Uint8Array(bytes); // copy: detach from protobufjs's (possibly pooled) Buffer
+  return encodeModel(spec.producer, spec.docString, {
+    name: 'dense',
+    node: nodes,
+    initializer: inits,
+    input: [valueInfo(spec.inputName, ['N', spec.inputSize])],
+    output: [valueInfo(spec.outputName, ['N', outWidth])],
+  });
 }
 
 /**

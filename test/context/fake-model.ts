@@ -1,3 +1,4 @@
+import { AppError } from '../../lib/errors/errors';
 import type { BackendFactory, InferenceBackend } from '../../lib/inference/backend';
 import { FEATURE_COUNT, FEATURE_NAMES, FEATURES } from '../../lib/features/featurizer';
 import type { ModelManifest } from '../../lib/models/manifest';
@@ -41,6 +42,7 @@ export const fakeBackendFactory: BackendFactory = {
         }
         return Promise.resolve({ scores, timing: { queueMs: 0, inferenceMs: 0, batchSize: rows } });
       },
+      infer: () => Promise.reject(new AppError('inference_failed', 'the fake model scores rows only')),
       dispose: () => Promise.resolve(),
     }),
 };

@@ -43,6 +43,7 @@ export function faultyFactory(
           warmed = true;
           return b.run(input, rows, o);
         },
+        infer: (r, o) => b.infer(r, o),
         dispose: () => b.dispose(),
       };
       return wrapped;

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as ort from 'onnxruntime-node';
+import { readOnnxSignature } from '../../lib/rollout/onnx-signature';
 import {
+  buildPassThroughModel,
   buildDenseModel,
   buildRandomMlp,
   denseForward,
@@ -114,5 +116,53 @@ describe('buildRandomMlp', () => {
     const bytes = buildRandomMlp({ inputSize: 64, hidden: [256, 256], seed: 1 });
     const params = 64 * 256 + 256 + 256 * 256 + 256 + 256 + 1;
     assert.ok(bytes.length > params * 4 && bytes.length < params * 4 + 2048, `${bytes.length} bytes`);
+  });
+});
+
+describe('buildPassThroughModel', () => {
+  it('writes typed inputs with symbolic and fixed dims, passed through (Identity) or cast (Cast), as ONNX Runtime runs them', async () => {
+    const bytes = buildPassThroughModel({
+      tensors: [
+        { input: 'i', output: 'o', elemType: 7, dims: ['N', 2] },
+        { input: 'c', output: 'd', elemType: 9, castTo: 1, dims: [3] },
+      ],
+      producer: 'test',
+      docString: 'pass-through',
+    });
+    const sig = readOnnxSignature(bytes);
+    assert.deepEqual(
+      sig.inputs.map((t) => [t.name, t.elemType, t.dims]),
+      [
+        ['i', 7, ['N', 2]],
+        ['c', 9, [3]],
+      ],
+    );
+    assert.deepEqual(
+      sig.outputs.map((t) => [t.name, t.elemType]),
+      [
+        ['o', 7],
+        ['d', 1],
+      ],
+    );
+    const session = await ort.InferenceSession.create(bytes);
+    try {
+      const out = await session.run({
+        i: new ort.Tensor('int64', BigInt64Array.of(-5n, 2n ** 40n), [1, 2]),
+        c: new ort.Tensor('bool', Uint8Array.of(1, 0, 1), [3]),
+      });
+      assert.deepEqual(Array.from(out['o']?.data as BigInt64Array), [-5n, 2n ** 40n]);
+      assert.deepEqual([out['d']?.type, Array.from(out['d']?.data as Float32Array)], ['float32', [1, 0, 1]]);
+    } finally {
+      await session.release();
+    }
+  });
+
+  it('refuses an empty spec and repeated names', () => {
+    const spec = { producer: 'p', docString: 'd' };
+    assert.throws(() => buildPassThroughModel({ ...spec, tensors: [] }), RangeError);
+    assert.throws(
+      () => buildPassThroughModel({ ...spec, tensors: [{ input: 'a', output: 'a', elemType: 1, dims: [1] }] }),
+      RangeError,
+    );
   });
 });

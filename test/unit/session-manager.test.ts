@@ -27,6 +27,7 @@ function observed(): { factory: BackendFactory; loads: number; runs: number; dis
             stats.runs++;
             return b.run(input, rows, o);
           },
+          infer: (r, o) => b.infer(r, o),
           dispose: () => {
             stats.disposed++;
             return b.dispose();

@@ -56,6 +56,7 @@ async function main(): Promise<void> {
           warmed = true;
           return b.run(input, rows, o);
         },
+        infer: (r, o) => b.infer(r, o),
         dispose: () => b.dispose(),
       };
     },

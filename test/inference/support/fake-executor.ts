@@ -1,6 +1,8 @@
 import { AppError } from '../../../lib/errors/errors';
-import type { BackendInfo, RunResult } from '../../../lib/inference/backend';
+import type { BackendInfo, RunOptions, RunResult } from '../../../lib/inference/backend';
 import type { BatchExecutor } from '../../../lib/inference/batch-executor';
+import { scoreRows } from '../../../lib/inference/score-rows';
+import type { TensorRequest, TensorResult } from '../../../lib/inference/tensor';
 
 /** One batch the fake executor received; the test decides when and how it ends. */
 export interface FakeCall {
@@ -42,9 +44,16 @@ export class FakeExecutor implements BatchExecutor {
     return this.calls.filter((c) => !(c as { done?: boolean }).done);
   }
 
-  run(input: Float32Array, rows: number): Promise<RunResult> {
+  run(input: Float32Array, rows: number, options?: RunOptions): Promise<RunResult> {
+    return scoreRows(this, input, rows, options);
+  }
+
+  /** The generic path: its single float32 input's rows become a {@link FakeCall}; output `y` holds one score per row. */
+  infer(request: TensorRequest): Promise<TensorResult> {
     const startedAt = this.now?.() ?? 0;
-    return new Promise<RunResult>((resolve, reject) => {
+    const rows = request.rows ?? 1;
+    const input = request.inputs[0]?.data as Float32Array;
+    return new Promise<TensorResult>((resolve, reject) => {
       const copy = input.slice();
       const call: FakeCall & { done?: boolean } = {
         input: copy,
@@ -53,7 +62,10 @@ export class FakeExecutor implements BatchExecutor {
           call.done = true;
           const out = scores ?? Float32Array.from({ length: rows }, (_, i) => (copy[i * WIDTH] ?? 0) / 1000);
           const inferenceMs = this.now === undefined ? 1 : this.now() - startedAt;
-          resolve({ scores: out, timing: { queueMs: 0, inferenceMs, batchSize: rows } });
+          resolve({
+            outputs: [{ name: this.info.outputName, type: 'float32', dims: [out.length], data: out }],
+            timing: { queueMs: 0, inferenceMs, batchSize: rows },
+          });
         },
         fail: (err) => {
           call.done = true;

@@ -1,0 +1,28 @@
+import { app } from '@azure/functions';
+import { sharedEngine } from '../lib/app';
+import { jsonResponse } from '../lib/http/http-io';
+import { readyResponse, withOipErrors } from '../lib/oip/oip-http';
+
+/** GET /api/v2: Open Inference Protocol server metadata `{ name, version, extensions }`. */
+app.http('oipServerMetadata', {
+  route: 'v2',
+  methods: ['GET'],
+  authLevel: 'function',
+  handler: withOipErrors(async () => jsonResponse(200, (await sharedEngine()).oip.serverMetadata())),
+});
+
+/** GET /api/v2/health/live: 200 `{ live: true }` while the process runs. */
+app.http('oipServerLive', {
+  route: 'v2/health/live',
+  methods: ['GET'],
+  authLevel: 'anonymous',
+  handler: () => Promise.resolve(jsonResponse(200, { live: true })),
+});
+
+/** GET /api/v2/health/ready: 200 `{ ready: true }` after a sample inference through the active model; else 400 `{ error }`. */
+app.http('oipServerReady', {
+  route: 'v2/health/ready',
+  methods: ['GET'],
+  authLevel: 'anonymous',
+  handler: withOipErrors(async () => readyResponse(await (await sharedEngine()).oip.serverReady(), {})),
+});
