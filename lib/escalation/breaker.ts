@@ -41,6 +41,8 @@ export class EscalationBreaker {
   private readonly policy: CircuitBreakerPolicy;
   private previous: BreakerState = 'closed';
   private lastOpenForMs = 0;
+  /** When the current open period ends (`Date.now()` ms, as cockatiel measures it). */
+  private openUntil = 0;
 
   constructor(private readonly options: EscalationBreakerOptions) {
     const openFor = (ctx: IHalfOpenAfterBackoffContext): IBackoff<IHalfOpenAfterBackoffContext> => {
@@ -48,6 +50,7 @@ export class EscalationBreaker {
       const retryAfter = err instanceof EscalationFailure ? (err.extra.retryAfterMs ?? 0) : 0;
       const duration = Math.max(options.cooldownMs, Math.min(retryAfter, MAX_RETRY_AFTER_MS));
       this.lastOpenForMs = duration;
+      this.openUntil = Date.now() + duration; // cockatiel stamps `openedAt` right after asking for the duration
       return { duration, next: openFor };
     };
     this.policy = circuitBreaker(handleAll, {
@@ -71,9 +74,10 @@ export class EscalationBreaker {
     return STATE[this.policy.state];
   }
 
-  /** Whether a call may try now: closed, or open (the breaker itself refuses until the cooldown is over). Half-open: the probe is in flight, so no. */
+  /** Whether a call may go now: closed, or open with the open period over (it becomes the probe). Never while the probe is in flight. */
   admits(): boolean {
-    return this.policy.state !== CircuitState.HalfOpen && this.policy.state !== CircuitState.Isolated;
+    const s = this.policy.state;
+    return s === CircuitState.Closed || (s === CircuitState.Open && Date.now() >= this.openUntil);
   }
 
   /**

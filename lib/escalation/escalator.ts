@@ -63,15 +63,15 @@ export class Escalator implements ResultReviewer {
     local: ScoreResult,
     triggers: readonly EscalationTrigger[],
   ): Promise<ScoreResult> {
-    if (this.inFlight >= this.deps.maxInFlight)
-      return this.fallback(local, triggers, new EscalationFailure('busy', 'too many escalations in flight'), 0);
     if (!this.deps.breaker.admits())
       return this.fallback(
         local,
         triggers,
-        new EscalationFailure('breaker_open', 'the circuit breaker is half-open (probe in flight)'),
+        new EscalationFailure('breaker_open', `the circuit breaker is ${this.deps.breaker.state}`),
         0,
       );
+    if (this.inFlight >= this.deps.maxInFlight)
+      return this.fallback(local, triggers, new EscalationFailure('busy', 'too many escalations in flight'), 0);
     const started = this.now();
     this.inFlight++;
     const budget = new AbortController();
