@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DefaultAzureCredential, type TokenCredential } from '@azure/identity';
-import { SecretClient } from '@azure/keyvault-secrets';
+import { SecretClient, type SecretClientOptions } from '@azure/keyvault-secrets';
 import type { AzureOpenAI } from 'openai';
 import type { EscalationSettings } from '../config/config';
 import type { SecretReader } from '../context/redis-connection';
@@ -19,6 +19,8 @@ export interface EscalatorWiring {
   readonly credential?: TokenCredential;
   /** Key Vault reader for the API key / hash key secrets; default a `SecretClient` on the configured vault. */
   readonly secretReader?: SecretReader;
+  /** Options of the default `SecretClient` (tests: TLS trust of a local vault, retries). */
+  readonly secretClientOptions?: SecretClientOptions;
   /** fetch of the SDK client (tests); default the global one. */
   readonly fetch?: typeof fetch;
   /** Replaces the verdict client altogether (tests, benchmarks). */
@@ -71,7 +73,8 @@ export function createEscalator(s: EscalationSettings, w: EscalatorWiring): Esca
   const reader = (vaultUrl: string): SecretReader => {
     if (w.secretReader !== undefined) return w.secretReader;
     let r = readers.get(vaultUrl);
-    if (r === undefined) readers.set(vaultUrl, (r = new SecretClient(vaultUrl, getCredential())));
+    if (r === undefined)
+      readers.set(vaultUrl, (r = new SecretClient(vaultUrl, getCredential(), w.secretClientOptions)));
     return r;
   };
   const auth = s.auth;
