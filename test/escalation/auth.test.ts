@@ -11,7 +11,7 @@ import type { TokenCredential } from '@azure/identity';
 import { MeterProvider, MetricReader, type DataPoint } from '@opentelemetry/sdk-metrics';
 import { Telemetry } from '../../lib/telemetry/telemetry';
 import { FakeOpenAI } from '../../scripts/fake-openai-server';
-import { deep, escalatorFor, localResult } from './support';
+import { deep, escalatorFor, localResult } from './support/escalator';
 
 describe('escalation client authentication', () => {
   let fake: FakeOpenAI;

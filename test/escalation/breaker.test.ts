@@ -4,7 +4,7 @@ import { EscalationBreaker } from '../../lib/escalation/breaker';
 import { EscalationFailure } from '../../lib/escalation/failure';
 import type { BreakerState, EscalationEvents } from '../../lib/escalation/types';
 import { FakeOpenAI } from '../../scripts/fake-openai-server';
-import { deep, escalatorFor, localResult } from './support';
+import { deep, escalatorFor, localResult } from './support/escalator';
 
 type Change = Parameters<EscalationEvents['breakerStateChanged']>[0];
 const fail = (retryAfterMs?: number) => () =>

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { FakeOpenAI } from '../../scripts/fake-openai-server';
-import { deep, escalatorFor, event, localResult } from './support';
+import { deep, escalatorFor, event, localResult } from './support/escalator';
 
 describe('escalation through the real openai AzureOpenAI client against a loopback chat-completions server', () => {
   let fake: FakeOpenAI;

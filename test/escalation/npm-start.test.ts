@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { FakeOpenAI } from '../../scripts/fake-openai-server';
@@ -18,6 +19,7 @@ describe('npm start with AZURE_OPENAI_* set against a stand-in', () => {
       AZURE_OPENAI_DEPLOYMENT: 'gpt-4o-mini',
       AZURE_OPENAI_API_KEY: 'local-test-key',
       ESCALATION_MAX_SHARE: '1', // every deep request may escalate (the default 5 % would cap a handful of requests)
+      REQUEST_DEADLINE_MS: '5000', // the 50 ms inference deadline is not under test; a loaded machine must not 503
     };
     delete env['REDIS_URL'];
     delete env['MODEL_DIR'];
@@ -40,11 +42,15 @@ describe('npm start with AZURE_OPENAI_* set against a stand-in', () => {
           reject(new Error(`exited early (${code}): ${out}`));
         });
       });
+      const example = readFileSync(path.resolve(__dirname, '../../../examples/payment-deep.json'), 'utf8');
       const score = async (i: number): Promise<Record<string, unknown>> => {
         const res = await fetch(`${url}/score`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(validEvent({ transactionId: `tx-${i}`, userId: `user-${i}`, analysis: 'deep' })),
+          body:
+            i === 0
+              ? example // the README's example
+              : JSON.stringify(validEvent({ transactionId: `tx-${i}`, userId: `user-${i}`, analysis: 'deep' })),
         });
         assert.equal(res.status, 200);
         return (await res.json()) as Record<string, unknown>;
@@ -56,6 +62,7 @@ describe('npm start with AZURE_OPENAI_* set against a stand-in', () => {
       assert.equal(outcome(ok), 'ok');
       assert.equal(fake.count, 1);
       assert.equal(fake.requests[0]?.headers['api-key'], 'local-test-key');
+      assert.ok(!(fake.requests[0]?.body ?? '').includes('user-42'), 'the prompt holds the user hash only');
 
       fake.set({ mode: 'server-error' });
       for (let i = 1; i <= 5; i++) {

@@ -6,7 +6,7 @@ import { EscalationPolicy } from '../../lib/escalation/policy';
 import { ShareCap } from '../../lib/escalation/share-cap';
 import type { Decision } from '../../lib/scoring/decision';
 import { FakeOpenAI } from '../../scripts/fake-openai-server';
-import { deep, escalatorFor, event, localResult } from './support';
+import { deep, escalatorFor, event, localResult } from './support/escalator';
 
 describe('ShareCap (property)', () => {
   const op = fc.record({ dt: fc.integer({ min: 0, max: 5_000 }), candidate: fc.boolean() });

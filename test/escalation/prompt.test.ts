@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { buildPrompt, hashUserId, scrubNote } from '../../lib/escalation/prompt';
-import { deep, localResult } from './support';
+import { deep, localResult } from './support/escalator';
 
 describe('escalation prompt', () => {
   it('holds only the needed fields: no ids, the user as a keyed hash, the local verdict', () => {

@@ -1,12 +1,12 @@
-import { loadConfig, type EscalationSettings } from '../../lib/config/config';
-import { createEscalator, type EscalatorWiring } from '../../lib/escalation/create-escalator';
-import type { Escalator } from '../../lib/escalation/escalator';
-import type { EscalationEvents } from '../../lib/escalation/types';
-import { parsePaymentEvent, type PaymentEvent } from '../../lib/scoring/event-schema';
-import type { ScoreResult } from '../../lib/scoring/scorer';
-import { silentLogger } from '../../lib/telemetry/logger';
-import type { FakeOpenAI } from '../../scripts/fake-openai-server';
-import { validEvent } from '../support/events';
+import { loadConfig, type EscalationSettings } from '../../../lib/config/config';
+import { createEscalator, type EscalatorWiring } from '../../../lib/escalation/create-escalator';
+import type { Escalator } from '../../../lib/escalation/escalator';
+import type { EscalationEvents } from '../../../lib/escalation/types';
+import { parsePaymentEvent, type PaymentEvent } from '../../../lib/scoring/event-schema';
+import type { ScoreResult } from '../../../lib/scoring/scorer';
+import { silentLogger } from '../../../lib/telemetry/logger';
+import type { FakeOpenAI } from '../../../scripts/fake-openai-server';
+import { validEvent } from '../../support/events';
 
 /** Escalation settings pointing at a stand-in, API-key auth; `env` overrides any setting. */
 export function settingsFor(fake: FakeOpenAI, env: Record<string, string> = {}): EscalationSettings {
