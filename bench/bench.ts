@@ -21,6 +21,7 @@ import { resolveMode, type InferenceMode } from '../lib/inference/backend-factor
 import { runJob, startServer, type ServerChild } from './children';
 import { loadRun, medianOf, type RunFigures } from './load';
 import { writeRandomModel } from './model-fixture';
+import { runEscalationScenario } from './escalation';
 import { checkTargets, latencySvg, ratios, table, type ModelFigures, type RawFigures } from './report';
 
 const QUICK = process.argv.includes('--quick');
@@ -225,6 +226,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `\nwrote bench/results/bench.json and bench/results/bench-latency.svg (${out.settings.duration_total_s} s)\n`,
   );
+  await runEscalationScenario(QUICK, log); // LLM escalation scenario: its own servers and bench/results/escalation.json
 }
 
 main().catch((err: unknown) => {

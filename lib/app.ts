@@ -14,6 +14,8 @@ import type { ContextProvider } from './context/context-provider';
 import { createContextProvider, type ContextProviderDeps } from './context/create-context-provider';
 import { planRedisConnection } from './context/redis-connection';
 import { Engine } from './engine';
+import { createEscalator, type EscalatorWiring } from './escalation/create-escalator';
+import type { EscalationEvents } from './escalation/types';
 import { FEATURE_NAMES } from './features/featurizer';
 import type { BackendFactory } from './inference/backend';
 import { batchedBackendFactory, inferenceLogEvents } from './inference/backend-factory';
@@ -48,6 +50,8 @@ export interface EngineDeps {
    * loaded at creation through the same backend factory (micro-batcher included). Default none.
    */
   readonly oipModels?: readonly StaticModel[];
+  /** LLM escalation overrides (credential, Key Vault reader, fetch, verdict client, clock, extra event handlers). */
+  readonly escalation?: Partial<Omit<EscalatorWiring, 'logger'>>;
   /** Model rollout overrides: fleet store, models container, credential, reconcile timers, wall clock, instance id. */
   readonly rollout?: Partial<Omit<RolloutDeps, 'logger' | 'redis'>>;
 }
@@ -126,12 +130,25 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     }),
   });
   const rollout = (late.rollout = await plan.complete({ sessions, factory }));
+  const escalator =
+    config.escalation === undefined
+      ? undefined
+      : createEscalator(config.escalation, {
+          logger,
+          ...deps.escalation,
+          on: combineHandlers<EscalationEvents>(
+            escalationLogEvents(logger),
+            telemetry.escalationEvents(),
+            deps.escalation?.on,
+          ),
+        });
   const scorer = new Scorer({
     sessions,
     router: rollout.router,
     context,
     deadlineMs: config.inference.deadlineMs,
     ...(deps.now === undefined ? {} : { now: deps.now }),
+    ...(escalator === undefined ? {} : { escalator }),
   });
   const { asyncScorer, publisher } = await createAsyncScorer(config, {
     scorer,
@@ -169,6 +186,24 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     disposables: [telemetry, publisher, ...(extra === undefined ? [] : [extra])],
   }));
   return engine;
+}
+
+/** Log lines of the escalation: breaker changes, and failed escalations (outcome and fixed reason only). */
+function escalationLogEvents(logger: Logger): Partial<EscalationEvents> {
+  return {
+    breakerStateChanged: (e) => {
+      const fields = { previous: e.previous, openForMs: e.openForMs };
+      if (e.state === 'open') logger.warn('llm escalation breaker open', fields);
+      else logger.info(`llm escalation breaker ${e.state}`, fields);
+    },
+    escalated: (e) => {
+      if (e.outcome === 'ok' || e.outcome === 'capped') return;
+      const fields = { outcome: e.outcome, reason: e.reason };
+      // nothing was sent while open or busy: one line per payment would flood the log
+      if (e.outcome === 'breaker_open' || e.outcome === 'busy') logger.debug('llm escalation skipped', fields);
+      else logger.warn('llm escalation fell back to the local result', fields);
+    },
+  };
 }
 
 let shared: Promise<Engine> | undefined;

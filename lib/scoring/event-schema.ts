@@ -36,6 +36,8 @@ export const paymentEventSchema = z.strictObject({
     .regex(ISO_WITH_ZONE, { error: 'must be an ISO 8601 date-time with a zone (Z or ±hh:mm)' })
     .refine((t) => Number.isFinite(Date.parse(t)), { error: 'must be a valid date-time' }),
   note: z.string().max(4000).optional(),
+  /** `"deep"` asks for an LLM second opinion (README "LLM escalation"); it counts against the share cap. */
+  analysis: z.enum(['deep'], { error: 'must be deep' }).optional(),
 });
 
 /** A validated payment event. */

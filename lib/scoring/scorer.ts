@@ -2,6 +2,7 @@ import type { CacheStatus, ContextLookup, ContextProvider } from '../context/con
 import { featurize, FEATURE_COUNT } from '../features/featurizer';
 import type { RunTiming } from '../inference/backend';
 import type { Lease, SessionManager } from '../inference/session-manager';
+import type { EscalationInfo, ScoreSource } from '../escalation/types';
 import type { ModelManifest } from '../models/manifest';
 import { decide, topReasons, type Decision, type Reason } from './decision';
 import type { PaymentEvent } from './event-schema';
@@ -14,8 +15,13 @@ export interface ScoreResult {
   readonly decision: Decision;
   readonly reasons: readonly Reason[];
   readonly model: { readonly name: string; readonly version: string };
-  /** Who produced the score: the local ONNX model. */
-  readonly source: 'local';
+  /**
+   * Who produced the decision: the local ONNX model (`local`), the local model combined with an LLM verdict
+   * (`openai`), or the local model after an escalation failed or was skipped (`local-fallback`).
+   */
+  readonly source: ScoreSource;
+  /** Present on escalated payments only (README "LLM escalation"). */
+  readonly escalation?: EscalationInfo;
   /** How the user context was obtained. */
   readonly cache: CacheStatus;
   readonly timing: RunTiming;
@@ -35,6 +41,12 @@ export interface RequestRouter {
   shadow(key: string, row: Float32Array, served: { readonly version: string; readonly score: number }): void;
 }
 
+/** A step after local scoring (the LLM escalation): returns the final result for a locally scored payment. */
+export interface ResultReviewer {
+  /** Never throws; returns `local` itself when the payment is not reviewed. */
+  review(event: PaymentEvent, local: ScoreResult): Promise<ScoreResult>;
+}
+
 /** Dependencies of a {@link Scorer}. */
 export interface ScorerDeps {
   readonly sessions: SessionManager;
@@ -45,6 +57,8 @@ export interface ScorerDeps {
   readonly now?: () => number;
   /** Default inference deadline, ms. */
   readonly deadlineMs: number;
+  /** Reviews each local result (the LLM escalation); default none. */
+  readonly escalator?: ResultReviewer;
 }
 
 /** The scoring pipeline: context → features → inference → decision → reasons. */
@@ -54,8 +68,26 @@ export class Scorer {
     this.now = deps.now ?? (() => performance.now());
   }
 
-  /** Scores one validated payment event. */
+  /** Scores one validated payment event, then lets the escalator review the local result. */
   async score(event: PaymentEvent, options: ScoreOptions = {}): Promise<ScoreResult> {
+    const local = await this.scoreLocal(event, options);
+    return this.deps.escalator === undefined ? local : this.deps.escalator.review(event, local);
+  }
+
+  /**
+   * Scores validated events in one inference call, then lets the escalator review each local result.
+   * @returns one result per event, in order; every result carries the same timing.
+   */
+  async scoreBatch(events: readonly PaymentEvent[], options: ScoreOptions = {}): Promise<ScoreResult[]> {
+    const local = await this.scoreBatchLocal(events, options);
+    const escalator = this.deps.escalator;
+    return escalator === undefined
+      ? local
+      : Promise.all(local.map((r, i) => escalator.review(events[i] as PaymentEvent, r)));
+  }
+
+  /** The local model's result for one event. */
+  private async scoreLocal(event: PaymentEvent, options: ScoreOptions = {}): Promise<ScoreResult> {
     const deadline = this.now() + (options.deadlineMs ?? this.deps.deadlineMs);
     const { context, cache } = await this.deps.context.lookup(event);
     const row = featurize(event, context, new Float32Array(FEATURE_COUNT));
@@ -74,11 +106,8 @@ export class Scorer {
     return this.deps.router?.acquire(userId) ?? this.deps.sessions.acquire();
   }
 
-  /**
-   * Scores validated events in one inference call (the micro-batcher splits it as needed).
-   * @returns one result per event, in order; every result carries the same timing.
-   */
-  async scoreBatch(events: readonly PaymentEvent[], options: ScoreOptions = {}): Promise<ScoreResult[]> {
+  /** The local model's results for validated events, in one inference call (the micro-batcher splits it as needed). */
+  private async scoreBatchLocal(events: readonly PaymentEvent[], options: ScoreOptions = {}): Promise<ScoreResult[]> {
     if (events.length === 0) return [];
     const deadline = this.now() + (options.deadlineMs ?? this.deps.deadlineMs);
     const lookups = await Promise.all(events.map((e) => this.deps.context.lookup(e)));

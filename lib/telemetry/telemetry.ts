@@ -14,6 +14,7 @@ import {
   type TracerProvider,
 } from '@opentelemetry/api';
 import type { ContextEvents } from '../context/events';
+import type { EscalationEvents } from '../escalation/types';
 import type { BatcherEvents } from '../inference/batcher-types';
 import type { SessionManagerEvents } from '../inference/session-manager';
 import type { WorkerPoolEvents } from '../inference/worker-pool-types';
@@ -47,7 +48,7 @@ export class Telemetry {
   private readonly modelLoadMs;
 
   private constructor(
-    meter: Meter,
+    private readonly meter: Meter,
     private readonly tracer: Tracer,
     private readonly shutdown: () => Promise<void>,
   ) {
@@ -145,6 +146,32 @@ export class Telemetry {
         this.modelLoadMs.record(e.loadMs, { 'model.version': e.version });
       },
       loadFailed: () => this.modelLoads.add(1, { outcome: 'failed' }),
+    };
+  }
+
+  /**
+   * Handlers for the LLM escalation's events: `escalation.calls` (by outcome), `escalation.latency` (ms),
+   * `escalation.tokens` (by kind), `escalation.cost` (USD), `escalation.breaker.transitions` (by state).
+   */
+  escalationEvents(): Partial<EscalationEvents> {
+    const m = this.meter;
+    const calls = m.createCounter('escalation.calls', { description: 'Escalation decisions by outcome' });
+    const latency = m.createHistogram('escalation.latency', { unit: 'ms', description: 'Time spent escalating' });
+    const tokens = m.createCounter('escalation.tokens', { description: 'LLM tokens used by escalations' });
+    const cost = m.createCounter('escalation.cost', { unit: 'USD', description: 'Estimated LLM cost of escalations' });
+    const transitions = m.createCounter('escalation.breaker.transitions', {
+      description: 'Circuit breaker state changes',
+    });
+    return {
+      escalated: (e) => {
+        const attrs: Attributes = { outcome: e.outcome, model: e.model };
+        calls.add(1, attrs);
+        latency.record(e.latencyMs, attrs);
+        if (e.promptTokens > 0) tokens.add(e.promptTokens, { kind: 'prompt', model: e.model });
+        if (e.completionTokens > 0) tokens.add(e.completionTokens, { kind: 'completion', model: e.model });
+        if (e.costUsd > 0) cost.add(e.costUsd, { model: e.model });
+      },
+      breakerStateChanged: (e) => transitions.add(1, { state: e.state, previous: e.previous }),
     };
   }
 
