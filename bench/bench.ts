@@ -5,7 +5,8 @@
  * under bench/models/). Variants: (a) `bare` Node HTTP server, (b) `naive` inline-ORT server with one
  * Redis GET per request, (c) `raw` in-process ORT (rows/s at batch 1 and at the best batch), (d)
  * `service` = this service via the local Functions host (default settings), plus the other inference
- * mode for comparison. Servers are child processes that measure their own event-loop lag.
+ * mode for comparison. Servers are child processes that measure their own event-loop lag. Then the
+ * overload scenario (bench/overload.ts): `<model>.overload` and `<model>.ratios.overload_goodput_vs_max`.
  * Writes bench/results/bench.json and bench/results/bench-latency.svg; prints a table.
  */
 import { promises as fs } from 'node:fs';
@@ -17,6 +18,8 @@ import { resolveMode, type InferenceMode } from '../lib/inference/backend-factor
 import { runJob, startServer, type ServerChild } from './children';
 import { loadRun, medianOf, type RunFigures } from './load';
 import { writeRandomModel } from './model-fixture';
+import { overloadScenario, type OverloadFigures } from './overload';
+import { paymentBody, USERS } from './payment-body';
 import { checkTargets, latencySvg, ratios, table, type ModelFigures, type RawFigures } from './report';
 
 const QUICK = process.argv.includes('--quick');
@@ -26,14 +29,7 @@ const PLAN = QUICK
 const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const HEAVY_HIDDEN = [2048, 2048, 2048];
 
-/** Distinct users the load spreads over (a realistic mix of warm and cold contexts, no single hot user). */
-const USERS = 1000;
-let seq = 0;
-/** A valid payment event, a new transaction each time, from one of {@link USERS} users. */
-function body(): string {
-  seq++;
-  return `{"transactionId":"tx-${seq}","userId":"user-${seq % USERS}","sessionId":"sess-1","amount":${(seq % 500) + 9.95},"currency":"EUR","merchantId":"m-991","merchantCategory":"5411","country":"FR","ipCountry":"FR","deviceId":"dev-abc","channel":"web","timestamp":"2026-11-30T10:15:00+01:00"}`;
-}
+const body = paymentBody;
 
 interface BenchModel {
   readonly key: 'small' | 'heavy';
@@ -122,6 +118,8 @@ async function benchModel(m: BenchModel): Promise<ModelFigures> {
     const extra = Object.fromEntries(
       names.filter((n) => n.startsWith('service_')).map((n) => [n, { ...agg[n], mode: n.slice('service_'.length) }]),
     );
+    await Promise.all(Object.values(servers).map((s) => s.stop()));
+    const overload = await overloadOn(m.key, { ...serviceEnv, INFERENCE_MODE: defaultMode });
     return {
       model: { file: path.relative(appRoot(), m.file), bytes, source: m.source },
       bare,
@@ -129,10 +127,23 @@ async function benchModel(m: BenchModel): Promise<ModelFigures> {
       raw,
       service: { ...service, mode: defaultMode, at_80pct: at80pct },
       ...extra,
-      ratios: ratios(bare, naive, raw, service),
+      max_64: overload.max,
+      overload: overload.overload,
+      ratios: { ...ratios(bare, naive, raw, service), overload_goodput_vs_max: overload.overload_goodput_vs_max },
     };
   } finally {
     await Promise.all(Object.values(servers).map((s) => s.stop()));
+  }
+}
+
+/** The overload scenario (bench/overload.ts) on a freshly started service, alone on the machine. */
+async function overloadOn(key: string, env: Record<string, string>): Promise<OverloadFigures> {
+  log(`${key}: overload scenario (fresh service)`);
+  const server = await startServer('servers/service', env);
+  try {
+    return await overloadScenario(server, body, PLAN, (msg) => log(`${key}: ${msg}`));
+  } finally {
+    await server.stop();
   }
 }
 
