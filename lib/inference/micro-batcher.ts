@@ -104,8 +104,9 @@ export class MicroBatcher implements InferenceBackend {
         new AppError('overloaded', 'The inference queue is full; retry shortly.', { retryAfterSec: 1 }),
       );
     }
-    // A request that finds a worker idle always runs (and keeps the estimates fresh); others must fit.
-    const idle = queued === 0 && this.inflight.size < this.deps.executor.concurrency;
+    // A request that finds a worker idle always runs (and keeps the estimates fresh), unless it is larger
+    // than a batch (it then needs several runs); others must fit.
+    const idle = queued === 0 && this.inflight.size < this.deps.executor.concurrency && rows <= this.max;
     if (!idle && now + this.eta(rows) > deadline) {
       this.counts.shedDeadline++;
       this.deps.on?.shed?.({ reason: 'deadline', rows, queuedRows: queued });
