@@ -9,7 +9,8 @@
  * `@azure/functions`) served by the same local host: the service's fair peer. `bare` and `naive` stay as
  * host-free references (`naive_functions_vs_naive` is what the host layer costs). The service also runs
  * at fixed rates: 80 % and 40 % of its own maximum. Servers are child processes that measure their own
- * event-loop lag.
+ * event-loop lag. Then the overload scenario (bench/overload.ts): `<model>.overload` and
+ * `<model>.ratios.overload_goodput_vs_max`.
  * Writes bench/results/bench.json and bench/results/bench-latency.svg; prints a table.
  */
 import { promises as fs } from 'node:fs';
@@ -22,6 +23,8 @@ import { runJob, startServer, type ServerChild } from './children';
 import { loadRun, medianOf, type RunFigures } from './load';
 import { writeRandomModel } from './model-fixture';
 import { runEscalationScenario } from './escalation';
+import { overloadScenario, type OverloadFigures } from './overload';
+import { paymentBody, USERS } from './payment-body';
 import { checkTargets, latencySvg, ratios, table, type ModelFigures, type RawFigures } from './report';
 
 const QUICK = process.argv.includes('--quick');
@@ -31,14 +34,7 @@ const PLAN = QUICK
 const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const HEAVY_HIDDEN = [2048, 2048, 2048];
 
-/** Distinct users the load spreads over (a realistic mix of warm and cold contexts, no single hot user). */
-const USERS = 1000;
-let seq = 0;
-/** A valid payment event, a new transaction each time, from one of {@link USERS} users. */
-function body(): string {
-  seq++;
-  return `{"transactionId":"tx-${seq}","userId":"user-${seq % USERS}","sessionId":"sess-1","amount":${(seq % 500) + 9.95},"currency":"EUR","merchantId":"m-991","merchantCategory":"5411","country":"FR","ipCountry":"FR","deviceId":"dev-abc","channel":"web","timestamp":"2026-11-30T10:15:00+01:00"}`;
-}
+const body = paymentBody;
 
 interface BenchModel {
   readonly key: 'small' | 'heavy';
@@ -146,6 +142,8 @@ async function benchModel(m: BenchModel): Promise<ModelFigures> {
     const extra = Object.fromEntries(
       names.filter((n) => n.startsWith('service_')).map((n) => [n, { ...agg[n], mode: n.slice('service_'.length) }]),
     );
+    await Promise.all(Object.values(servers).map((s) => s.stop()));
+    const overload = await overloadOn(m.key, { ...serviceEnv, INFERENCE_MODE: defaultMode });
     return {
       model: { file: path.relative(appRoot(), m.file), bytes, source: m.source },
       bare,
@@ -155,10 +153,23 @@ async function benchModel(m: BenchModel): Promise<ModelFigures> {
       service: { ...service, mode: defaultMode, at_80pct: at80pct },
       service_at_40pct: serviceAt40,
       ...extra,
-      ratios: ratios(bare, naive, raw, service, naiveFunctions),
+      max_64: overload.max,
+      overload: overload.overload,
+      ratios: { ...ratios(bare, naive, raw, service, naiveFunctions), overload_goodput_vs_max: overload.overload_goodput_vs_max },
     };
   } finally {
     await Promise.all(Object.values(servers).map((s) => s.stop()));
+  }
+}
+
+/** The overload scenario (bench/overload.ts) on a freshly started service, alone on the machine. */
+async function overloadOn(key: string, env: Record<string, string>): Promise<OverloadFigures> {
+  log(`${key}: overload scenario (fresh service)`);
+  const server = await startServer('servers/service', env);
+  try {
+    return await overloadScenario(server, body, PLAN, (msg) => log(`${key}: ${msg}`));
+  } finally {
+    await server.stop();
   }
 }
 

@@ -1,12 +1,13 @@
 import { app } from '@azure/functions';
 import { sharedEngine } from '../lib/app';
 import { jsonResponse, readJsonBody, withProblems } from '../lib/http/http-io';
-import { DEADLINE_HEADER, resolveDeadlineMs } from '../lib/inference/deadline';
+import { DEADLINE_HEADER, headerDeadlineMs } from '../lib/inference/deadline';
 
 /**
  * POST /api/score/batch: scores `{ "events": [...] }` (up to `BATCH_MAX_EVENTS`, body up to
  * `BATCH_BODY_LIMIT_BYTES`). Answers `{ "results": [...] }` in order; invalid events get their own
- * problem. Optional header `x-deadline-ms` overrides the inference deadline.
+ * problem. The admission gate decides first, before the body is read. The deadline runs from that
+ * admission: `x-deadline-ms` if sent, else one that scales with the events (`BATCH_DEADLINE_PER_EVENT_MS`).
  */
 app.http('scoreBatch', {
   route: 'score/batch',
@@ -14,11 +15,16 @@ app.http('scoreBatch', {
   authLevel: 'function',
   handler: withProblems(async (request) => {
     const engine = await sharedEngine();
-    const deadlineMs = resolveDeadlineMs(request.headers.get(DEADLINE_HEADER), engine.config.inference);
-    const body = await readJsonBody(request, engine.config.http.batchBodyLimitBytes);
-    const result = await engine.scoreBatch(body, { deadlineMs });
-    // the version(s) that scored this batch (two while a canary splits its users)
-    const versions = [...new Set(result.results.flatMap((r) => ('model' in r ? [r.model.version] : [])))];
-    return jsonResponse(200, result, versions.length === 0 ? {} : { 'x-model-version': versions.join(',') });
+    return engine.admit(async (arrival) => {
+      const deadlineMs = headerDeadlineMs(request.headers.get(DEADLINE_HEADER), engine.config.inference);
+      const body = await readJsonBody(request, engine.config.http.batchBodyLimitBytes);
+      const result = await engine.scoreBatch(body, {
+        arrivedAt: arrival.at,
+        ...(deadlineMs === undefined ? {} : { deadlineMs }),
+      });
+      // the version(s) that scored this batch (two while a canary splits its users)
+      const versions = [...new Set(result.results.flatMap((r) => ('model' in r ? [r.model.version] : [])))];
+      return jsonResponse(200, result, versions.length === 0 ? {} : { 'x-model-version': versions.join(',') });
+    });
   }),
 });

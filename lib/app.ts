@@ -2,6 +2,7 @@
  * The composition root: builds the engine's object graph from configuration and clients. Production
  * defaults live here; tests pass their own dependencies. Nothing else reads `process.env`.
  */
+import { AdmissionGate } from './admission/admission-gate';
 import { createAsyncScorer } from './async/create-async-scorer';
 import { InProcessBus } from './async/in-process-bus';
 import type { ResultPublisher } from './async/result-publisher';
@@ -158,6 +159,15 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     bus: deps.bus ?? inProcessBus(),
     ...(deps.publisher === undefined ? {} : { publisher: deps.publisher }),
   });
+  const admission = new AdmissionGate(
+    {
+      maxLimit: config.admission.maxInflight,
+      minLimit: config.admission.minInflight,
+      intervalMs: config.admission.intervalMs,
+    },
+    deps.now,
+    telemetry.admissionEvents(),
+  );
   const extra = deps.oipModels === undefined ? undefined : await StaticCatalog.create(deps.oipModels, factory);
   const catalogs: ModelCatalog[] = [
     new RolloutCatalog({ name: config.model.name, sessions, router: rollout.router, store: rollout.store }),
@@ -180,6 +190,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     context,
     scorer,
     asyncScorer,
+    admission,
     rollout,
     oip,
     telemetry,

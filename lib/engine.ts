@@ -1,6 +1,8 @@
+import type { AdmissionGate, AdmissionStats, AdmissionTicket } from './admission/admission-gate';
 import type { AsyncScorer, MessageMeta, MessageOutcome } from './async/async-scorer';
 import type { Config } from './config/config';
 import type { ContextProvider } from './context/context-provider';
+import { batchDeadlineMs } from './inference/deadline';
 import type { SessionManager, Readiness } from './inference/session-manager';
 import type { FleetReadiness } from './rollout/fleet-agent';
 import type { ModelRollout } from './rollout/model-rollout';
@@ -26,6 +28,8 @@ export interface EngineParts {
   readonly oip?: OipService;
   /** Metrics and spans; every scored payment is counted by path, decision and cache. */
   readonly telemetry?: Telemetry;
+  /** The admission gate at the door (HTTP and Service Bus share it); default: admit everything. */
+  readonly admission?: AdmissionGate;
   /** Extra resources to dispose with the engine, last first. */
   readonly disposables?: readonly { dispose(): Promise<void> }[];
 }
@@ -64,6 +68,25 @@ export class Engine {
     return this.parts.oip;
   }
 
+  /** The admission gate's limit and counters (`undefined` without a gate). */
+  get admissionStats(): AdmissionStats | undefined {
+    return this.parts.admission?.stats;
+  }
+
+  /**
+   * Runs `fn` as one admitted request: the admission gate decides at once, before the adapter reads or
+   * validates anything. `arrival.at` (the admission time) is where the request's deadline starts: pass
+   * it to {@link score} / {@link scoreBatch} as `arrivedAt`. If inference then refuses the request
+   * (`deadline_exceeded` / `overloaded`), the gate counts a drop and lowers its limit.
+   * @throws AppError `overloaded` (503 + `Retry-After`) when the engine is full; `fn` then never runs.
+   */
+  admit<T>(fn: (arrival: AdmissionTicket) => Promise<T>): Promise<T> {
+    const gate = this.parts.admission;
+    return gate === undefined
+      ? fn({ at: performance.now(), release: () => undefined })
+      : gate.run(fn, isInferenceRefusal);
+  }
+
   /** Loads and warms the model (single-flight). Logs the outcome; rethrows a failure. */
   async start(): Promise<void> {
     await this.parts.sessions.ensureReady();
@@ -93,7 +116,8 @@ export class Engine {
   /**
    * Validates and scores a batch (the `POST /api/score/batch` body `{ "events": [...] }`, at most
    * `BATCH_MAX_EVENTS` events). Invalid events each get their own problem and do not fail the batch;
-   * the valid ones are scored in one inference call.
+   * the valid ones are scored in one inference call. Without `options.deadlineMs`, the deadline scales
+   * with the valid events ({@link batchDeadlineMs}).
    * @returns `{ results }`: one entry per event, in order.
    * @throws AppError `validation_failed` (not `{ events: [...] }`, or empty), `payload_too_large` (too many events), `overloaded`, `deadline_exceeded`, ...
    */
@@ -116,7 +140,8 @@ export class Engine {
     });
     if (valid.length > 0) {
       await this.parts.sessions.ensureReady();
-      const scored = await this.parts.scorer.scoreBatch(valid, options);
+      const deadlineMs = options?.deadlineMs ?? batchDeadlineMs(valid.length, this.parts.config.inference);
+      const scored = await this.parts.scorer.scoreBatch(valid, { ...options, deadlineMs });
       scored.forEach((r, k) => (results[at[k] as number] = this.observe('batch', r)));
     }
     return { results };
@@ -124,11 +149,13 @@ export class Engine {
 
   /**
    * Processes one Service Bus message: scores it once per transaction (redeliveries re-publish the stored
-   * result), or returns a rejection for a message that can never be scored.
+   * result), or returns a rejection for a message that can never be scored. Shares the HTTP admission
+   * gate: a message refused there is not touched (not parsed, not stored) and the `overloaded` error
+   * (transient) sends it back to the queue for redelivery.
    * @throws transient errors only (the message is then redelivered).
    */
   async processMessage(message: unknown, meta: MessageMeta): Promise<MessageOutcome> {
-    const outcome = await this.parts.asyncScorer.process(message, meta);
+    const outcome = await this.admit(() => this.parts.asyncScorer.process(message, meta));
     if (outcome.kind === 'scored' && !outcome.replayed) this.observe('queue', outcome.result);
     return outcome;
   }
@@ -151,6 +178,11 @@ export class Engine {
     await this.parts.context.dispose();
     for (const d of [...(this.parts.disposables ?? [])].reverse()) await d.dispose();
   }
+}
+
+/** Inference refused an admitted request as more than it can serve in time: a drop for the admission gate. */
+function isInferenceRefusal(err: unknown): boolean {
+  return err instanceof AppError && (err.code === 'deadline_exceeded' || err.code === 'overloaded');
 }
 
 /** One entry of a batch response: a score result, or the problem of an invalid event. */

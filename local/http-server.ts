@@ -111,7 +111,9 @@ export class FunctionsHttpServer {
     const s = new FunctionsHttpServer(opts);
     await new Promise<void>((resolve, reject) => {
       s.#server.once('error', reject);
-      s.#server.listen(opts.port, opts.host, () => {
+      // A deep accept backlog (Node's default is 511): a burst of thousands of new connections is
+      // queued by the kernel and answered (200 or 503 from the admission gate), not reset.
+      s.#server.listen({ port: opts.port, host: opts.host, backlog: 4096 }, () => {
         s.#server.off('error', reject);
         s.#port = (s.#server.address() as AddressInfo).port;
         resolve();

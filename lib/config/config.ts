@@ -118,6 +118,10 @@ const envShape = z.object({
   INFERENCE_QUEUE_MAX: int(1, 1_000_000, 2048),
   REQUEST_DEADLINE_MS: int(1, 60_000, 50),
   REQUEST_DEADLINE_MAX_MS: int(1, 600_000, 2000),
+  BATCH_DEADLINE_PER_EVENT_MS: num(0, 10_000, 1),
+  ADMISSION_MAX_INFLIGHT: int(1, 1_000_000, 1024),
+  ADMISSION_MIN_INFLIGHT: int(1, 1_000_000, 16),
+  ADMISSION_INTERVAL_MS: int(1, 60_000, 100),
   REDIS_URL: optStr,
   REDIS_KEY_PREFIX: z.preprocess(emptyToUndefined, z.string().max(64).default('scoring:')),
   REDIS_TIMEOUT_MS: int(1, 10_000, 25),
@@ -256,6 +260,17 @@ export interface Config {
     readonly queueMax: number;
     readonly deadlineMs: number;
     readonly deadlineMaxMs: number;
+    /** A batch request's default deadline grows by this much per valid event after the first, ms (capped at `deadlineMaxMs`). */
+    readonly batchDeadlinePerEventMs: number;
+  };
+  /** The admission gate at the door (`lib/admission/admission-gate.ts`). */
+  readonly admission: {
+    /** Most requests inside the engine at once (`ADMISSION_MAX_INFLIGHT`, 1024); also the starting limit. */
+    readonly maxInflight: number;
+    /** Floor of the adaptive limit (`ADMISSION_MIN_INFLIGHT`, 16; at most `maxInflight`). */
+    readonly minInflight: number;
+    /** Interval between limit changes, ms (`ADMISSION_INTERVAL_MS`, 100). */
+    readonly intervalMs: number;
   };
   readonly redis: {
     readonly url: string | undefined;
@@ -491,6 +506,12 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       queueMax: e.INFERENCE_QUEUE_MAX,
       deadlineMs: e.REQUEST_DEADLINE_MS,
       deadlineMaxMs: Math.max(e.REQUEST_DEADLINE_MAX_MS, e.REQUEST_DEADLINE_MS),
+      batchDeadlinePerEventMs: e.BATCH_DEADLINE_PER_EVENT_MS,
+    },
+    admission: {
+      maxInflight: e.ADMISSION_MAX_INFLIGHT,
+      minInflight: Math.min(e.ADMISSION_MIN_INFLIGHT, e.ADMISSION_MAX_INFLIGHT),
+      intervalMs: e.ADMISSION_INTERVAL_MS,
     },
     redis: {
       url: e.REDIS_URL,

@@ -29,8 +29,14 @@ export interface BackendInfo {
 
 /** Per-call options for {@link InferenceBackend.run}. */
 export interface RunOptions {
-  /** Absolute deadline (ms, on the backend's clock); requests past it are not run. */
+  /** Absolute deadline (ms, on the backend's clock). */
   readonly deadline?: number;
+  /**
+   * When the request arrived at the engine (ms, same clock). With it, `deadline − arrivedAt` is the
+   * request's budget, and a batcher reached late (a busy event loop) still gives inference that
+   * whole budget; without it, the budget ends at `deadline`.
+   */
+  readonly arrivedAt?: number;
 }
 
 /** Timing of one call, as measured by the backend. */

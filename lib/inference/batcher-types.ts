@@ -27,9 +27,9 @@ export interface BatcherEvents {
   batchStarted(e: { rows: number; requests: number; reason: CloseReason; oldestWaitMs: number; running: number }): void;
   /** A batch ended. `ms`: dispatch to result, as seen by the batcher. */
   batchFinished(e: { rows: number; requests: number; ms: number; ok: boolean; code?: ErrorCode }): void;
-  /** A request was refused on arrival: the queue was full, or it could not meet its deadline. */
+  /** A request was refused on arrival: the queue was full, or inference could not meet its deadline. */
   shed(e: { reason: 'queue_full' | 'deadline'; rows: number; queuedRows: number }): void;
-  /** A queued request was dropped unrun: its deadline passed before a worker was free. */
+  /** A queued request started after its (inference) deadline. It still runs. */
   expired(e: { rows: number; lateMs: number }): void;
 }
 

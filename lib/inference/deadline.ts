@@ -23,3 +23,26 @@ export function resolveDeadlineMs(
   }
   return Math.min(ms, limits.deadlineMaxMs);
 }
+
+/**
+ * The default deadline of a batch request of `events` valid events, ms: `deadlineMs` plus
+ * `batchDeadlinePerEventMs` (`BATCH_DEADLINE_PER_EVENT_MS`, 1) for every event after the first,
+ * capped at `deadlineMaxMs`. (An `x-deadline-ms` header replaces it: the caller's deadline is kept.)
+ */
+export function batchDeadlineMs(
+  events: number,
+  limits: { readonly deadlineMs: number; readonly deadlineMaxMs: number; readonly batchDeadlinePerEventMs: number },
+): number {
+  const extra = Math.max(0, Math.floor(events) - 1) * limits.batchDeadlinePerEventMs;
+  return Math.min(limits.deadlineMaxMs, Math.max(limits.deadlineMs, limits.deadlineMs + extra));
+}
+
+/** The `x-deadline-ms` header's deadline, ms, or `undefined` without one. @throws like {@link resolveDeadlineMs}. */
+export function headerDeadlineMs(
+  header: string | null | undefined,
+  limits: { readonly deadlineMs: number; readonly deadlineMaxMs: number },
+): number | undefined {
+  return header === null || header === undefined || header.trim() === ''
+    ? undefined
+    : resolveDeadlineMs(header, limits);
+}

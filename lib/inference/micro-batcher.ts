@@ -47,9 +47,14 @@ const retired = (): AppError =>
  *   `maxBatchSize` rows, `windowMs` after its first request, or earlier when waiting longer would
  *   miss its earliest deadline; at most one closed batch per worker waits, so under overload batches
  *   grow to the maximum size.
- * - A request past its deadline is never run (`deadline_exceeded`); one that cannot meet it, or
- *   arrives at a full queue, is refused at once (`deadline_exceeded` / `overloaded`, both 503 +
- *   Retry-After).
+ * - It refuses only what inference itself cannot meet: a request is refused at once
+ *   (`deadline_exceeded`, 503 + Retry-After) when the predicted wait for the rows ahead plus its own
+ *   run, from the executor's learned run time per batch size and its concurrency, exceeds the
+ *   request's whole budget (deadline − arrival at the engine). Time the request lost before it got
+ *   here (a late event loop) is forgiven: its inference deadline is `max(deadline, now + budget)`.
+ *   A request that arrives at a full queue is refused with `overloaded`. Once queued, a request
+ *   always runs, even if it starts late (that is counted as `expired`). When unsure (nothing learned
+ *   yet, or a worker idle), it admits.
  * - Each caller gets its own rows back. If a batch fails with a non-transient error, each of its
  *   requests is re-run alone, so one bad request fails only itself.
  */
@@ -106,7 +111,7 @@ export class MicroBatcher implements InferenceBackend {
     const rows = request.rows ?? 1;
     if (rows === 0) return Promise.resolve({ outputs: [], timing: { queueMs: 0, inferenceMs: 0, batchSize: 0 } });
     const now = this.now();
-    const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
+    const deadline = inferenceDeadline(options, now);
     const queued = this.queue.rows;
     if (queued > 0 && queued + rows > this.deps.options.queueMax) {
       this.counts.shedQueueFull++;
@@ -115,9 +120,10 @@ export class MicroBatcher implements InferenceBackend {
         new AppError('overloaded', 'The inference queue is full; retry shortly.', { retryAfterSec: 1 }),
       );
     }
-    // A request that finds a worker idle always runs (and keeps the estimates fresh); others must fit.
-    const idle = queued === 0 && this.inflight.size < this.deps.executor.concurrency;
-    if (deadline <= now || (!idle && now + this.eta(rows) > deadline)) {
+    // A request that finds a worker idle always runs (and keeps the estimates fresh), unless it is larger
+    // than a batch (it then needs several runs); others must fit.
+    const idle = queued === 0 && this.inflight.size < this.deps.executor.concurrency && rows <= this.max;
+    if (!idle && now + this.eta(rows) > deadline) {
       this.counts.shedDeadline++;
       this.deps.on?.shed?.({ reason: 'deadline', rows, queuedRows: queued });
       return Promise.reject(
@@ -239,16 +245,10 @@ export class MicroBatcher implements InferenceBackend {
     let rows = 0;
     for (const p of batch.parts) {
       if (p.req.settled) continue;
-      if (p.req.deadline <= now) {
+      if (p.req.deadline < now && p.offset === 0) {
+        // Late, but it still runs: dropping it now would save only its inference.
         this.counts.expired++;
         this.deps.on?.expired?.({ rows: p.req.rows, lateMs: now - p.req.deadline });
-        this.settle(
-          p.req,
-          new AppError('deadline_exceeded', 'The request was not scored within its deadline; retry shortly.', {
-            retryAfterSec: 1,
-          }),
-        );
-        continue;
       }
       live.push(p);
       rows += p.rows;
@@ -393,4 +393,16 @@ function placeRows(p: Part, outputs: readonly NamedTensor[], at: number): void {
     });
     (mine.data as Uint8Array).set(o.data.subarray(at * per, (at + p.rows) * per) as Uint8Array, p.offset * per);
   });
+}
+
+/**
+ * The deadline inference works to, ms: the request's own deadline, or, when it reached the batcher
+ * later than its arrival at the engine plus its budget allows, `now + budget` (the event loop's
+ * lateness is forgiven: the batcher answers only for inference). `Infinity` without a deadline.
+ */
+export function inferenceDeadline(options: RunOptions, now: number): number {
+  const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
+  if (!Number.isFinite(deadline) || options.arrivedAt === undefined) return deadline;
+  const budget = Math.max(0, deadline - options.arrivedAt);
+  return Math.max(deadline, now + budget);
 }

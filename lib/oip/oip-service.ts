@@ -138,8 +138,9 @@ export class OipService {
     const served = await this.catalog(name).acquire(name, version);
     try {
       const parsed = parseInferRequest(body, viewOf(served));
-      const deadline = (options.arrivedAt ?? this.now()) + options.deadlineMs;
-      const result = await served.backend.infer(parsed.request, { deadline });
+      const arrivedAt = options.arrivedAt ?? this.now();
+      const deadline = arrivedAt + options.deadlineMs;
+      const result = await served.backend.infer(parsed.request, { deadline, arrivedAt });
       return {
         model_name: name,
         model_version: served.version,

@@ -29,8 +29,10 @@ export interface ScoreResult {
 
 /** Options for one scoring call. */
 export interface ScoreOptions {
-  /** Deadline for the inference, ms from now; default the engine's. */
+  /** Deadline, ms from `arrivedAt`; default the engine's (`REQUEST_DEADLINE_MS`). */
   readonly deadlineMs?: number;
+  /** When the request arrived at the engine (admission), on the scorer's clock, ms; default: when scoring starts. */
+  readonly arrivedAt?: number;
 }
 
 /** Routes each request to a model version (canary) and shadow-scores a sample (`TrafficRouter`). */
@@ -88,12 +90,13 @@ export class Scorer {
 
   /** The local model's result for one event. */
   private async scoreLocal(event: PaymentEvent, options: ScoreOptions = {}): Promise<ScoreResult> {
-    const deadline = this.now() + (options.deadlineMs ?? this.deps.deadlineMs);
+    const arrivedAt = options.arrivedAt ?? this.now();
+    const deadline = arrivedAt + (options.deadlineMs ?? this.deps.deadlineMs);
     const { context, cache } = await this.deps.context.lookup(event);
     const row = featurize(event, context, new Float32Array(FEATURE_COUNT));
     const lease = this.acquire(event.userId);
     try {
-      const { scores, timing } = await lease.backend.run(row, 1, { deadline });
+      const { scores, timing } = await lease.backend.run(row, 1, { deadline, arrivedAt });
       const score = scores[0] ?? Number.NaN;
       this.deps.router?.shadow(event.transactionId, row, { version: lease.manifest.version, score });
       return toResult(event, row, score, lease.manifest, cache, timing);
@@ -109,7 +112,8 @@ export class Scorer {
   /** The local model's results for validated events, in one inference call (the micro-batcher splits it as needed). */
   private async scoreBatchLocal(events: readonly PaymentEvent[], options: ScoreOptions = {}): Promise<ScoreResult[]> {
     if (events.length === 0) return [];
-    const deadline = this.now() + (options.deadlineMs ?? this.deps.deadlineMs);
+    const arrivedAt = options.arrivedAt ?? this.now();
+    const deadline = arrivedAt + (options.deadlineMs ?? this.deps.deadlineMs);
     const lookups = await Promise.all(events.map((e) => this.deps.context.lookup(e)));
     const input = new Float32Array(events.length * FEATURE_COUNT);
     events.forEach((e, i) => featurize(e, (lookups[i] as ContextLookup).context, input, i * FEATURE_COUNT));
@@ -131,7 +135,7 @@ export class Scorer {
           const lease = leases[at[0] as number] as Lease;
           const part = at.length === events.length ? input : new Float32Array(at.length * FEATURE_COUNT);
           if (part !== input) at.forEach((i, k) => part.set(row(i), k * FEATURE_COUNT));
-          const { scores, timing } = await lease.backend.run(part, at.length, { deadline });
+          const { scores, timing } = await lease.backend.run(part, at.length, { deadline, arrivedAt });
           at.forEach((i, k) => {
             const e = events[i] as PaymentEvent;
             const score = scores[k] ?? Number.NaN;

@@ -13,6 +13,7 @@ import {
   type Tracer,
   type TracerProvider,
 } from '@opentelemetry/api';
+import type { AdmissionEvents } from '../admission/admission-gate';
 import type { ContextEvents } from '../context/events';
 import type { EscalationEvents } from '../escalation/types';
 import type { BatcherEvents } from '../inference/batcher-types';
@@ -40,6 +41,8 @@ export class Telemetry {
   private readonly batchRows;
   private readonly batchMs;
   private readonly shed;
+  private readonly admissionRefused;
+  private readonly admissionLimit;
   private readonly expired;
   private readonly workerExits;
   private readonly degraded;
@@ -62,8 +65,14 @@ export class Telemetry {
     this.shed = meter.createCounter('inference.shed', {
       description: 'Requests refused on arrival (queue full or deadline)',
     });
+    this.admissionRefused = meter.createCounter('admission.refused', {
+      description: 'Requests refused at the door (503 overloaded)',
+    });
+    this.admissionLimit = meter.createHistogram('admission.limit', {
+      description: 'Admission limit (requests inside the engine) after each change',
+    });
     this.expired = meter.createCounter('inference.expired', {
-      description: 'Queued requests dropped past their deadline',
+      description: 'Queued requests that started past their deadline (they still run)',
     });
     this.workerExits = meter.createCounter('inference.worker.exits', {
       description: 'Inference workers that died and were replaced',
@@ -122,6 +131,14 @@ export class Telemetry {
       },
       shed: (e) => this.shed.add(1, { reason: e.reason }),
       expired: (e) => this.expired.add(e.rows),
+    };
+  }
+
+  /** Handlers for the admission gate's events. */
+  admissionEvents(): Partial<AdmissionEvents> {
+    return {
+      refused: () => this.admissionRefused.add(1),
+      limitChanged: (e) => this.admissionLimit.record(e.to),
     };
   }
 

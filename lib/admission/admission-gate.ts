@@ -1,0 +1,214 @@
+/**
+ * The admission gate at the door: decides, before a request's body is read or validated, whether the
+ * engine takes it. It keeps the requests inside the engine (admitted, not yet answered) under an
+ * adaptive limit, and answers the excess at once with `overloaded` (503 + `Retry-After`), before any
+ * of the expensive work (body, JSON, validation, context lookup).
+ *
+ * The limit is an AIMD concurrency limit (Netflix `concurrency-limits` `AIMDLimit`; the headroom
+ * term of Envoy's adaptive concurrency filter), driven by what admitted requests run into:
+ *
+ * - **Drops.** A request admitted here but then refused by inference (the micro-batcher predicts it
+ *   cannot meet its deadline, or its queue is full) is a drop: the door let in more than inference
+ *   can serve in time. As soon as at least 3 drops, and at least `dropRatio` (5 %) of the requests
+ *   answered since the interval began, were drops, the limit becomes `backoff` × min(limit, requests
+ *   inside), never below `minLimit`; then not again for `intervalMs` (CoDel's interval: one burst of
+ *   drops counts once). A stray drop (a noisy estimate, a GC pause) lowers nothing.
+ * - **Increase.** An interval (`intervalMs`) without congestion in which the limit was reached (a
+ *   refusal here, or as many inside as the limit) raises it: by √limit (Envoy's headroom) while below
+ *   the level of the last decrease, then by 1 (TCP Reno: slow start, then congestion avoidance), up
+ *   to `maxLimit`.
+ * - **When unsure, admit.** The limit starts at `maxLimit`: a fresh instance takes a burst whole.
+ *
+ * Event-loop delay alone lowers nothing: a request admitted late because the loop was busy still
+ * runs, and under a closed loop, refusing more does not shorten the loop's queue (every refused
+ * client sends again at once), it only turns goodput into 503s. See README "Admission".
+ *
+ * Pure logic: the clock is injected. Property-tested in `test/admission/admission-gate.property.test.ts`.
+ */
+import { AppError } from '../errors/errors';
+
+/** Settings of an {@link AdmissionGate} (from `ADMISSION_*`, see `lib/config/config.ts`). */
+export interface AdmissionOptions {
+  /** Most requests inside the engine at once, and the starting limit (`ADMISSION_MAX_INFLIGHT`, default 1024). */
+  readonly maxLimit: number;
+  /** The adaptive limit never goes below this (`ADMISSION_MIN_INFLIGHT`, default 16). */
+  readonly minLimit: number;
+  /** Starting limit; default `maxLimit`. */
+  readonly initialLimit?: number;
+  /** Interval between limit changes, ms (`ADMISSION_INTERVAL_MS`, default 100). */
+  readonly intervalMs: number;
+  /** Multiplicative decrease after an interval with drops, in (0, 1); default 0.9. */
+  readonly backoff?: number;
+  /** Share of an interval's answered requests that must be drops to lower the limit, in (0, 1]; default 0.05. */
+  readonly dropRatio?: number;
+  /** `Retry-After` of a refusal, s; default 1. */
+  readonly retryAfterSec?: number;
+}
+
+/** How an admitted request ended: `ok` (answered, whatever the answer), or `dropped` (refused by inference as overloaded). */
+export type AdmissionOutcome = 'ok' | 'dropped';
+
+/** One admitted request. `release()` when it is answered (only the first call counts). */
+export interface AdmissionTicket {
+  /** When the request was admitted: its arrival at the engine, on the gate's clock (ms). */
+  readonly at: number;
+  release(outcome?: AdmissionOutcome): void;
+}
+
+/** What an {@link AdmissionGate} reports. */
+export interface AdmissionStats {
+  readonly limit: number;
+  readonly inflight: number;
+  readonly admitted: number;
+  readonly refused: number;
+  readonly dropped: number;
+}
+
+/** Events for telemetry. */
+export interface AdmissionEvents {
+  /** A request was refused at the door. */
+  refused(e: { inflight: number; limit: number }): void;
+  /** The limit changed at the end of an interval. `drops`: admitted requests refused by inference in it. */
+  limitChanged(e: { from: number; to: number; drops: number }): void;
+}
+
+/** The adaptive admission gate (see the module comment). */
+export class AdmissionGate {
+  private limitValue: number;
+  private inflightCount = 0;
+  private counts = { admitted: 0, refused: 0, dropped: 0 };
+  private windowStart: number;
+  private windowDrops = 0;
+  private windowAnswered = 0;
+  private windowSaturated = false;
+  /** The level at the last decrease: growth is fast below it, +1 per interval above (Reno's ssthresh). */
+  private threshold = Number.POSITIVE_INFINITY;
+  private lastDecrease = Number.NEGATIVE_INFINITY;
+  private readonly backoff: number;
+
+  constructor(
+    private readonly options: AdmissionOptions,
+    private readonly now: () => number = () => performance.now(),
+    private readonly on: Partial<AdmissionEvents> = {},
+  ) {
+    const max = Math.max(1, Math.floor(options.maxLimit));
+    const min = Math.min(max, Math.max(1, Math.floor(options.minLimit)));
+    this.options = { ...options, maxLimit: max, minLimit: min };
+    this.limitValue = clamp(options.initialLimit ?? max, min, max);
+    this.backoff = options.backoff ?? 0.9;
+    this.windowStart = now();
+  }
+
+  /** Running totals and the current limit. */
+  get stats(): AdmissionStats {
+    return { limit: this.limit, inflight: this.inflightCount, ...this.counts };
+  }
+
+  /** The current limit (requests inside the engine at once). */
+  get limit(): number {
+    return Math.floor(this.limitValue);
+  }
+
+  /** Admits a request, or returns `undefined` when the engine is full. Never waits. */
+  tryAdmit(): AdmissionTicket | undefined {
+    const now = this.now();
+    this.roll(now);
+    if (this.inflightCount >= this.limit) {
+      this.counts.refused++;
+      this.windowSaturated = true;
+      this.on.refused?.({ inflight: this.inflightCount, limit: this.limit });
+      return undefined;
+    }
+    this.inflightCount++;
+    this.counts.admitted++;
+    if (this.inflightCount >= this.limit) this.windowSaturated = true;
+    let released = false;
+    return {
+      at: now,
+      release: (outcome = 'ok') => {
+        if (released) return;
+        released = true;
+        this.inflightCount--;
+        this.windowAnswered++;
+        if (outcome === 'dropped') {
+          this.counts.dropped++;
+          this.windowDrops++;
+        }
+        this.roll(this.now());
+      },
+    };
+  }
+
+  /**
+   * Admits a request or refuses it with `overloaded` (503, `Retry-After`).
+   * @throws AppError `overloaded` when the engine is full.
+   */
+  admit(): AdmissionTicket {
+    const ticket = this.tryAdmit();
+    if (ticket === undefined) {
+      throw new AppError('overloaded', 'The service is at capacity; retry shortly.', {
+        retryAfterSec: this.options.retryAfterSec ?? 1,
+      });
+    }
+    return ticket;
+  }
+
+  /**
+   * Runs `fn` holding a ticket, released when `fn` settles: as `dropped` if `fn` throws an error that
+   * `isDrop` recognises, else `ok`.
+   * @throws AppError `overloaded` before `fn` starts when the engine is full; else whatever `fn` throws.
+   */
+  async run<T>(
+    fn: (ticket: AdmissionTicket) => Promise<T>,
+    isDrop: (err: unknown) => boolean = () => false,
+  ): Promise<T> {
+    const ticket = this.admit();
+    try {
+      const result = await fn(ticket);
+      ticket.release('ok');
+      return result;
+    } catch (err) {
+      ticket.release(isDrop(err) ? 'dropped' : 'ok');
+      throw err;
+    }
+  }
+
+  /**
+   * Adjusts the limit. Congestion (drops ≥ max(`MIN_DROPS`, `dropRatio` × answers) since the interval
+   * began) lowers it at once, at most once per interval; an interval that ends uncongested and
+   * saturated raises it: by √limit up to the level of the last decrease, then by 1 (TCP Reno's slow
+   * start and congestion avoidance).
+   */
+  private roll(now: number): void {
+    const { minLimit, maxLimit, intervalMs } = this.options;
+    const from = this.limit;
+    const drops = this.windowDrops;
+    const congested = drops >= Math.max(MIN_DROPS, (this.options.dropRatio ?? 0.05) * this.windowAnswered);
+    const elapsed = now - this.windowStart;
+    if (congested && now - this.lastDecrease >= intervalMs) {
+      const level = Math.min(this.limitValue, Math.max(1, this.inflightCount));
+      this.threshold = level;
+      this.limitValue = clamp(level * this.backoff, minLimit, maxLimit);
+      this.lastDecrease = now;
+    } else if (elapsed < intervalMs) {
+      return;
+    } else if (!congested && this.windowSaturated) {
+      const step = this.limitValue + Math.sqrt(this.limitValue) <= this.threshold ? Math.sqrt(this.limitValue) : 1;
+      this.limitValue = clamp(this.limitValue + Math.max(1, step), minLimit, maxLimit);
+    } else if (congested) {
+      return; // congested, but lowered less than an interval ago: keep counting
+    }
+    this.windowStart = now;
+    this.windowDrops = 0;
+    this.windowAnswered = 0;
+    this.windowSaturated = this.inflightCount >= this.limit;
+    if (this.limit !== from) this.on.limitChanged?.({ from, to: this.limit, drops });
+  }
+}
+
+/** Fewest drops that count as congestion (fewer are noise: a misestimate, a GC pause). */
+const MIN_DROPS = 3;
+
+function clamp(v: number, lo: number, hi: number): number {
+  return Math.min(hi, Math.max(lo, v));
+}
