@@ -155,7 +155,10 @@ async function benchModel(m: BenchModel): Promise<ModelFigures> {
       ...extra,
       max_64: overload.max,
       overload: overload.overload,
-      ratios: { ...ratios(bare, naive, raw, service, naiveFunctions), overload_goodput_vs_max: overload.overload_goodput_vs_max },
+      ratios: {
+        ...ratios(bare, naive, raw, service, naiveFunctions),
+        overload_goodput_vs_max: overload.overload_goodput_vs_max,
+      },
     };
   } finally {
     await Promise.all(Object.values(servers).map((s) => s.stop()));
