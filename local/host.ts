@@ -17,6 +17,7 @@ import type { RpcBindingInfo, RpcInvocationRequest, RpcInvocationResponse, RpcLo
 import { type ExtraRoutes, FunctionsHttpServer } from './http-server';
 import { type InvokeOptions, type InvokeResult, invoke, invokeRpc, runAppHooks } from './invoke';
 import { RouteTable } from './routes';
+import { invocationTraceContext } from './trace-context';
 import { type DecodedHttpResponse, decodeHttpResponse, httpTriggerMetadata } from './rpc';
 
 export type { ExtraRoutes } from './http-server';
@@ -162,6 +163,7 @@ export class LocalHost {
           const res = await invokeRpc(registry, fn, {
             inputData: [{ name: fn.triggerName, data: { http } }],
             triggerMetadata: httpTriggerMetadata(http),
+            traceContext: invocationTraceContext(http.headers?.['traceparent'], http.headers?.['tracestate']),
           });
           return LocalHost.#httpResponse(fn, res);
         },

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { AppError, type FieldError } from '../errors/errors';
 import { appRoot } from './app-root';
+import { telemetryEnvShape, telemetrySettingsFrom, type TelemetrySettings } from './telemetry-settings';
 
 const emptyToUndefined = (v: unknown): unknown => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 const int = (min: number, max: number, def: number) =>
@@ -104,7 +105,7 @@ const envSchema = z.object({
   BATCH_MAX_EVENTS: int(1, 10_000, 256),
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(['debug', 'info', 'warn', 'error']).default('info')),
   WARMUP_ON_START: bool(true),
-  APPLICATIONINSIGHTS_CONNECTION_STRING: optStr,
+  ...telemetryEnvShape,
   ModelStorage: optStr,
   ModelStorage__blobServiceUri: z.preprocess(
     emptyToUndefined,
@@ -221,7 +222,7 @@ export interface Config {
     readonly instanceId: string | undefined;
   };
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
-  readonly telemetry: { readonly appInsightsConnectionString: string | undefined };
+  readonly telemetry: TelemetrySettings;
 }
 
 function deepFreeze<T>(o: T): T {
@@ -319,7 +320,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       instanceId: e.INSTANCE_ID ?? e.WEBSITE_INSTANCE_ID ?? e.CONTAINER_APP_REPLICA_NAME,
     },
     logLevel: e.LOG_LEVEL,
-    telemetry: { appInsightsConnectionString: e.APPLICATIONINSIGHTS_CONNECTION_STRING },
+    telemetry: telemetrySettingsFrom(e),
   };
   return deepFreeze(config);
 }
