@@ -163,6 +163,9 @@ param blobsExtensionKey string = ''
 @description('Name of the subscription on the risk-completed topic.')
 param resultsSubscriptionName string = 'risk-consumers'
 
+@description('Action group (resource ID) the telemetry alerts notify; empty = alerts fire without notifications.')
+param alertActionGroupId string = ''
+
 @description('Extra tags for every resource.')
 param tags object = {}
 
@@ -235,6 +238,16 @@ module monitoring 'modules/monitoring.bicep' = {
     logAnalyticsName: names.logAnalytics
     applicationInsightsName: names.appInsights
     location: location
+    tags: allTags
+  }
+}
+
+module alerts 'modules/alerts.bicep' = {
+  name: 'alerts'
+  params: {
+    applicationInsightsName: monitoring.outputs.applicationInsightsName
+    location: location
+    actionGroupId: alertActionGroupId
     tags: allTags
   }
 }
