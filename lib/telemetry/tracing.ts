@@ -93,9 +93,10 @@ export function startTracing(settings: TelemetrySettings, overrides: TracingOver
 }
 
 function otlpExporter(endpoint: string): SpanExporter {
+  type Otlp = typeof import('@opentelemetry/exporter-trace-otlp-http');
+  // loaded only when chosen: it pulls in the OTLP transformer and HTTP stack
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { OTLPTraceExporter } =
-    require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as Otlp;
   return new OTLPTraceExporter({ url: `${endpoint}/v1/traces` });
 }
 

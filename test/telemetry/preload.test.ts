@@ -4,7 +4,10 @@
  * http) before ioredis or the Azure SDK are loaded.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
@@ -34,15 +37,13 @@ describe('telemetry preload', () => {
       const has = (s) => loaded.some((k) => k.includes(s));
       const http = require('http');
       const api = require('@opentelemetry/api');
-      const tracer = api.trace.getTracer('probe');
-      const span = tracer.startSpan('probe');
       console.log(JSON.stringify({
         ai: has('/node_modules/applicationinsights/'),
         ioredis: has('/node_modules/ioredis/'),
         serviceBus: has('/node_modules/@azure/service-bus/'),
         storage: has('/node_modules/@azure/storage-blob/'),
         httpPatched: http.request.__wrapped === true,
-        recording: span.isRecording(),
+        provider: api.trace.getTracerProvider().getDelegate().constructor.name !== 'NoopTracerProvider',
       }));
       process.exit(0);`;
     const r = spawnSync(process.execPath, ['-e', script], {
@@ -63,7 +64,7 @@ describe('telemetry preload', () => {
       serviceBus: false,
       storage: false,
       httpPatched: true,
-      recording: true,
+      provider: true,
     });
   });
 
@@ -82,5 +83,47 @@ describe('telemetry preload', () => {
     const r = spawnSync(process.execPath, ['-e', script], { env, encoding: 'utf8', timeout: 60_000 });
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(JSON.parse(r.stdout.trim()), { ai: false, recording: false, enabled: false });
+  });
+
+  it('OTEL_TRACES_EXPORTER=otlp sends spans to OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces', async () => {
+    const received: { path: string; body: string }[] = [];
+    const collector = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push({ path: req.url ?? '', body: Buffer.concat(chunks).toString('utf8') });
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{}');
+      });
+    });
+    collector.listen(0, '127.0.0.1');
+    await once(collector, 'listening');
+    try {
+      const port = (collector.address() as AddressInfo).port;
+      const script = `
+        require(${JSON.stringify(path.join(DIST, 'lib/telemetry/preload.js'))});
+        const t = require(${JSON.stringify(path.join(DIST, 'lib/telemetry/tracing.js'))});
+        t.stageTracer().span('validate', { probe: 'otlp-probe-span' }, async () => 1)
+          .then(() => t.tracingState().shutdown())
+          .then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });`;
+      const child = spawn(process.execPath, ['-e', script], {
+        env: {
+          ...process.env,
+          APPLICATIONINSIGHTS_CONNECTION_STRING: '',
+          OTEL_TRACES_EXPORTER: 'otlp',
+          OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let err = '';
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      const [code] = (await once(child, 'exit')) as [number | null];
+      assert.equal(code, 0, err);
+      assert.equal(received.length, 1, JSON.stringify(received.map((r) => r.path)));
+      assert.equal(received[0]?.path, '/v1/traces');
+      assert.ok(received[0]?.body.includes('otlp-probe-span'), 'the span reached the collector');
+    } finally {
+      collector.close();
+    }
   });
 });
