@@ -51,11 +51,13 @@ export type PreInvocationLike = { readonly invocationContext: unknown } & (
 let installedEarly = false;
 
 /**
- * Registers {@link tracePreInvocation} through `@azure/functions-core` when tracing is on and the module is
- * available (inside the Functions worker). @returns whether it did.
+ * Registers the invocation hook through `@azure/functions-core` when the module is available (inside the
+ * Functions worker). Call it before `useAzureMonitor` registers its own hook (which re-activates the host's
+ * context around the function): ours must run first so that it wraps innermost. The hook does nothing
+ * while tracing is off. @returns whether it registered.
  */
 export function installEarlyInvocationTracing(): boolean {
-  if (installedEarly || !tracingState().enabled) return installedEarly;
+  if (installedEarly) return true;
   let core: { registerHook(name: 'preInvocation', cb: (ctx: PreInvocationLike) => void): unknown };
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -63,7 +65,9 @@ export function installEarlyInvocationTracing(): boolean {
   } catch {
     return false; // not inside the Functions worker (yet): functions/hooks.ts installs it
   }
-  core.registerHook('preInvocation', (ctx) => wrap(ctx));
+  core.registerHook('preInvocation', (ctx) => {
+    if (tracingState().enabled) wrap(ctx);
+  });
   return (installedEarly = true);
 }
 

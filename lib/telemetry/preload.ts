@@ -8,5 +8,8 @@ import { loadTelemetrySettings } from '../config/telemetry-settings';
 import { installEarlyInvocationTracing } from './invocation-tracing';
 import { startTracing } from './tracing';
 
-startTracing(loadTelemetrySettings(process.env));
-installEarlyInvocationTracing();
+const settings = loadTelemetrySettings(process.env);
+// the invocation hook before useAzureMonitor's own, so that ours runs innermost (see invocation-tracing.ts)
+if (settings.appInsightsConnectionString !== undefined || settings.tracesExporter !== 'none')
+  installEarlyInvocationTracing();
+startTracing(settings);

@@ -76,7 +76,10 @@ export function startTracing(settings: TelemetrySettings, overrides: TracingOver
     state = {
       enabled: true,
       mode: 'azure-monitor',
-      flush: () => ai.flushAzureMonitor(),
+      flush: async () => {
+        await Promise.all(extra.map((p) => p.forceFlush())); // local exporters first: they never wait on the network
+        await ai.flushAzureMonitor();
+      },
       shutdown: () => ai.shutdownAzureMonitor(),
     };
     return state;

@@ -29,16 +29,21 @@ describe('npm start (local/main.js)', () => {
         reject(new Error(`exited early (${code}): ${out}`));
       });
     });
-    assert.match(out, /"msg":"model loaded","model":"fraud"/);
-    const ready = await fetch(`${url}/health/ready`);
-    assert.equal(ready.status, 200);
-    const res = await fetch(`${url}/score`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(validEvent()),
-    });
-    assert.equal(res.status, 200);
-    assert.ok(!out.includes('user-42'), 'payment data never reaches logs');
+    try {
+      assert.match(out, /"msg":"model loaded","model":"fraud"/);
+      const ready = await fetch(`${url}/health/ready`);
+      assert.equal(ready.status, 200);
+      const res = await fetch(`${url}/score`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(validEvent()),
+      });
+      assert.equal(res.status, 200);
+      assert.ok(!out.includes('user-42'), 'payment data never reaches logs');
+    } catch (err) {
+      child.kill('SIGKILL'); // a failed assertion must not leave the server running (the test would never end)
+      throw err;
+    }
     child.kill('SIGTERM');
     const [code] = (await once(child, 'exit')) as [number | null];
     assert.equal(code, 0);

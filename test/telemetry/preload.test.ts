@@ -127,3 +127,67 @@ describe('telemetry preload', () => {
     }
   });
 });
+
+describe('invocation root inside the Functions worker, with Application Insights', () => {
+  it("registers its hook before applicationinsights' own, so stage spans stay children of the root", async () => {
+    // As in the worker: @azure/functions-core exists before the function modules (and so the preload) load.
+    const script = `
+      const { LocalHost } = require(${JSON.stringify(path.join(DIST, 'local/host.js'))});
+      const dir = ${JSON.stringify(path.join(DIST, 'functions'))};
+      const mods = require('fs').readdirSync(dir).filter((f) => f.endsWith('.js')).map((f) => require('path').join(dir, f));
+      (async () => {
+        const host = await LocalHost.create({ port: 0, appModules: mods, log: () => {} });
+        const res = await fetch(host.url + '/api/score', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-deadline-ms': '2000',
+            traceparent: '00-5bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+          body: JSON.stringify(${JSON.stringify(validEventJson())}),
+        });
+        process.stderr.write('status ' + res.status + '\\n');
+        const flush = require(${JSON.stringify(path.join(DIST, 'lib/telemetry/tracing.js'))}).tracingState().flush();
+        await Promise.race([flush, new Promise((r) => setTimeout(r, 5000))]); // console spans are flushed first
+        process.exit(0);
+      })().catch((e) => { console.error(e); process.exit(1); });`;
+    const child = spawn(process.execPath, ['-e', script], {
+      env: {
+        ...process.env,
+        APPLICATIONINSIGHTS_CONNECTION_STRING:
+          'InstrumentationKey=00000000-0000-0000-0000-000000000000;IngestionEndpoint=http://127.0.0.1:9/',
+        OTEL_TRACES_EXPORTER: 'console',
+        OTEL_TRACES_SAMPLER: 'always_on',
+        MODEL_DIR: '',
+        REDIS_URL: '',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    assert.equal(code, 0, err);
+    assert.match(err, /status 200/);
+    const spans = out
+      .split('\n')
+      .filter((l) => l.startsWith('{"traceId":"5bf92f3577b34da6a3ce929d0e0e4736"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const root = spans.find((s) => s['name'] === 'POST /api/score');
+    assert.equal(root?.['parentSpanId'], '00f067aa0ba902b7', out.slice(0, 3000));
+    for (const name of ['validate', 'context', 'inference.queue', 'inference.run'])
+      assert.equal(spans.find((s) => s['name'] === name)?.['parentSpanId'], root?.['spanId'], name);
+  });
+});
+
+function validEventJson(): Record<string, unknown> {
+  return {
+    transactionId: 'tx-ai-1',
+    userId: 'user-1',
+    amount: 10,
+    currency: 'EUR',
+    merchantId: 'm-1',
+    merchantCategory: '5411',
+    country: 'FR',
+    channel: 'web',
+    timestamp: '2026-11-30T10:15:00+01:00',
+  };
+}
