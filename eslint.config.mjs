@@ -19,7 +19,8 @@ export default tseslint.config(
     },
   },
   {
-    files: ['lib/app.ts', 'local/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts', 'test/**/*.ts'],
+    // lib/telemetry/preload.ts reads the telemetry settings before the composition root loads (it must run first)
+    files: ['lib/app.ts', 'lib/telemetry/preload.ts', 'local/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts', 'test/**/*.ts'],
     rules: { 'no-restricted-properties': 'off' },
   },
 );

@@ -26,6 +26,7 @@ import { runEscalationScenario } from './escalation';
 import { overloadScenario, type OverloadFigures } from './overload';
 import { paymentBody, USERS } from './payment-body';
 import { checkTargets, latencySvg, ratios, table, type ModelFigures, type RawFigures } from './report';
+import { benchTelemetry, type TelemetryFigures } from './telemetry';
 
 const QUICK = process.argv.includes('--quick');
 const PLAN = QUICK
@@ -215,8 +216,22 @@ async function main(): Promise<void> {
   for (let u = 0; u < USERS; u += 2) setup.set(`bench:naive:profile:user-${u}`, profile); // half the users have a profile
   await setup.exec();
   const figures: Record<string, ModelFigures> = {};
+  let telemetry: TelemetryFigures | undefined;
   try {
     for (const m of await models(root)) figures[m.key] = await benchModel(m);
+    log('telemetry: tracing off vs on (small model)');
+    telemetry = await benchTelemetry({
+      env: {
+        MODEL_DIR: path.join(root, 'models'),
+        MODEL_NAME: 'fraud',
+        LOG_LEVEL: 'error',
+        REDIS_URL,
+        REDIS_KEY_PREFIX: 'bench:tel:',
+      },
+      ...PLAN,
+      body,
+      log,
+    });
   } finally {
     await deleteKeys(redis, 'bench:*');
     redis.disconnect();
@@ -226,6 +241,7 @@ async function main(): Promise<void> {
     machine: await machine(),
     settings: { quick: QUICK, ...PLAN, duration_total_s: Math.round((Date.now() - started) / 1000) },
     ...figures,
+    telemetry,
     targets,
   };
   const dir = path.join(root, 'bench', 'results');
@@ -235,6 +251,10 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${table(figures)}\n\n`);
   for (const [key, f] of Object.entries(figures)) process.stdout.write(`${key} ratios: ${JSON.stringify(f.ratios)}\n`);
   process.stdout.write(`rule of 8 (heavy): ${JSON.stringify(figures['heavy']?.raw.rule_of_8)}\n`);
+  if (telemetry !== undefined)
+    process.stdout.write(
+      `telemetry: off ${telemetry.off.rps} req/s, on ${telemetry.on.rps} req/s, overhead_ratio ${telemetry.overhead_ratio} (goal <= 0.05)\n`,
+    );
   for (const t of targets)
     process.stdout.write(`${t.met ? 'MET   ' : 'MISSED'} ${t.model}: ${t.target} = ${t.value} (goal ${t.goal})\n`);
   process.stdout.write(

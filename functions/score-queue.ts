@@ -1,3 +1,4 @@
+import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
 import { app, output, type InvocationContext } from '@azure/functions';
 import { sharedEngine } from '../lib/app';
 import { messageMeta } from '../lib/async/message-meta';

@@ -205,6 +205,9 @@ param alertWebhookUrl string = ''
 @description('Name of the subscription on the risk-completed topic.')
 param resultsSubscriptionName string = 'risk-consumers'
 
+@description('An existing action group (resource ID) the telemetry alerts notify; empty = one created from alertEmail / alertWebhookUrl (if either is set).')
+param alertActionGroupId string = ''
+
 @description('Extra tags for every resource.')
 param tags object = {}
 
@@ -280,6 +283,18 @@ module monitoring 'modules/monitoring.bicep' = {
     logAnalyticsName: names.logAnalytics
     applicationInsightsName: names.appInsights
     location: location
+    tags: allTags
+  }
+}
+
+module alerts 'modules/alerts.bicep' = {
+  name: 'alerts'
+  params: {
+    applicationInsightsName: monitoring.outputs.applicationInsightsName
+    location: location
+    actionGroupId: alertActionGroupId
+    alertEmail: alertEmail
+    alertWebhookUrl: alertWebhookUrl
     tags: allTags
   }
 }

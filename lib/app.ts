@@ -29,6 +29,7 @@ import type { ModelRollout } from './rollout/model-rollout';
 import { Scorer } from './scoring/scorer';
 import { createJsonLogger, type Logger } from './telemetry/logger';
 import { combineHandlers, Telemetry } from './telemetry/telemetry';
+import { tracedContext, tracedPublisher, tracedRouter } from './telemetry/traced-components';
 
 /** Dependencies a caller may inject; every one has a production default. */
 export interface EngineDeps {
@@ -40,7 +41,7 @@ export interface EngineDeps {
   readonly contextDeps?: ContextProviderDeps;
   /** Monotonic clock, ms. */
   readonly now?: () => number;
-  /** Metrics and spans; default exports to Application Insights when its connection string is set. */
+  /** Metrics and spans; default: on the process's providers (set up by `lib/telemetry/preload.ts`). */
   readonly telemetry?: Telemetry;
   /** The embedded message bus (`npm start`); default the process-wide {@link inProcessBus}. */
   readonly bus?: InProcessBus;
@@ -73,26 +74,27 @@ export function inProcessBus(): InProcessBus {
 /** Builds an engine from configuration. Loads nothing yet: call `engine.start()` (the app-start hook does). */
 export async function createEngine(config: Config, deps: EngineDeps = {}): Promise<Engine> {
   const logger = deps.logger ?? createJsonLogger(config.logLevel);
-  const cs = config.telemetry.appInsightsConnectionString;
-  const telemetry = deps.telemetry ?? (await Telemetry.create(cs === undefined ? {} : { connectionString: cs }));
+  const telemetry = deps.telemetry ?? (await Telemetry.create());
+  const now = deps.now ?? (() => performance.now());
   const modelSource =
     deps.modelSource ?? new ModelFolder(config.model.dir, config.model.name, config.model.version, FEATURE_NAMES);
-  const factory =
+  const factory = telemetry.trackBackends(
     deps.backendFactory ??
-    batchedBackendFactory(
-      {
-        ...config.inference,
-        session: {
-          executionProviders: config.ort.executionProviders,
-          intraOpThreads: config.ort.intraOpThreads,
-          graphOptimization: config.ort.graphOptimization,
+      batchedBackendFactory(
+        {
+          ...config.inference,
+          session: {
+            executionProviders: config.ort.executionProviders,
+            intraOpThreads: config.ort.intraOpThreads,
+            graphOptimization: config.ort.graphOptimization,
+          },
         },
-      },
-      {
-        pool: combineHandlers(inferenceLogEvents(logger).pool, telemetry.poolEvents()),
-        batcher: telemetry.batcherEvents(),
-      },
-    );
+        {
+          pool: combineHandlers(inferenceLogEvents(logger).pool, telemetry.poolEvents()),
+          batcher: telemetry.batcherEvents(),
+        },
+      ),
+  );
   const context =
     deps.context ??
     (await createContextProvider(config, {
@@ -104,7 +106,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     deps.context === undefined &&
     (deps.contextDeps?.redis !== undefined || planRedisConnection(config.redis).mode !== 'none');
   const redis = redisConfigured && context instanceof CachedContextProvider ? () => context.redisClient : undefined;
-  const plan = planRollout(config, modelSource, { logger, redis, ...deps.rollout });
+  const plan = planRollout(config, modelSource, { logger, redis, tracer: telemetry.tracer, ...deps.rollout });
   const late: { rollout?: ModelRollout } = {}; // set below; the loaded event may only fire after createEngine
   const sessions = await SessionManager.create({
     source: plan.source,
@@ -145,8 +147,8 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
         });
   const scorer = new Scorer({
     sessions,
-    router: rollout.router,
-    context,
+    router: tracedRouter(rollout.router, telemetry),
+    context: tracedContext(context, telemetry, now),
     deadlineMs: config.inference.deadlineMs,
     ...(deps.now === undefined ? {} : { now: deps.now }),
     ...(escalator === undefined ? {} : { escalator }),
@@ -158,6 +160,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     redis,
     bus: deps.bus ?? inProcessBus(),
     ...(deps.publisher === undefined ? {} : { publisher: deps.publisher }),
+    decoratePublisher: (p) => tracedPublisher(p, telemetry, config.serviceBus.resultsTopic, now),
   });
   const admission = new AdmissionGate(
     {
@@ -194,6 +197,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     rollout,
     oip,
     telemetry,
+    now,
     disposables: [telemetry, publisher, ...(extra === undefined ? [] : [extra])],
   }));
   return engine;

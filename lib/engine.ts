@@ -30,6 +30,8 @@ export interface EngineParts {
   readonly telemetry?: Telemetry;
   /** The admission gate at the door (HTTP and Service Bus share it); default: admit everything. */
   readonly admission?: AdmissionGate;
+  /** Monotonic clock, ms, for `scoring.request.duration`. Default `performance.now`. */
+  readonly now?: () => number;
   /** Extra resources to dispose with the engine, last first. */
   readonly disposables?: readonly { dispose(): Promise<void> }[];
 }
@@ -97,9 +99,11 @@ export class Engine {
    * @throws AppError `validation_failed` naming every invalid field, `model_not_ready`, `overloaded`, ...
    */
   async score(body: unknown, options?: ScoreOptions): Promise<ScoreResult> {
-    const event = parsePaymentEvent(body);
-    await this.parts.sessions.ensureReady();
-    return this.observe('http', await this.parts.scorer.score(event, options));
+    return this.measured('http', async () => {
+      const event = await this.validate(() => parsePaymentEvent(body));
+      await this.parts.sessions.ensureReady();
+      return this.observe('http', await this.parts.scorer.score(event, options));
+    });
   }
 
   private observe<R extends ScoreResult>(path: ScoringPath, r: R): R {
@@ -109,8 +113,35 @@ export class Engine {
       cache: r.cache,
       modelVersion: r.model.version,
       score: r.score,
+      inferenceMs: r.timing.inferenceMs,
     });
     return r;
+  }
+
+  /** Runs parsing in the `validate` span when tracing is on. */
+  private validate<T>(parse: () => T): Promise<T> | T {
+    const tracer = this.parts.telemetry?.tracer;
+    return tracer?.enabled === true ? tracer.span('validate', {}, () => Promise.resolve(parse())) : parse();
+  }
+
+  /** Records `scoring.request.duration` (outcome `ok`, `rejected` or the error code) around one request. */
+  private async measured<T>(
+    path: ScoringPath,
+    fn: () => Promise<T>,
+    outcome: (r: T) => string = () => 'ok',
+  ): Promise<T> {
+    const t = this.parts.telemetry;
+    if (t === undefined) return fn();
+    const now = this.parts.now ?? (() => performance.now());
+    const t0 = now();
+    try {
+      const r = await fn();
+      t.request({ path, outcome: outcome(r), ms: now() - t0 });
+      return r;
+    } catch (err) {
+      t.request({ path, outcome: (err as { code?: string }).code ?? 'error', ms: now() - t0 });
+      throw err;
+    }
   }
 
   /**
@@ -121,23 +152,29 @@ export class Engine {
    * @returns `{ results }`: one entry per event, in order.
    * @throws AppError `validation_failed` (not `{ events: [...] }`, or empty), `payload_too_large` (too many events), `overloaded`, `deadline_exceeded`, ...
    */
-  async scoreBatch(body: unknown, options?: ScoreOptions): Promise<{ results: BatchItemResult[] }> {
+  scoreBatch(body: unknown, options?: ScoreOptions): Promise<{ results: BatchItemResult[] }> {
+    return this.measured('batch', () => this.scoreItems(body, options));
+  }
+
+  private async scoreItems(body: unknown, options?: ScoreOptions): Promise<{ results: BatchItemResult[] }> {
     const items = batchItems(body, this.parts.config.http.batchMaxEvents);
     const results: BatchItemResult[] = new Array<BatchItemResult>(items.length);
     const valid: PaymentEvent[] = [];
     const at: number[] = [];
-    items.forEach((item, i) => {
-      try {
-        valid.push(parsePaymentEvent(item, `events.${i}`));
-        at.push(i);
-      } catch (err) {
-        const id = (item as { transactionId?: unknown } | null)?.transactionId;
-        results[i] = {
-          ...(typeof id === 'string' && id.length > 0 && id.length <= 128 ? { transactionId: id } : {}),
-          error: toProblem(err),
-        };
-      }
-    });
+    await this.validate(() =>
+      items.forEach((item, i) => {
+        try {
+          valid.push(parsePaymentEvent(item, `events.${i}`));
+          at.push(i);
+        } catch (err) {
+          const id = (item as { transactionId?: unknown } | null)?.transactionId;
+          results[i] = {
+            ...(typeof id === 'string' && id.length > 0 && id.length <= 128 ? { transactionId: id } : {}),
+            error: toProblem(err),
+          };
+        }
+      }),
+    );
     if (valid.length > 0) {
       await this.parts.sessions.ensureReady();
       const deadlineMs = options?.deadlineMs ?? batchDeadlineMs(valid.length, this.parts.config.inference);
@@ -154,10 +191,16 @@ export class Engine {
    * (transient) sends it back to the queue for redelivery.
    * @throws transient errors only (the message is then redelivered).
    */
-  async processMessage(message: unknown, meta: MessageMeta): Promise<MessageOutcome> {
-    const outcome = await this.admit(() => this.parts.asyncScorer.process(message, meta));
-    if (outcome.kind === 'scored' && !outcome.replayed) this.observe('queue', outcome.result);
-    return outcome;
+  processMessage(message: unknown, meta: MessageMeta): Promise<MessageOutcome> {
+    return this.measured(
+      'queue',
+      async () => {
+        const outcome = await this.admit(() => this.parts.asyncScorer.process(message, meta));
+        if (outcome.kind === 'scored' && !outcome.replayed) this.observe('queue', outcome.result);
+        return outcome;
+      },
+      (o) => (o.kind === 'rejected' ? 'rejected' : 'ok'),
+    );
   }
 
   /**

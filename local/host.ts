@@ -17,6 +17,7 @@ import type { RpcBindingInfo, RpcInvocationRequest, RpcInvocationResponse, RpcLo
 import { type ExtraRoutes, FunctionsHttpServer } from './http-server';
 import { type InvokeOptions, type InvokeResult, invoke, invokeRpc, runAppHooks } from './invoke';
 import { RouteTable } from './routes';
+import { invocationTraceContext } from './trace-context';
 import { type DecodedHttpResponse, decodeHttpResponse } from './rpc';
 
 export type { ExtraRoutes } from './http-server';
@@ -171,7 +172,11 @@ export class LocalHost {
             fn,
             // no trigger metadata: `@azure/functions` ignores it for http triggers unless http streaming is
             // on (which this host refuses), so building it (two JSON.stringify per request) was wasted work
-            { inputData: [{ name: fn.triggerName, data: { http } }], triggerMetadata: {} },
+            {
+              inputData: [{ name: fn.triggerName, data: { http } }],
+              triggerMetadata: {},
+              traceContext: invocationTraceContext(http.headers?.['traceparent'], http.headers?.['tracestate']),
+            },
             invokeOptions,
           );
           return LocalHost.#httpResponse(fn, res);

@@ -7,7 +7,9 @@
  * invocation and the library's debug logs. Off by default: the host's own lines go through a buffered,
  * asynchronous writer and stay off the per-request path.
  */
-import { promises as fs, existsSync, readFileSync } from 'node:fs';
+import './local-settings'; // first: local.settings.json Values, read by the telemetry preload too
+import '../lib/telemetry/preload'; // then telemetry, before the modules it instruments load
+import { promises as fs, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { configureSharedEngine, inProcessBus, sharedEngine } from '../lib/app';
 import { InProcessTopicPublisher } from '../lib/async/result-publisher';
@@ -17,13 +19,6 @@ import { ModelFeeder } from './model-feeder';
 import { ServiceBusEmulator } from './service-bus-emulator';
 
 const ROOT = path.resolve(__dirname, '../..');
-
-function loadLocalSettings(): void {
-  const file = path.join(ROOT, 'local.settings.json');
-  if (!existsSync(file)) return;
-  const values = (JSON.parse(readFileSync(file, 'utf8')) as { Values?: Record<string, string> }).Values ?? {};
-  for (const [k, v] of Object.entries(values)) if (process.env[k] === undefined) process.env[k] = String(v);
-}
 
 /** The compiled function modules named by package.json `main` (a `dir/*.js` glob, as the Functions host reads it). */
 async function appModules(): Promise<string[]> {
@@ -53,7 +48,6 @@ function maxConcurrentCalls(): number {
 }
 
 async function main(): Promise<void> {
-  loadLocalSettings();
   for (const [k, v] of Object.entries(BINDING_DEFAULTS)) process.env[k] ??= v;
   const port = Number(process.env['PORT'] ?? 7071);
   const verbose = process.argv.includes('--verbose') || /^(1|true|yes)$/i.test(process.env['LOCAL_HOST_VERBOSE'] ?? '');

@@ -8,6 +8,7 @@ import type * as http from 'node:http';
 import type { BusMessage, InProcessBus } from '../lib/async/in-process-bus';
 import type { FunctionInfo, LocalHost } from './host';
 import { resolveAppSettings } from './invoke';
+import { invocationTraceContext } from './trace-context';
 
 /** Options of {@link ServiceBusEmulator}. */
 export interface ServiceBusEmulatorOptions {
@@ -141,13 +142,23 @@ export class ServiceBusEmulator {
   private async deliver(t: Trigger, m: BusMessage): Promise<void> {
     const host = this.host as LocalHost;
     try {
-      const r = await host.invoke(t.fn.name, m.body, {
-        MessageId: m.messageId,
-        DeliveryCount: m.deliveryCount,
-        EnqueuedTimeUtc: m.enqueuedTimeUtc,
-        ...(m.correlationId === undefined ? {} : { CorrelationId: m.correlationId }),
-        ApplicationProperties: m.applicationProperties,
-      });
+      const r = await host.invoke(
+        t.fn.name,
+        m.body,
+        {
+          MessageId: m.messageId,
+          DeliveryCount: m.deliveryCount,
+          EnqueuedTimeUtc: m.enqueuedTimeUtc,
+          ...(m.correlationId === undefined ? {} : { CorrelationId: m.correlationId }),
+          ApplicationProperties: m.applicationProperties,
+        },
+        {
+          // the producer's trace, as the Service Bus extension reads it from the message
+          traceContext: invocationTraceContext(
+            m.applicationProperties['traceparent'] ?? m.applicationProperties['Diagnostic-Id'],
+          ),
+        },
+      );
       this.publishOutputs(t.fn, r.outputData);
       this.bus.complete(t.queue, m);
     } catch (err) {

@@ -21,6 +21,8 @@ export interface AsyncScorerWiring {
   readonly bus: InProcessBus;
   /** Overrides the publisher (tests). */
   readonly publisher?: ResultPublisher;
+  /** Wraps the publisher the scorer uses (telemetry: `publish` span, `traceparent` on each result). */
+  readonly decoratePublisher?: (publisher: ResultPublisher) => ResultPublisher;
   readonly credential?: TokenCredential;
   /** Wall clock, epoch ms. */
   readonly now?: () => number;
@@ -66,7 +68,7 @@ export async function createAsyncScorer(
     sessions: w.sessions,
     store,
     guard,
-    publisher,
+    publisher: w.decoratePublisher?.(publisher) ?? publisher,
     ...(w.now === undefined ? {} : { now: w.now }),
   });
   return { asyncScorer, publisher };

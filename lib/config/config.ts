@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { AppError, type FieldError } from '../errors/errors';
 import { appRoot } from './app-root';
+import { telemetryEnvShape, telemetrySettingsFrom, type TelemetrySettings } from './telemetry-settings';
 
 const emptyToUndefined = (v: unknown): unknown => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 const int = (min: number, max: number, def: number) =>
@@ -161,7 +162,7 @@ const envShape = z.object({
   BATCH_MAX_EVENTS: int(1, 10_000, 256),
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(['debug', 'info', 'warn', 'error']).default('info')),
   WARMUP_ON_START: bool(true),
-  APPLICATIONINSIGHTS_CONNECTION_STRING: optStr,
+  ...telemetryEnvShape,
   ModelStorage: optStr,
   ModelStorage__blobServiceUri: z.preprocess(
     emptyToUndefined,
@@ -342,7 +343,7 @@ export interface Config {
   /** LLM escalation of the hard tail to Azure OpenAI (README "LLM escalation"); undefined = off. */
   readonly escalation: EscalationSettings | undefined;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
-  readonly telemetry: { readonly appInsightsConnectionString: string | undefined };
+  readonly telemetry: TelemetrySettings;
 }
 
 /** Settings of the LLM escalation (on when `AZURE_OPENAI_ENDPOINT` and `AZURE_OPENAI_DEPLOYMENT` are set). */
@@ -566,7 +567,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     },
     escalation: escalation.value,
     logLevel: e.LOG_LEVEL,
-    telemetry: { appInsightsConnectionString: e.APPLICATIONINSIGHTS_CONNECTION_STRING },
+    telemetry: telemetrySettingsFrom(e),
   };
   return deepFreeze(config);
 }

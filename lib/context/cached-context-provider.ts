@@ -122,7 +122,8 @@ export class CachedContextProvider implements ContextProvider {
     } catch (err) {
       return this.degraded(key, err instanceof BudgetExceededError ? 'timeout' : 'error');
     }
-    if (found !== undefined) return { context: { profile: found.value.profile, velocity }, cache: 'hit' };
+    if (found !== undefined)
+      return { context: { profile: found.value.profile, velocity }, cache: 'hit', tier: found.tier };
     try {
       const value = await this.flights.run(key.key, () => this.loadOrigin(key, event.sessionId, remote, tiered));
       return { context: { profile: value.profile, velocity }, cache: 'miss' };

@@ -9,6 +9,8 @@ export type CacheStatus = 'hit' | 'miss' | 'degraded';
 export interface ContextLookup {
   readonly context: UserContext;
   readonly cache: CacheStatus;
+  /** Which tier answered a `hit` (`l1` in-process, `l2` Redis); absent otherwise. */
+  readonly tier?: 'l1' | 'l2';
 }
 
 /** Supplies the user context of a payment (profile + velocity) and records the payment for later velocity. */

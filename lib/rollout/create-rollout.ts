@@ -4,6 +4,7 @@
  * validator, the fleet agent, the traffic router, the upload handler and the admin API, which need the
  * session manager.
  */
+import type { StageTracer } from '../telemetry/stage-tracer';
 import { hostname } from 'node:os';
 import type { TokenCredential } from '@azure/identity';
 import type { Redis } from 'ioredis';
@@ -49,6 +50,8 @@ export interface RolloutDeps {
   /** Default: `INSTANCE_ID` / `WEBSITE_INSTANCE_ID` / `CONTAINER_APP_REPLICA_NAME`, else `{hostname}-{pid}`. */
   readonly instanceId?: string;
   readonly on?: Partial<FleetAgentEvents>;
+  /** Spans: `model.rollout` per upload, `model.check.<check>` per validation check. Default none. */
+  readonly tracer?: StageTracer;
 }
 
 /** Step one's result: the startup model source, and step two. */
@@ -154,6 +157,7 @@ export function planRollout(config: Config, base: ModelSource, deps: RolloutDeps
         batchMaxSize: inference.batchMaxSize,
         batchMaxSizeGpu: inference.batchMaxSizeGpu,
         isolation,
+        ...(deps.tracer === undefined ? {} : { tracer: deps.tracer }),
       });
       const loader = new VersionLoader({ repository, bundled, validator, maxBytes: r.maxModelBytes });
       const recorder = new ShadowRecorder();
@@ -207,6 +211,7 @@ export function planRollout(config: Config, base: ModelSource, deps: RolloutDeps
         candidates,
         loader,
         reclaimer,
+        ...(deps.tracer === undefined ? {} : { tracer: deps.tracer }),
       });
       rollout.start();
       return rollout;

@@ -11,6 +11,7 @@ import type { MemoryReclaimer } from './reclaim';
 import type { TrafficRouter } from './traffic-router';
 import type { ModelUpload, UploadHandler, UploadOutcome } from './upload-handler';
 import type { VersionLoader } from './version-loader';
+import type { StageTracer } from '../telemetry/stage-tracer';
 
 /** The parts of a {@link ModelRollout} (built by `createRollout`). */
 export interface ModelRolloutParts {
@@ -23,6 +24,8 @@ export interface ModelRolloutParts {
   readonly candidates: SessionManager;
   readonly loader: VersionLoader;
   readonly reclaimer: MemoryReclaimer;
+  /** The upload runs in a `model.rollout` span. Default none. */
+  readonly tracer?: StageTracer;
 }
 
 /** Model rollout on one instance. */
@@ -44,7 +47,20 @@ export class ModelRollout {
 
   /** The blob trigger's work: validate, then publish to the fleet (see {@link UploadHandler.handle}). */
   handleUpload(upload: ModelUpload): Promise<UploadOutcome> {
-    return this.parts.upload.handle(upload);
+    const tracer = this.parts.tracer;
+    if (tracer?.enabled !== true) return this.parts.upload.handle(upload);
+    return tracer.span('model.rollout', { 'model.size_bytes': upload.bytes.length }, async (span) => {
+      const outcome = await this.parts.upload.handle(upload);
+      const r = outcome.kind === 'rejected' ? outcome.rejection : outcome;
+      span.setAttributes({
+        'model.name': r.name,
+        'model.version': r.version,
+        'rollout.outcome': outcome.kind,
+        ...(outcome.kind === 'rejected' ? { 'rollout.check': outcome.rejection.check } : {}),
+        ...(outcome.kind === 'published' ? { 'rollout.mode': outcome.mode } : {}),
+      });
+      return outcome;
+    });
   }
   /** `GET /api/models`. */
   status(): Promise<{ models: ModelStatus[] }> {

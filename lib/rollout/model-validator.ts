@@ -14,6 +14,7 @@ import { verifyArtifact } from '../models/model-folder';
 import type { ShiftReport, ValidationSummary } from './fleet-state';
 import type { RejectCheck } from './fleet-store';
 import { readOnnxSignature, signatureProblems } from './onnx-signature';
+import { noopTracer, type StageTracer } from '../telemetry/stage-tracer';
 
 /** Largest |score − recorded golden score| accepted. */
 export const GOLDEN_TOLERANCE = 1e-3;
@@ -66,6 +67,8 @@ export interface ModelValidatorDeps {
   readonly isolation?: { readonly factory: BackendFactory; readonly when: (modelBytes: number) => boolean };
   /** Monotonic clock, ms. Default `performance.now`. */
   readonly now?: () => number;
+  /** Each check runs in a `model.check.<check>` span. Default: no spans. */
+  readonly tracer?: StageTracer;
 }
 
 /** One validation. */
@@ -101,75 +104,89 @@ export class ModelValidator {
   async validate(req: ValidationRequest): Promise<{ backend: InferenceBackend; summary: ValidationSummary }> {
     const { manifest, bytes } = req;
     const t0 = this.now();
-    if (req.sha256 !== manifest.sha256)
-      throw new ModelRejectedError('sha256', `The model's sha256 does not match its manifest.`, [
-        { path: 'sha256', message: 'does not match the model file' },
-      ]);
-    try {
-      verifyArtifact(manifest, bytes, this.deps.featureNames, req.sha256);
-    } catch (err) {
-      const e = toAppError(err);
-      throw new ModelRejectedError('features', e.message, e.errors);
-    }
-    let sig;
-    try {
-      sig = readOnnxSignature(bytes);
-    } catch (err) {
-      const e = toAppError(err);
-      throw new ModelRejectedError('signature', e.message, e.errors);
-    }
-    const problems = signatureProblems(sig, manifest, this.deps.featureNames.length);
-    if (problems.length > 0)
-      throw new ModelRejectedError(
-        'signature',
-        `The model's input/output signature does not match the manifest and the featurizer.`,
-        problems,
-      );
+    const tracer = this.deps.tracer ?? noopTracer;
+    const step = <T>(check: string, fn: () => T | Promise<T>): Promise<T> =>
+      tracer.span(`model.check.${check}`, {}, async () => fn());
+    await step('sha256', () => {
+      if (req.sha256 !== manifest.sha256)
+        throw new ModelRejectedError('sha256', `The model's sha256 does not match its manifest.`, [
+          { path: 'sha256', message: 'does not match the model file' },
+        ]);
+    });
+    await step('features', () => {
+      try {
+        verifyArtifact(manifest, bytes, this.deps.featureNames, req.sha256);
+      } catch (err) {
+        const e = toAppError(err);
+        throw new ModelRejectedError('features', e.message, e.errors);
+      }
+    });
     const golden = req.golden?.inputs ?? [];
     const width = this.deps.featureNames.length;
-    if (golden.some((r) => r.length !== width))
-      throw new ModelRejectedError('golden', `Every golden row must have ${width} values.`, [
-        { path: 'golden.inputs', message: `rows must have ${width} values` },
-      ]);
-
-    await this.probeInWorker(manifest, bytes);
-    let backend: InferenceBackend;
-    try {
-      backend = await this.deps.sessions.prepare({ manifest, bytes });
-    } catch (err) {
-      const e = toAppError(err);
-      throw new ModelRejectedError(
-        e.message.startsWith('Warm-up') ? 'warmup' : 'load',
-        e.message,
-        e.errors,
-        'model_invalid',
-        err,
-      );
-    }
+    await step('signature', () => {
+      let sig;
+      try {
+        sig = readOnnxSignature(bytes);
+      } catch (err) {
+        const e = toAppError(err);
+        throw new ModelRejectedError('signature', e.message, e.errors);
+      }
+      const problems = signatureProblems(sig, manifest, this.deps.featureNames.length);
+      if (problems.length > 0)
+        throw new ModelRejectedError(
+          'signature',
+          `The model's input/output signature does not match the manifest and the featurizer.`,
+          problems,
+        );
+      if (golden.some((r) => r.length !== width))
+        throw new ModelRejectedError('golden', `Every golden row must have ${width} values.`, [
+          { path: 'golden.inputs', message: `rows must have ${width} values` },
+        ]);
+    });
+    const backend = await step('load', async () => {
+      await this.probeInWorker(manifest, bytes);
+      try {
+        return await this.deps.sessions.prepare({ manifest, bytes });
+      } catch (err) {
+        const e = toAppError(err);
+        throw new ModelRejectedError(
+          e.message.startsWith('Warm-up') ? 'warmup' : 'load',
+          e.message,
+          e.errors,
+          'model_invalid',
+          err,
+        );
+      }
+    });
     try {
       const gpu = isGpuProvider(backend.info.executionProviders);
       const batchSizes = warmupBatchSizes(batchCap(this.deps, gpu));
       const rows = [Array.from(sampleRow(manifest, width))]; // the golden set is checked on its own below
-      for (const b of batchSizes) {
-        const problem = await this.score(backend, rows, b).then(
-          (s) => checkScores(s, b),
-          (err: unknown) => toAppError(err).message,
-        );
-        if (problem !== undefined)
-          throw new ModelRejectedError('warmup', `Warm-up at batch size ${b} failed: ${problem}.`, [
-            { path: 'model', message: `warm-up at batch size ${b}: ${problem}` },
-          ]);
-      }
+      await step('warmup', async () => {
+        for (const b of batchSizes) {
+          const problem = await this.score(backend, rows, b).then(
+            (s) => checkScores(s, b),
+            (err: unknown) => toAppError(err).message,
+          );
+          if (problem !== undefined)
+            throw new ModelRejectedError('warmup', `Warm-up at batch size ${b} failed: ${problem}.`, [
+              { path: 'model', message: `warm-up at batch size ${b}: ${problem}` },
+            ]);
+        }
+      });
       let shift: ShiftReport | undefined;
       if (golden.length > 0) {
-        const scores = await this.score(backend, golden, golden.length);
-        const problem = checkScores(scores, golden.length);
-        if (problem !== undefined)
-          throw new ModelRejectedError('golden', `The golden set failed: ${problem}.`, [
-            { path: 'golden', message: problem },
-          ]);
-        this.checkRecorded(manifest, req, scores);
-        shift = await this.shift(req, golden, scores);
+        const scores = await step('golden', async () => {
+          const scores = await this.score(backend, golden, golden.length);
+          const problem = checkScores(scores, golden.length);
+          if (problem !== undefined)
+            throw new ModelRejectedError('golden', `The golden set failed: ${problem}.`, [
+              { path: 'golden', message: problem },
+            ]);
+          this.checkRecorded(manifest, req, scores);
+          return scores;
+        });
+        shift = await step('shift', () => this.shift(req, golden, scores));
       }
       return {
         backend,

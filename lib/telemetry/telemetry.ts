@@ -1,75 +1,85 @@
 /**
- * The one telemetry module: turns the components' typed events into OpenTelemetry metrics and spans,
- * exported to Application Insights (Azure Monitor) when `APPLICATIONINSIGHTS_CONNECTION_STRING` is set.
- * It is the only module that imports OpenTelemetry or the Application Insights SDK.
+ * The one telemetry module: turns the components' typed events into OpenTelemetry metrics, and gives them a
+ * narrow {@link StageTracer} for spans. Export is set up once per process by `tracing.ts` (through the
+ * preload); this class only creates instruments on the global (or given) providers. Only lib/telemetry
+ * imports OpenTelemetry or the Application Insights SDK.
  */
-import {
-  metrics,
-  trace,
-  SpanStatusCode,
-  type Attributes,
-  type Meter,
-  type MeterProvider,
-  type Tracer,
-  type TracerProvider,
-} from '@opentelemetry/api';
+import { metrics, type Attributes, type Meter, type MeterProvider, type TracerProvider } from '@opentelemetry/api';
+import type { CacheStatus } from '../context/context-provider';
 import type { AdmissionEvents } from '../admission/admission-gate';
 import type { ContextEvents } from '../context/events';
-import type { EscalationEvents } from '../escalation/types';
-import type { BatcherEvents } from '../inference/batcher-types';
+import type { EscalationEvents, EscalationOutcome } from '../escalation/types';
+import type { BackendFactory } from '../inference/backend';
+import type { BatcherEvents, BatcherStats } from '../inference/batcher-types';
 import type { SessionManagerEvents } from '../inference/session-manager';
 import type { WorkerPoolEvents } from '../inference/worker-pool-types';
+import { traceRedisCommands } from './redis-spans';
+import type { SpanAttributes, StageTracer } from './stage-tracer';
+import { otelTracer, stageTracer, TRACER_NAME, tracingState } from './tracing';
 
 /** Where a scored payment came in. */
 export type ScoringPath = 'http' | 'batch' | 'queue';
 
+/** An external dependency, for `scoring.external.duration`. */
+export type Dependency = 'redis' | 'openai' | 'blob' | 'servicebus';
+
 /** Options of {@link Telemetry.create}. */
 export interface TelemetryOptions {
-  /** Application Insights connection string; unset = no export (no-op instruments unless providers are given). */
-  readonly connectionString?: string;
   /** Providers to use instead of the global ones (tests: in-memory readers/exporters). */
   readonly meterProvider?: MeterProvider;
   readonly tracerProvider?: TracerProvider;
 }
 
-const NAME = 'onnx-scoring';
-
 /** Metrics and spans of the engine. Handlers are safe to call at any rate; they never throw. */
 export class Telemetry {
+  /** Stage spans (the no-op tracer when tracing is off). */
+  readonly tracer: StageTracer;
   private readonly requests;
   private readonly scores;
+  private readonly requestMs;
+  private readonly inferenceMs;
+  private readonly externalMs;
+  private readonly cacheHits;
+  private readonly cacheMisses;
   private readonly batchRows;
   private readonly batchMs;
   private readonly shed;
-  private readonly admissionRefused;
-  private readonly admissionLimit;
   private readonly expired;
   private readonly workerExits;
   private readonly degraded;
   private readonly corrupt;
   private readonly modelLoads;
   private readonly modelLoadMs;
+  private readonly swaps;
+  private readonly escalations;
+  private readonly escalationTokens;
+  private readonly escalationCost;
+  private readonly admissionRefused;
+  private readonly admissionLimit;
+  private readonly breakerTransitions;
+  private readonly backends = new Set<{ readonly stats: BatcherStats }>();
+  private served: { name: string; version: string } | undefined;
+  private breakerOpen = 0;
 
-  private constructor(
-    private readonly meter: Meter,
-    private readonly tracer: Tracer,
-    private readonly shutdown: () => Promise<void>,
-  ) {
+  private constructor(meter: Meter, tracer: StageTracer) {
+    this.tracer = tracer;
+    const ms = (name: string, description: string) => meter.createHistogram(name, { unit: 'ms', description });
     this.requests = meter.createCounter('scoring.requests', { description: 'Scored payments' });
     this.scores = meter.createHistogram('scoring.score', { description: 'Fraud probability of scored payments' });
+    this.requestMs = ms(
+      'scoring.request.duration',
+      'Engine entry to answer, per payment request (ModelInference + ExternalCall + the rest)',
+    );
+    this.inferenceMs = ms('scoring.inference.duration', 'ModelInference: the inference of the batch a request ran in');
+    this.externalMs = ms('scoring.external.duration', 'ExternalCall: one call to a dependency (attribute dependency)');
+    this.cacheHits = meter.createCounter('scoring.cache.hits', { description: 'Context lookups answered by a tier' });
+    this.cacheMisses = meter.createCounter('scoring.cache.misses', {
+      description: 'Context lookups a tier could not answer',
+    });
     this.batchRows = meter.createHistogram('inference.batch.rows', { description: 'Rows per inference batch' });
-    this.batchMs = meter.createHistogram('inference.batch.duration', {
-      unit: 'ms',
-      description: 'Batch dispatch to result',
-    });
-    this.shed = meter.createCounter('inference.shed', {
+    this.batchMs = ms('inference.batch.duration', 'Batch dispatch to result');
+    this.shed = meter.createCounter('scoring.shed', {
       description: 'Requests refused on arrival (queue full or deadline)',
-    });
-    this.admissionRefused = meter.createCounter('admission.refused', {
-      description: 'Requests refused at the door (503 overloaded)',
-    });
-    this.admissionLimit = meter.createHistogram('admission.limit', {
-      description: 'Admission limit (requests inside the engine) after each change',
     });
     this.expired = meter.createCounter('inference.expired', {
       description: 'Queued requests that started past their deadline (they still run)',
@@ -82,44 +92,112 @@ export class Telemetry {
       description: 'Unreadable cached contexts treated as misses',
     });
     this.modelLoads = meter.createCounter('model.loads', { description: 'Model load attempts' });
-    this.modelLoadMs = meter.createHistogram('model.load.duration', {
-      unit: 'ms',
-      description: 'Model load and warm-up time',
+    this.modelLoadMs = ms('model.load.duration', 'Model load and warm-up time');
+    this.swaps = meter.createCounter('scoring.model.swaps', {
+      description: 'Served model version changes on this instance',
     });
+    this.escalations = meter.createCounter('scoring.escalations', { description: 'LLM escalations, by outcome' });
+    this.breakerTransitions = meter.createCounter('scoring.breaker.transitions', {
+      description: 'LLM circuit breaker state changes',
+    });
+    this.escalationTokens = meter.createCounter('scoring.escalation.tokens', {
+      unit: '{token}',
+      description: 'LLM tokens used by escalations (attribute kind: prompt | completion)',
+    });
+    this.escalationCost = meter.createCounter('scoring.escalation.cost', {
+      unit: 'USD',
+      description: 'Estimated LLM cost of escalations, from the configured prices per 1k tokens',
+    });
+    this.admissionRefused = meter.createCounter('admission.refused', {
+      description: 'Requests refused at the door (503 overloaded)',
+    });
+    this.admissionLimit = meter.createHistogram('admission.limit', {
+      description: 'Admission limit (requests inside the engine) after each change',
+    });
+    meter
+      .createObservableGauge('scoring.batch.queue_depth', {
+        unit: '{row}',
+        description: 'Rows waiting for an inference worker, all served versions',
+      })
+      .addCallback((r) => r.observe([...this.backends].reduce((n, b) => n + b.stats.queuedRows, 0)));
+    meter
+      .createObservableGauge('scoring.model.served', {
+        description: 'The model version this instance serves (value 1; attributes model.name, model.version)',
+      })
+      .addCallback((r) => {
+        if (this.served !== undefined)
+          r.observe(1, { 'model.name': this.served.name, 'model.version': this.served.version });
+      });
+    meter
+      .createObservableGauge('scoring.breaker.open', {
+        description: 'LLM circuit breaker open (1) or not (0) on this instance',
+      })
+      .addCallback((r) => r.observe(this.breakerOpen));
   }
 
-  /** Sets up export (Azure Monitor when a connection string is given) and the instruments. */
-  static async create(options: TelemetryOptions = {}): Promise<Telemetry> {
-    let shutdown = (): Promise<void> => Promise.resolve();
-    if (options.connectionString !== undefined && options.meterProvider === undefined) {
-      const ai = await import('applicationinsights');
-      ai.useAzureMonitor({ azureMonitorExporterOptions: { connectionString: options.connectionString } });
-      shutdown = () => ai.shutdownAzureMonitor();
+  /**
+   * Creates the instruments on the global providers (set up by the preload; no-ops when nothing is
+   * exported) or on the given ones. Subscribes to Redis command timing when tracing is on or a meter
+   * provider is given.
+   */
+  static create(options: TelemetryOptions = {}): Promise<Telemetry> {
+    const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(TRACER_NAME);
+    const otel = options.tracerProvider?.getTracer(TRACER_NAME);
+    const tracer = stageTracer(otel);
+    const t = new Telemetry(meter, tracer);
+    return Promise.resolve(t.withRedis(options.meterProvider !== undefined || tracingState().enabled, otel));
+  }
+
+  private redisOff: () => void = () => undefined;
+  private withRedis(on: boolean, otel: ReturnType<TracerProvider['getTracer']> | undefined): Telemetry {
+    if (on) {
+      this.redisOff = traceRedisCommands({
+        ...(this.tracer.enabled ? { tracer: otel ?? otelTracer() } : {}),
+        onDuration: (d, ok) => this.external('redis', d, ok),
+      });
     }
-    const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(NAME);
-    const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(NAME);
-    return new Telemetry(meter, tracer, shutdown);
+    return this;
   }
 
   /** Records one scored payment (never the payment itself: decision, cache, model version and path only). */
-  scored(e: { path: ScoringPath; decision: string; cache: string; modelVersion: string; score: number }): void {
+  scored(e: {
+    path: ScoringPath;
+    decision: string;
+    cache: string;
+    modelVersion: string;
+    score: number;
+    inferenceMs?: number;
+  }): void {
     const attrs: Attributes = { path: e.path, decision: e.decision, cache: e.cache, 'model.version': e.modelVersion };
     this.requests.add(1, attrs);
     this.scores.record(e.score, { 'model.version': e.modelVersion });
+    if (e.inferenceMs !== undefined) this.inferenceMs.record(e.inferenceMs, { 'model.version': e.modelVersion });
   }
 
-  /** Runs `fn` in a span; records its failure (error code only) on the span. */
-  async span<T>(name: string, attrs: Attributes, fn: () => Promise<T>): Promise<T> {
-    return this.tracer.startActiveSpan(name, { attributes: attrs }, async (span) => {
-      try {
-        return await fn();
-      } catch (err) {
-        span.setStatus({ code: SpanStatusCode.ERROR, message: (err as { code?: string }).code ?? 'error' });
-        throw err;
-      } finally {
-        span.end();
-      }
-    });
+  /** One engine request ended (`outcome`: `ok` or the error code), `ms` from entry to answer. */
+  request(e: { path: ScoringPath; outcome: string; ms: number }): void {
+    this.requestMs.record(e.ms, { path: e.path, outcome: e.outcome });
+  }
+
+  /** One call to a dependency took `ms`. */
+  external(dependency: Dependency, ms: number, ok: boolean): void {
+    this.externalMs.record(ms, { dependency, ok });
+  }
+
+  /**
+   * One context lookup: a hit counts for its tier (`l1` or `l2`); a lookup past L1 is an L1 miss; one that
+   * L2 did not answer (origin load, or degraded) is an L2 miss. Hit ratio = hits / (hits + L2 misses).
+   */
+  cacheLookup(cache: CacheStatus, tier: 'l1' | 'l2' | undefined): void {
+    if (cache === 'hit' && tier === 'l1') return this.cacheHits.add(1, { tier: 'l1' });
+    this.cacheMisses.add(1, { tier: 'l1' });
+    if (cache === 'hit') this.cacheHits.add(1, { tier: 'l2' });
+    else this.cacheMisses.add(1, { tier: 'l2', degraded: cache === 'degraded' });
+  }
+
+  /** Runs `fn` in a stage span (kept for callers of the earlier API). */
+  span<T>(name: string, attrs: SpanAttributes, fn: () => Promise<T>): Promise<T> {
+    return this.tracer.span(name as 'validate', attrs, fn);
   }
 
   /** Handlers for the micro-batcher's events. */
@@ -131,14 +209,6 @@ export class Telemetry {
       },
       shed: (e) => this.shed.add(1, { reason: e.reason }),
       expired: (e) => this.expired.add(e.rows),
-    };
-  }
-
-  /** Handlers for the admission gate's events. */
-  admissionEvents(): Partial<AdmissionEvents> {
-    return {
-      refused: () => this.admissionRefused.add(1),
-      limitChanged: (e) => this.admissionLimit.record(e.to),
     };
   }
 
@@ -155,47 +225,77 @@ export class Telemetry {
     };
   }
 
-  /** Handlers for the session manager's events. */
+  /** Handlers for the (active) session manager's events: loads, swaps and the served version. */
   sessionEvents(): Partial<SessionManagerEvents> {
     return {
       loaded: (e) => {
         this.modelLoads.add(1, { outcome: 'loaded', 'model.version': e.version });
         this.modelLoadMs.record(e.loadMs, { 'model.version': e.version });
+        const before = this.served;
+        if (before !== undefined && (before.version !== e.version || before.name !== e.name))
+          this.swaps.add(1, { 'model.name': e.name, from: before.version, to: e.version });
+        this.served = { name: e.name, version: e.version };
       },
       loadFailed: () => this.modelLoads.add(1, { outcome: 'failed' }),
     };
   }
 
-  /**
-   * Handlers for the LLM escalation's events: `escalation.calls` (by outcome), `escalation.latency` (ms),
-   * `escalation.tokens` (by kind), `escalation.cost` (USD), `escalation.breaker.transitions` (by state).
-   */
-  escalationEvents(): Partial<EscalationEvents> {
-    const m = this.meter;
-    const calls = m.createCounter('escalation.calls', { description: 'Escalation decisions by outcome' });
-    const latency = m.createHistogram('escalation.latency', { unit: 'ms', description: 'Time spent escalating' });
-    const tokens = m.createCounter('escalation.tokens', { description: 'LLM tokens used by escalations' });
-    const cost = m.createCounter('escalation.cost', { unit: 'USD', description: 'Estimated LLM cost of escalations' });
-    const transitions = m.createCounter('escalation.breaker.transitions', {
-      description: 'Circuit breaker state changes',
-    });
+  /** Handlers for the admission gate's events. */
+  admissionEvents(): Partial<AdmissionEvents> {
     return {
-      escalated: (e) => {
-        const attrs: Attributes = { outcome: e.outcome, model: e.model };
-        calls.add(1, attrs);
-        latency.record(e.latencyMs, attrs);
-        if (e.promptTokens > 0) tokens.add(e.promptTokens, { kind: 'prompt', model: e.model });
-        if (e.completionTokens > 0) tokens.add(e.completionTokens, { kind: 'completion', model: e.model });
-        if (e.costUsd > 0) cost.add(e.costUsd, { model: e.model });
-      },
-      breakerStateChanged: (e) => transitions.add(1, { state: e.state, previous: e.previous }),
+      refused: () => this.admissionRefused.add(1),
+      limitChanged: (e) => this.admissionLimit.record(e.to),
     };
   }
 
-  /** Flushes and stops export. */
-  dispose(): Promise<void> {
-    return this.shutdown();
+  /**
+   * Handlers for the LLM escalation's events: `scoring.escalations` (by outcome), the call's time as
+   * `scoring.external.duration{dependency=openai}` (only when something was sent), tokens and cost,
+   * breaker transitions and the `scoring.breaker.open` gauge.
+   */
+  escalationEvents(): Partial<EscalationEvents> {
+    return {
+      escalated: (e) => {
+        this.escalations.add(1, { outcome: e.outcome });
+        if (sent(e.outcome)) this.external('openai', e.latencyMs, e.outcome === 'ok');
+        if (e.promptTokens > 0) this.escalationTokens.add(e.promptTokens, { kind: 'prompt', model: e.model });
+        if (e.completionTokens > 0)
+          this.escalationTokens.add(e.completionTokens, { kind: 'completion', model: e.model });
+        if (e.costUsd > 0) this.escalationCost.add(e.costUsd, { model: e.model });
+      },
+      breakerStateChanged: (e) => {
+        this.breakerTransitions.add(1, { from: e.previous, to: e.state });
+        this.breakerOpen = e.state === 'open' ? 1 : 0;
+      },
+    };
   }
+
+  /** Wraps a backend factory so the queue-depth gauge sees every loaded batcher until it is disposed. */
+  trackBackends(factory: BackendFactory): BackendFactory {
+    return {
+      load: async (model) => {
+        const backend = await factory.load(model);
+        const stats = backend as unknown as { readonly stats?: BatcherStats };
+        if (stats.stats === undefined) return backend;
+        const tracked = stats as { readonly stats: BatcherStats };
+        this.backends.add(tracked);
+        const dispose = backend.dispose.bind(backend);
+        backend.dispose = () => (this.backends.delete(tracked), dispose());
+        return backend;
+      },
+    };
+  }
+
+  /** Stops the Redis subscription. Export is flushed and stopped by the process's tracing setup. */
+  dispose(): Promise<void> {
+    this.redisOff();
+    return tracingState().flush();
+  }
+}
+
+/** Whether an escalation with this outcome sent a request to the LLM. */
+function sent(outcome: EscalationOutcome): boolean {
+  return outcome !== 'capped' && outcome !== 'breaker_open' && outcome !== 'busy';
 }
 
 /** Calls every handler of the same event in turn (e.g. the logger's and telemetry's). */

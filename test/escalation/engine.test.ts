@@ -90,12 +90,12 @@ describe('escalation wired through the engine (HTTP, batch and Service Bus paths
     assert.equal(fake.count, 1);
     fake.set({ mode: 'server-error' });
     const again = await engine.processMessage(body, { messageId: 'tx-sb-1', deliveryCount: 2 });
-    assert.ok(again.kind === 'scored' && again.replayed);
-    assert.deepEqual(again.result, stored);
-    assert.equal(fake.count, 1, 'the redelivery re-published the stored result');
+    // the first delivery's publish was confirmed and marked: the redelivery sends nothing and scores nothing
+    assert.equal(again.kind, 'duplicate');
+    assert.equal(fake.count, 1, 'the redelivery never called the LLM');
   });
 
-  it('Service Bus: a fallback is stored too, and replayed as is', async () => {
+  it('Service Bus: a fallback is stored too, and a redelivery never escalates again', async () => {
     fake.set({ mode: 'server-error' });
     const body = Buffer.from(
       JSON.stringify(validEvent({ transactionId: 'tx-sb-2', userId: 'user-tx-sb-2', analysis: 'deep' })),
@@ -106,8 +106,7 @@ describe('escalation wired through the engine (HTTP, batch and Service Bus paths
     assert.equal(first.result.escalation?.outcome, 'server_error');
     fake.set({ mode: 'ok' });
     const again = await engine.processMessage(body, { messageId: 'tx-sb-2' });
-    assert.ok(again.kind === 'scored' && again.replayed);
-    assert.equal(again.result.source, 'local-fallback');
+    assert.equal(again.kind, 'duplicate', 'the stored fallback stands: nothing is scored or sent again');
     assert.equal(fake.count, 1);
   });
 });

@@ -1,0 +1,161 @@
+/**
+ * Process-wide tracing setup, started once, before the instrumented modules load (see `preload.ts`):
+ * - `APPLICATIONINSIGHTS_CONNECTION_STRING` set: `applicationinsights` v3 (`useAzureMonitor`) owns the global
+ *   providers (traces, metrics, logs, http and Azure SDK instrumentation); `OTEL_TRACES_EXPORTER=console`
+ *   additionally prints spans;
+ * - else `OTEL_TRACES_EXPORTER=console` (JSON lines on stdout) or `otlp` (OTLP/HTTP to
+ *   `OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces`): a Node tracer provider with that exporter;
+ * - else tracing is off: no provider, {@link stageTracer} is the no-op one.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import { SpanKind, SpanStatusCode, trace, type Attributes, type Tracer } from '@opentelemetry/api';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  BatchSpanProcessor,
+  SimpleSpanProcessor,
+  type SpanExporter,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { TelemetrySettings } from '../config/telemetry-settings';
+import { JsonLinesSpanExporter } from './json-span-exporter';
+import { noopTracer, type SpanAttributes, type StageName, type StageSpan, type StageTracer } from './stage-tracer';
+
+/** The tracer's instrumentation scope name. */
+export const TRACER_NAME = 'onnx-scoring';
+
+/** Test and benchmark seams of {@link startTracing}. */
+export interface TracingOverrides {
+  /** Export here instead of what the settings name (tests: an in-memory exporter; bench: a discarding one). */
+  readonly exporter?: SpanExporter;
+  /** `simple` exports each span when it ends (tests); `batch` (default) buffers like production. */
+  readonly processor?: 'simple' | 'batch';
+}
+
+/** What {@link startTracing} set up. */
+export interface TracingState {
+  readonly enabled: boolean;
+  /** `azure-monitor`, `console`, `otlp`, `custom` (overrides) or `off`. */
+  readonly mode: 'azure-monitor' | 'console' | 'otlp' | 'custom' | 'off';
+  /** Exports buffered spans now. */
+  flush(): Promise<void>;
+  /** Flushes and stops export. */
+  shutdown(): Promise<void>;
+}
+
+const OFF: TracingState = { enabled: false, mode: 'off', flush: async () => {}, shutdown: async () => {} };
+let state: TracingState | undefined;
+let userIdKey: Buffer = randomBytes(32);
+
+/**
+ * Starts tracing once per process; later calls return the first call's state (the preload runs first in
+ * production; a test or benchmark that calls this before loading the app wins over the preload).
+ */
+export function startTracing(settings: TelemetrySettings, overrides: TracingOverrides = {}): TracingState {
+  if (state !== undefined) return state;
+  if (settings.userIdKey !== undefined) userIdKey = Buffer.from(settings.userIdKey, 'utf8');
+  const processor = (e: SpanExporter): SpanProcessor =>
+    overrides.processor === 'simple'
+      ? new SimpleSpanProcessor(e)
+      : new BatchSpanProcessor(e, { scheduledDelayMillis: 200 });
+  const extra: SpanProcessor[] = [];
+  if (overrides.exporter !== undefined) extra.push(processor(overrides.exporter));
+  else if (settings.tracesExporter === 'console') extra.push(processor(new JsonLinesSpanExporter()));
+  else if (settings.tracesExporter === 'otlp') extra.push(processor(otlpExporter(settings.otlpEndpoint)));
+
+  if (settings.appInsightsConnectionString !== undefined && overrides.exporter === undefined) {
+    // Loaded only here: the distro patches http, the Azure SDK and redis clients as they are required next.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const ai = require('applicationinsights') as typeof import('applicationinsights');
+    ai.useAzureMonitor({
+      azureMonitorExporterOptions: { connectionString: settings.appInsightsConnectionString },
+      resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName }),
+      spanProcessors: extra,
+    });
+    state = {
+      enabled: true,
+      mode: 'azure-monitor',
+      flush: async () => {
+        await Promise.all(extra.map((p) => p.forceFlush())); // local exporters first: they never wait on the network
+        await ai.flushAzureMonitor();
+      },
+      shutdown: () => ai.shutdownAzureMonitor(),
+    };
+    return state;
+  }
+  if (extra.length === 0) return (state = OFF);
+  const provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName }),
+    spanProcessors: extra,
+  });
+  provider.register(); // global provider, AsyncLocalStorage context, W3C trace-context propagation
+  const mode = overrides.exporter !== undefined ? 'custom' : settings.tracesExporter === 'otlp' ? 'otlp' : 'console';
+  state = { enabled: true, mode, flush: () => provider.forceFlush(), shutdown: () => provider.shutdown() };
+  return state;
+}
+
+function otlpExporter(endpoint: string): SpanExporter {
+  type Otlp = typeof import('@opentelemetry/exporter-trace-otlp-http');
+  // loaded only when chosen: it pulls in the OTLP transformer and HTTP stack
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as Otlp;
+  return new OTLPTraceExporter({ url: `${endpoint}/v1/traces` });
+}
+
+/** The state of this process's tracing (off until {@link startTracing} ran). */
+export function tracingState(): TracingState {
+  return state ?? OFF;
+}
+
+/** `user.id` as a keyed hash (HMAC-SHA256, first 16 bytes hex) under `TELEMETRY_USER_ID_KEY`; never the raw id. */
+export function hashUserId(userId: string): string {
+  return createHmac('sha256', userIdKey).update(userId).digest('hex').slice(0, 32);
+}
+
+/** The OpenTelemetry tracer of this service (the global provider's). */
+export function otelTracer(): Tracer {
+  return trace.getTracer(TRACER_NAME);
+}
+
+const KINDS: Partial<Record<string, SpanKind>> = { publish: SpanKind.PRODUCER, escalation: SpanKind.CLIENT };
+
+/** Drops `undefined` values. */
+export function cleanAttributes(attrs: SpanAttributes): Attributes {
+  const out: Attributes = {};
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+/** The error code recorded on a failed span (`AppError.code`, else the error's name). */
+export function errorType(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : err instanceof Error ? err.name : 'error';
+}
+
+class OtelStageTracer implements StageTracer {
+  readonly enabled = true;
+  constructor(private readonly tracer: Tracer) {}
+
+  span<T>(name: StageName, attrs: SpanAttributes, fn: (span: StageSpan) => Promise<T>): Promise<T> {
+    const kind = KINDS[name] ?? SpanKind.INTERNAL;
+    return this.tracer.startActiveSpan(name, { kind, attributes: cleanAttributes(attrs) }, async (span) => {
+      try {
+        return await fn({ setAttributes: (a) => void span.setAttributes(cleanAttributes(a)) });
+      } catch (err) {
+        const type = errorType(err);
+        span.setAttribute('error.type', type);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: type });
+        throw err;
+      } finally {
+        span.end();
+      }
+    });
+  }
+}
+
+/** The stage tracer: OpenTelemetry-backed when tracing is on (or a provider is given), else the no-op one. */
+export function stageTracer(tracer?: Tracer): StageTracer {
+  if (tracer !== undefined) return new OtelStageTracer(tracer);
+  return tracingState().enabled ? new OtelStageTracer(otelTracer()) : noopTracer;
+}
