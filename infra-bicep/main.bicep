@@ -195,6 +195,12 @@ param flexMaximumInstanceCount int = 100
 @description('Name of the blob-trigger function that reacts to new models (app.storageBlob in functions/model-blob.ts). The postdeploy hook subscribes it to the models container.')
 param blobTriggerFunctionName string = 'modelBlob'
 
+@description('LLM escalation: Azure OpenAI endpoint (https://<resource>.openai.azure.com). Empty = escalation off. The app identity needs the Cognitive Services OpenAI User role on that resource (granted outside this template).')
+param openAiEndpoint string = ''
+
+@description('LLM escalation: the chat deployment name (json_schema structured outputs). Empty = escalation off.')
+param openAiDeployment string = ''
+
 @description('Alerts: e-mail address of the action group. Empty = no e-mail receiver. Consumed by modules/alerts.bicep.')
 param alertEmail string = ''
 
@@ -456,6 +462,15 @@ var appSettings = [
   {
     name: 'KEY_VAULT_URL'
     value: keyVault.outputs.uri
+  }
+  // LLM escalation (off while either is empty); Entra ID through AZURE_CLIENT_ID.
+  {
+    name: 'AZURE_OPENAI_ENDPOINT'
+    value: openAiEndpoint
+  }
+  {
+    name: 'AZURE_OPENAI_DEPLOYMENT'
+    value: openAiDeployment
   }
   // Inference.
   {

@@ -26,6 +26,13 @@ const NOT_SET_IN_AZURE: Record<string, string> = {
   INSTANCE_ID: 'the platform names the instance (WEBSITE_INSTANCE_ID / CONTAINER_APP_REPLICA_NAME)',
   WEBSITE_INSTANCE_ID: 'set by the platform (Flex)',
   CONTAINER_APP_REPLICA_NAME: 'set by the platform (Container Apps)',
+  AZURE_OPENAI_API_KEY: 'local use only; Azure authenticates with Entra ID (the app identity, AZURE_CLIENT_ID)',
+  AZURE_OPENAI_KEY_SECRET_NAME: 'only for a key-based Azure OpenAI resource; Entra ID is the default',
+  ESCALATION_BAND_LOW: 'unset = the manifest review threshold',
+  ESCALATION_BAND_HIGH: 'unset = the manifest decline threshold',
+  ESCALATION_USER_HASH_KEY: 'a secret: Azure reads it from Key Vault (ESCALATION_USER_HASH_KEY_SECRET_NAME), never an app setting',
+  ESCALATION_USER_HASH_KEY_SECRET_NAME: 'optional; unset = a random key per process (hashes differ across instances)',
+  TELEMETRY_USER_ID_KEY: 'optional; unset = a random key per process (user.id hashes differ across instances)',
 };
 
 /** App settings read by the platform or the runtime, not by lib/config. */
