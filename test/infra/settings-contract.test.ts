@@ -30,7 +30,8 @@ const NOT_SET_IN_AZURE: Record<string, string> = {
   AZURE_OPENAI_KEY_SECRET_NAME: 'only for a key-based Azure OpenAI resource; Entra ID is the default',
   ESCALATION_BAND_LOW: 'unset = the manifest review threshold',
   ESCALATION_BAND_HIGH: 'unset = the manifest decline threshold',
-  ESCALATION_USER_HASH_KEY: 'a secret: Azure reads it from Key Vault (ESCALATION_USER_HASH_KEY_SECRET_NAME), never an app setting',
+  ESCALATION_USER_HASH_KEY:
+    'a secret: Azure reads it from Key Vault (ESCALATION_USER_HASH_KEY_SECRET_NAME), never an app setting',
   ESCALATION_USER_HASH_KEY_SECRET_NAME: 'optional; unset = a random key per process (hashes differ across instances)',
   TELEMETRY_USER_ID_KEY: 'optional; unset = a random key per process (user.id hashes differ across instances)',
 };
