@@ -116,6 +116,15 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     context,
     deadlineMs: config.inference.deadlineMs,
     ...(deps.now === undefined ? {} : { now: deps.now }),
+    on: combineHandlers(telemetry.scorerEvents(), {
+      invalidScore: (e) =>
+        logger.error('model output invalid: answered review (fail closed)', {
+          model: e.model,
+          version: e.modelVersion,
+          kind: e.kind,
+          rows: e.rows,
+        }),
+    }),
   });
   const { asyncScorer, publisher } = await createAsyncScorer(config, {
     scorer,

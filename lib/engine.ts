@@ -73,7 +73,7 @@ export class Engine {
       decision: r.decision,
       cache: r.cache,
       modelVersion: r.model.version,
-      score: r.score,
+      score: r.score ?? undefined,
     });
     return r;
   }

@@ -17,6 +17,7 @@ import type { ContextEvents } from '../context/events';
 import type { BatcherEvents } from '../inference/batcher-types';
 import type { SessionManagerEvents } from '../inference/session-manager';
 import type { WorkerPoolEvents } from '../inference/worker-pool-types';
+import type { ScorerEvents } from '../scoring/scorer';
 
 /** Where a scored payment came in. */
 export type ScoringPath = 'http' | 'batch' | 'queue';
@@ -45,6 +46,7 @@ export class Telemetry {
   private readonly corrupt;
   private readonly modelLoads;
   private readonly modelLoadMs;
+  private readonly invalidScores;
 
   private constructor(
     meter: Meter,
@@ -72,6 +74,9 @@ export class Telemetry {
       description: 'Unreadable cached contexts treated as misses',
     });
     this.modelLoads = meter.createCounter('model.loads', { description: 'Model load attempts' });
+    this.invalidScores = meter.createCounter('scoring.invalid_score', {
+      description: 'Model outputs that were not a finite number in [0, 1] (answered review: fail closed)',
+    });
     this.modelLoadMs = meter.createHistogram('model.load.duration', {
       unit: 'ms',
       description: 'Model load and warm-up time',
@@ -91,11 +96,21 @@ export class Telemetry {
     return new Telemetry(meter, tracer, shutdown);
   }
 
-  /** Records one scored payment (never the payment itself: decision, cache, model version and path only). */
-  scored(e: { path: ScoringPath; decision: string; cache: string; modelVersion: string; score: number }): void {
+  /**
+   * Records one scored payment (never the payment itself: decision, cache, model version and path only).
+   * `score` is absent when the model gave no valid score (counted by {@link scorerEvents} instead).
+   */
+  scored(e: { path: ScoringPath; decision: string; cache: string; modelVersion: string; score?: number }): void {
     const attrs: Attributes = { path: e.path, decision: e.decision, cache: e.cache, 'model.version': e.modelVersion };
     this.requests.add(1, attrs);
-    this.scores.record(e.score, { 'model.version': e.modelVersion });
+    if (e.score !== undefined) this.scores.record(e.score, { 'model.version': e.modelVersion });
+  }
+
+  /** Handlers for the scorer's events: `scoring.invalid_score` counts model outputs that failed closed. */
+  scorerEvents(): Partial<ScorerEvents> {
+    return {
+      invalidScore: (e) => this.invalidScores.add(1, { 'model.version': e.modelVersion, kind: e.kind }),
+    };
   }
 
   /** Runs `fn` in a span; records its failure (error code only) on the span. */
