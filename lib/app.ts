@@ -14,7 +14,9 @@ import { Engine } from './engine';
 import { FEATURE_NAMES } from './features/featurizer';
 import type { BackendFactory } from './inference/backend';
 import { batchedBackendFactory, inferenceLogEvents } from './inference/backend-factory';
+import { ReadinessMonitor } from './inference/readiness-monitor';
 import { SessionManager } from './inference/session-manager';
+import { realTimers, type Timers } from './context/entra-auth';
 import { ModelFolder, type ModelSource } from './models/model-folder';
 import { planRollout, type RolloutDeps } from './rollout/create-rollout';
 import type { ModelRollout } from './rollout/model-rollout';
@@ -38,6 +40,8 @@ export interface EngineDeps {
   readonly bus?: InProcessBus;
   /** Where async results go; default the Service Bus topic if a namespace is configured, else the embedded bus. */
   readonly publisher?: ResultPublisher;
+  /** Timers of the background readiness probe; default real (unref'd) timers. */
+  readonly healthTimers?: Timers;
   /** Model rollout overrides: fleet store, models container, credential, reconcile timers, wall clock, instance id. */
   readonly rollout?: Partial<Omit<RolloutDeps, 'logger' | 'redis'>>;
 }
@@ -134,6 +138,12 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     bus: deps.bus ?? inProcessBus(),
     ...(deps.publisher === undefined ? {} : { publisher: deps.publisher }),
   });
+  const readinessMonitor = new ReadinessMonitor({
+    sessions,
+    intervalMs: config.model.healthProbeIntervalMs,
+    timers: deps.healthTimers ?? realTimers,
+  });
+  readinessMonitor.start(); // probes only once a model is loaded; disposed with the engine
   return new Engine({
     config,
     logger,
@@ -143,6 +153,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     asyncScorer,
     rollout,
     telemetry,
+    readinessMonitor,
     disposables: [telemetry, publisher],
   });
 }

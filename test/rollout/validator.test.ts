@@ -195,7 +195,7 @@ describe('model validation', () => {
 
   it('leaves the active version serving whatever it refuses', async () => {
     assert.equal(sessions.manifest?.version, '1.0.0');
-    assert.equal((await sessions.readiness()).ready, true);
+    assert.equal((await sessions.probe()).ready, true);
     assert.ok(!(new AppError('model_invalid', 'x') instanceof ModelRejectedError));
   });
 });
