@@ -207,7 +207,7 @@ export class SessionManager {
       ...(backend.info.fallbackReason === undefined ? {} : { fallbackReason: backend.info.fallbackReason }),
       checkedAt: this.wallNow(),
     };
-    if (options.probe !== false) void this.probe();
+    if (options.probe !== false) void this.probe().catch(() => undefined); // a probe records its own failures
   }
 
   /**
