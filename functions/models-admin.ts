@@ -14,6 +14,17 @@ app.http('modelsStatus', {
   handler: withProblems(async () => jsonResponse(200, await (await sharedEngine()).models.status())),
 });
 
+/**
+ * GET /api/models/health: this instance's detailed health: status, model, execution providers, fallback
+ * reason, the reason when not ready, when the last sample inference ran, and its place in the fleet.
+ */
+app.http('modelsHealth', {
+  route: 'models/health',
+  methods: ['GET'],
+  authLevel: 'admin',
+  handler: withProblems(async () => jsonResponse(200, (await sharedEngine()).healthDetail())),
+});
+
 /** POST /api/models/{name}/promote `{ "version": "1.2.0" }`: makes a validated version active on every instance. */
 app.http('modelsPromote', {
   route: 'models/{name}/promote',

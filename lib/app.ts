@@ -20,7 +20,9 @@ import type { EscalationEvents } from './escalation/types';
 import { FEATURE_NAMES } from './features/featurizer';
 import type { BackendFactory } from './inference/backend';
 import { batchedBackendFactory, inferenceLogEvents } from './inference/backend-factory';
+import { ReadinessMonitor } from './inference/readiness-monitor';
 import { SessionManager } from './inference/session-manager';
+import { realTimers, type Timers } from './context/entra-auth';
 import { ModelFolder, type ModelSource } from './models/model-folder';
 import { RolloutCatalog, StaticCatalog, type ModelCatalog, type StaticModel } from './oip/model-catalog';
 import { OipService } from './oip/oip-service';
@@ -54,6 +56,8 @@ export interface EngineDeps {
   readonly oipModels?: readonly StaticModel[];
   /** LLM escalation overrides (credential, Key Vault reader, fetch, verdict client, clock, extra event handlers). */
   readonly escalation?: Partial<Omit<EscalatorWiring, 'logger'>>;
+  /** Timers of the background readiness probe; default real (unref'd) timers. */
+  readonly healthTimers?: Timers;
   /** Model rollout overrides: fleet store, models container, credential, reconcile timers, wall clock, instance id. */
   readonly rollout?: Partial<Omit<RolloutDeps, 'logger' | 'redis'>>;
 }
@@ -152,6 +156,15 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     deadlineMs: config.inference.deadlineMs,
     ...(deps.now === undefined ? {} : { now: deps.now }),
     ...(escalator === undefined ? {} : { escalator }),
+    on: combineHandlers(telemetry.scorerEvents(), {
+      invalidScore: (e) =>
+        logger.error('model output invalid: answered review (fail closed)', {
+          model: e.model,
+          version: e.modelVersion,
+          kind: e.kind,
+          rows: e.rows,
+        }),
+    }),
   });
   const { asyncScorer, publisher } = await createAsyncScorer(config, {
     scorer,
@@ -176,14 +189,23 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     new RolloutCatalog({ name: config.model.name, sessions, router: rollout.router, store: rollout.store }),
     ...(extra === undefined ? [] : [extra]),
   ];
+  const readinessMonitor = new ReadinessMonitor({
+    sessions,
+    intervalMs: config.model.healthProbeIntervalMs,
+    timers: deps.healthTimers ?? realTimers,
+  });
+  readinessMonitor.start(); // probes only once a model is loaded; disposed with the engine
   const built: { engine?: Engine } = {}; // the readiness probe runs only after createEngine returns
   const oip = new OipService({
     catalogs,
     server: serverInfo(),
-    ready: async () => {
-      const r = await (built.engine as Engine).readiness();
-      return r.ready ? { ready: true } : { ready: false, reason: r.reason };
-    },
+    // anonymous (v2/health/ready): a fixed reason, never the load error (that is the admin view's)
+    ready: () =>
+      Promise.resolve(
+        (built.engine as Engine).ready().status === 'ready'
+          ? { ready: true }
+          : { ready: false, reason: 'No model is ready on this instance yet.' },
+      ),
     ...(deps.now === undefined ? {} : { now: deps.now }),
   });
   const engine = (built.engine = new Engine({
@@ -198,6 +220,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     oip,
     telemetry,
     now,
+    readinessMonitor,
     disposables: [telemetry, publisher, ...(extra === undefined ? [] : [extra])],
   }));
   return engine;

@@ -3,7 +3,8 @@ import type { AsyncScorer, MessageMeta, MessageOutcome } from './async/async-sco
 import type { Config } from './config/config';
 import type { ContextProvider } from './context/context-provider';
 import { batchDeadlineMs } from './inference/deadline';
-import type { SessionManager, Readiness } from './inference/session-manager';
+import type { ReadinessMonitor } from './inference/readiness-monitor';
+import type { Health, SessionManager } from './inference/session-manager';
 import type { FleetReadiness } from './rollout/fleet-agent';
 import type { ModelRollout } from './rollout/model-rollout';
 import type { OipService } from './oip/oip-service';
@@ -32,6 +33,8 @@ export interface EngineParts {
   readonly admission?: AdmissionGate;
   /** Monotonic clock, ms, for `scoring.request.duration`. Default `performance.now`. */
   readonly now?: () => number;
+  /** Keeps readiness fresh with a background sample inference (started by the composition root). */
+  readonly readinessMonitor?: ReadinessMonitor;
   /** Extra resources to dispose with the engine, last first. */
   readonly disposables?: readonly { dispose(): Promise<void> }[];
 }
@@ -112,7 +115,7 @@ export class Engine {
       decision: r.decision,
       cache: r.cache,
       modelVersion: r.model.version,
-      score: r.score,
+      score: r.score ?? undefined,
       inferenceMs: r.timing.inferenceMs,
     });
     return r;
@@ -204,18 +207,45 @@ export class Engine {
   }
 
   /**
-   * Readiness: a sample inference through the active model, plus this instance's place in the fleet
-   * (`fleet.stale`: it could not load the version the pointer names and serves an older one). Starts
-   * loading if nothing is loaded yet.
+   * Readiness as the engine already knows it, without running anything: the last sample inference (at
+   * load and at every swap, then every `HEALTH_PROBE_INTERVAL_SEC` in the background), plus this
+   * instance's place in the fleet (`fleet.stale`: it could not load the version the pointer names and
+   * serves an older one). Starts loading if nothing is loaded yet. The detailed view: admin only.
    */
-  async readiness(): Promise<Readiness & { readonly fleet?: FleetReadiness }> {
+  readiness(): Health & { readonly fleet?: FleetReadiness } {
     if (!this.parts.sessions.isReady) void this.parts.sessions.ensureReady().catch(() => undefined);
-    const r = await this.parts.sessions.readiness();
+    const r = this.parts.sessions.health;
     return this.parts.rollout === undefined ? r : { ...r, fleet: this.parts.rollout.readiness() };
+  }
+
+  /** The anonymous readiness answer (`GET /api/health/ready`): status and model only, nothing else. */
+  ready(): PublicReadiness {
+    const r = this.readiness();
+    const m = r.model;
+    return {
+      status: r.ready ? 'ready' : 'not_ready',
+      model: m === undefined ? null : { name: m.name, version: m.version },
+    };
+  }
+
+  /** The detailed health view (`GET /api/models/health`, authLevel admin). */
+  healthDetail(): HealthDetail {
+    const r = this.readiness();
+    return {
+      status: r.ready ? 'ready' : 'not_ready',
+      model: r.model ?? null,
+      executionProviders: r.ready ? r.executionProviders : [],
+      fallbackReason: (r.ready ? r.fallbackReason : undefined) ?? null,
+      reason: r.ready ? null : r.reason,
+      lastCheckAt: r.checkedAt === undefined ? null : new Date(r.checkedAt).toISOString(),
+      probeIntervalSec: this.parts.config.model.healthProbeIntervalMs / 1000,
+      fleet: r.fleet ?? null,
+    };
   }
 
   /** Releases everything the engine holds. */
   async dispose(): Promise<void> {
+    await this.parts.readinessMonitor?.dispose();
     await this.parts.rollout?.dispose();
     await this.parts.sessions.dispose();
     await this.parts.context.dispose();
@@ -226,6 +256,31 @@ export class Engine {
 /** Inference refused an admitted request as more than it can serve in time: a drop for the admission gate. */
 function isInferenceRefusal(err: unknown): boolean {
   return err instanceof AppError && (err.code === 'deadline_exceeded' || err.code === 'overloaded');
+}
+
+/** `GET /api/health/ready`: nothing beyond the status and the model served (no instance, no reasons). */
+export interface PublicReadiness {
+  readonly status: 'ready' | 'not_ready';
+  /** The version loaded, `null` while none is. */
+  readonly model: { readonly name: string; readonly version: string } | null;
+}
+
+/** `GET /api/models/health` (admin): the detailed view. */
+export interface HealthDetail {
+  readonly status: 'ready' | 'not_ready';
+  readonly model: { readonly name: string; readonly version: string } | null;
+  /** Execution providers the session really uses. */
+  readonly executionProviders: readonly string[];
+  /** Why the requested providers were not used, if they were not. */
+  readonly fallbackReason: string | null;
+  /** Why not ready (load error, failed sample inference). */
+  readonly reason: string | null;
+  /** When the sample inference behind this state ran (ISO 8601), `null` before the first. */
+  readonly lastCheckAt: string | null;
+  /** `HEALTH_PROBE_INTERVAL_SEC`. */
+  readonly probeIntervalSec: number;
+  /** This instance's place in the model rollout. */
+  readonly fleet: FleetReadiness | null;
 }
 
 /** One entry of a batch response: a score result, or the problem of an invalid event. */

@@ -57,6 +57,16 @@ export interface RpcTypedData {
   collectionString?: { string?: string[] | null } | null;
   collectionDouble?: { double?: number[] | null } | null;
   collectionSint64?: { sint64?: number[] | null } | null;
+  /** Deferred binding (`sdkBinding: true`): a reference to the resource instead of its content. */
+  modelBindingData?: RpcModelBindingData | null;
+}
+
+/** Model binding data: what a deferred binding passes (e.g. source `AzureStorageBlobs`, JSON content naming the blob). */
+export interface RpcModelBindingData {
+  version?: string | null;
+  source?: string | null;
+  contentType?: string | null;
+  content?: Uint8Array | null;
 }
 
 /** Nullable string wrapper used by the RPC protocol. */

@@ -2,14 +2,17 @@
  * Plays the Functions runtime's blob trigger for `npm start`: polls the models container (the local
  * `models/` folder by default, or Azurite with `AzureWebJobsStorage=UseDevelopmentStorage=true`) and,
  * for each new or changed `{name}/{version}.onnx`, invokes the app's registered blob-trigger function
- * exactly as the runtime would (the blob as a Buffer, plus `BlobTrigger`, `Uri`, `Properties`, `Metadata`
- * and the path's `name` / `version`). Like `source: 'EventGrid'`, blobs present at start do not fire.
+ * exactly as the runtime would (a reference to the blob as `modelBindingData` when the trigger declares
+ * `sdkBinding: true`, else the blob as a Buffer; plus `BlobTrigger`, `Uri`, `Properties`, `Metadata` and
+ * the path's `name` / `version`). Like `source: 'EventGrid'`, blobs present at start do not fire.
  * A failing invocation is retried on the next polls, 5 times at most (the runtime's `maxDequeueCount`).
  */
 import type { ModelBlob, ModelRepository } from '../lib/rollout/model-repository';
+import { blobBindingData } from '../lib/rollout/blob-reference';
 import { parseModelBlobPath } from '../lib/rollout/model-path';
 import type { FunctionInfo, LocalHost } from './host';
 import { resolveAppSettings } from './invoke';
+import { DeferredBinding } from './rpc';
 
 /** Invocations of one blob version before it is given up (the runtime then writes it to the poison queue). */
 export const MAX_DEQUEUE_COUNT = 5;
@@ -115,22 +118,35 @@ export class ModelFeeder {
     return fired;
   }
 
+  /** Whether the trigger uses deferred binding (`sdkBinding: true`): it then gets a reference, not the content. */
+  private get deferred(): boolean {
+    const props = this.fn.trigger['properties'] as { supportsDeferredBinding?: unknown } | undefined;
+    return String(props?.supportsDeferredBinding).toLowerCase() === 'true';
+  }
+
   /** Invokes the trigger for one blob; true when done (whatever the outcome), false to retry. */
   private async fire(b: ModelBlob): Promise<boolean> {
-    const rest = b.blobPath.slice(this.opts.repository.container.length + 1);
+    const container = this.opts.repository.container;
+    const rest = b.blobPath.slice(container.length + 1);
     const [name = '', file = ''] = rest.split('/');
     const version = file.replace(/\.onnx$/, '');
-    let bytes: Uint8Array = new Uint8Array(0);
-    try {
-      bytes = await this.opts.repository.readModel(
-        parseModelBlobPath(b.blobPath, this.opts.repository.container),
-        Number.MAX_SAFE_INTEGER,
-      );
-    } catch {
-      /* an invalid name: the handler rejects it on its path alone */
+    let value: unknown;
+    if (this.deferred) {
+      // as the runtime does with sdkBinding: a reference to the blob (the function reads it, with a cap)
+      value = new DeferredBinding(blobBindingData(String(this.fn.trigger['connection'] ?? ''), container, rest));
+    } else {
+      let bytes: Uint8Array = new Uint8Array(0);
+      try {
+        bytes = (
+          await this.opts.repository.readModel(parseModelBlobPath(b.blobPath, container), Number.MAX_SAFE_INTEGER)
+        ).bytes;
+      } catch {
+        /* an invalid name: the handler rejects it on its path alone */
+      }
+      value = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     }
     try {
-      await this.opts.host.invoke(this.fn.name, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
+      await this.opts.host.invoke(this.fn.name, value, {
         BlobTrigger: b.blobPath,
         Uri: b.uri,
         Properties: { ContentLength: b.size, ETag: b.etag },

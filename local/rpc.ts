@@ -6,7 +6,15 @@
  * @module
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'http';
-import type { RpcHttpCookie, RpcHttpData, RpcTypedData } from './core-types';
+import type { RpcHttpCookie, RpcHttpData, RpcModelBindingData, RpcTypedData } from './core-types';
+
+/**
+ * A trigger value sent as `modelBindingData` (deferred binding, `sdkBinding: true`), as the host does for
+ * a blob trigger whose binding declares `supportsDeferredBinding`.
+ */
+export class DeferredBinding {
+  constructor(readonly data: RpcModelBindingData) {}
+}
 
 /**
  * Encodes a JS value as RPC typed data, like the library's `toRpcTypedData` (what the host would
@@ -16,6 +24,7 @@ import type { RpcHttpCookie, RpcHttpData, RpcTypedData } from './core-types';
  */
 export function encodeTypedData(value: unknown): RpcTypedData | undefined {
   if (value === undefined || value === null) return undefined;
+  if (value instanceof DeferredBinding) return { modelBindingData: value.data };
   if (typeof value === 'string') return { string: value };
   if (Buffer.isBuffer(value)) return { bytes: value };
   if (ArrayBuffer.isView(value)) return { bytes: new Uint8Array(value.buffer, value.byteOffset, value.byteLength) };

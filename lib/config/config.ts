@@ -180,6 +180,7 @@ const envShape = z.object({
   MODEL_MAX_BYTES: int(1024, 2 * 1024 ** 3, 256 * 1024 ** 2),
   MODEL_SHIFT_MAX: num(0, 1, 0.1),
   MODEL_RECONCILE_INTERVAL_SEC: int(1, 3600, 30),
+  HEALTH_PROBE_INTERVAL_SEC: int(1, 3600, 15),
   MODEL_RECLAIM_AFTER_SWAP: bool(true),
   MODEL_FORCE_METADATA_KEY: z.preprocess(
     emptyToUndefined,
@@ -243,6 +244,8 @@ export interface Config {
     readonly name: string;
     readonly version: string | undefined;
     readonly warmupOnStart: boolean;
+    /** Period of the background sample inference that readiness reports, ms (`HEALTH_PROBE_INTERVAL_SEC`, default 15 s). */
+    readonly healthProbeIntervalMs: number;
   };
   readonly ort: {
     readonly executionProviders: readonly (typeof PROVIDERS)[number][];
@@ -492,6 +495,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       name: e.MODEL_NAME,
       version: e.MODEL_VERSION,
       warmupOnStart: e.WARMUP_ON_START,
+      healthProbeIntervalMs: e.HEALTH_PROBE_INTERVAL_SEC * 1000,
     },
     ort: {
       executionProviders: e.ORT_EXECUTION_PROVIDERS,

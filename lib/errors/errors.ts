@@ -122,8 +122,70 @@ export interface Problem {
   readonly instance?: string;
 }
 
-/** Base URI of problem types; each code's type is `${PROBLEM_TYPE_BASE}${code}`. */
-export const PROBLEM_TYPE_BASE = 'https://errors.onnx-scoring.dev/';
+/**
+ * Where problem types live: each code's `type` is the relative reference `${PROBLEM_TYPE_BASE}${code}`
+ * (RFC 9457 §3.1.1: resolved against the request URL), and `GET /api/problems/{code}` on this app
+ * answers it with the code's description ({@link describeProblemType}).
+ */
+export const PROBLEM_TYPE_BASE = '/api/problems/';
+
+const DESCRIPTION_BY_CODE: Readonly<Record<ErrorCode, string>> = Object.freeze({
+  invalid_json: 'The request body is not valid JSON.',
+  validation_failed: 'The request does not match the schema; `errors` lists every invalid field by path.',
+  payload_too_large:
+    'The request body is over the limit (64 KiB for one event, 1 MiB for a batch, 4 KiB for admin requests), or a batch holds too many events. Bodies are counted while they are read and refused as soon as the limit is passed.',
+  unsupported_media_type: 'The request body is not `application/json`.',
+  not_found: 'No such route or resource.',
+  method_not_allowed: 'The method is not allowed for this route.',
+  model_not_ready:
+    'No model is loaded yet (loading, or the configured model failed to load), or readiness failed. Retry after `Retry-After`.',
+  model_invalid: 'A model or manifest failed validation (rollout: the rejection names the failed check).',
+  model_shift_exceeded:
+    "An uploaded model's golden-set score shift against the active version is above MODEL_SHIFT_MAX; upload again with blob metadata force=true to accept it.",
+  conflict: "The request conflicts with the model's current state (e.g. nothing to roll back to).",
+  overloaded: 'The service is refusing excess load. Retry after `Retry-After`.',
+  deadline_exceeded: 'The request could not be scored within its deadline. Retry after `Retry-After`.',
+  inference_failed: 'The inference runtime failed on a valid request.',
+  dependency_unavailable: 'A required dependency is unavailable. Retry after `Retry-After`.',
+  transaction_in_progress: 'Another instance is scoring this transaction (asynchronous path; redelivered).',
+  config_invalid: 'The settings failed validation at start-up; the log names every bad setting.',
+  internal: 'An unexpected error occurred; details are only in the logs.',
+});
+
+/** The document `GET /api/problems/{code}` answers: what a problem type means. */
+export interface ProblemTypeDescription {
+  /** The problem type URI (relative reference), as problems carry it. */
+  readonly type: string;
+  readonly code: ErrorCode;
+  readonly title: string;
+  /** HTTP status problems of this type carry. */
+  readonly status: number;
+  readonly description: string;
+}
+
+/** Whether a string is one of the {@link ERROR_CODES}. */
+export function isErrorCode(code: string): code is ErrorCode {
+  return (ERROR_CODES as readonly string[]).includes(code);
+}
+
+/**
+ * Describes one problem type.
+ * @throws AppError `not_found` for a string that is not an error code.
+ */
+export function describeProblemType(code: string): ProblemTypeDescription {
+  if (!isErrorCode(code))
+    throw new AppError(
+      'not_found',
+      `No problem type "${code.slice(0, 64)}"; see ${PROBLEM_TYPE_BASE} + one of the codes.`,
+    );
+  return {
+    type: PROBLEM_TYPE_BASE + code,
+    code,
+    title: TITLE_BY_CODE[code],
+    status: STATUS_BY_CODE[code],
+    description: DESCRIPTION_BY_CODE[code],
+  };
+}
 
 /** Wraps anything thrown into an {@link AppError}; unknown errors become `internal` with a generic detail. */
 export function toAppError(err: unknown): AppError {

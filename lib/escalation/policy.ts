@@ -41,8 +41,12 @@ export class EscalationPolicy {
   triggers(event: PaymentEvent, local: ScoreResult): EscalationTrigger[] {
     const out: EscalationTrigger[] = [];
     const band = this.options.band;
-    if (band === undefined ? local.decision === 'review' : local.score >= band.low && local.score < band.high)
-      out.push('band');
+    // a failed-closed result (score null, decision review) is exactly what the local model cannot judge
+    const inBand =
+      band === undefined
+        ? local.decision === 'review'
+        : local.score === null || (local.score >= band.low && local.score < band.high);
+    if (inBand) out.push('band');
     if (event.note !== undefined && event.note.length >= this.options.noteMinChars) out.push('note');
     if (event.analysis === 'deep') out.push('requested');
     return out;

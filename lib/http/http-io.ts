@@ -1,26 +1,30 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { AppError, problemHeaders, toAppError, toProblem } from '../errors/errors';
 import { parseJson } from '../scoring/event-schema';
+import { readBounded } from './bounded-read';
 
 const JSON_CT = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
+/** What {@link readJsonBody} needs of a request: `HttpRequest` (the host's) or a fetch `Request`. */
+export type JsonBodySource = Pick<HttpRequest, 'headers' | 'body'>;
+
 /**
- * Reads a JSON request body with a size cap.
+ * Reads a JSON request body with a size cap. A declared `content-length` over the cap is refused before
+ * reading; otherwise (chunked bodies included) the bytes are counted as they stream in and the read
+ * stops, the stream cancelled, as soon as the count passes the cap.
  * @param limitBytes largest accepted body, bytes.
  * @throws AppError `unsupported_media_type` (not JSON), `payload_too_large`, `invalid_json`.
  */
-export async function readJsonBody(request: HttpRequest, limitBytes: number): Promise<unknown> {
+export async function readJsonBody(request: JsonBodySource, limitBytes: number): Promise<unknown> {
   const ct = request.headers.get('content-type') ?? '';
   if (!JSON_CT.test(ct)) {
     throw new AppError('unsupported_media_type', 'The body must be JSON (content-type: application/json).');
   }
+  const tooLarge = (): AppError => new AppError('payload_too_large', `The body must be at most ${limitBytes} bytes.`);
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > limitBytes) {
-    throw new AppError('payload_too_large', `The body must be at most ${limitBytes} bytes.`);
-  }
-  const bytes = new Uint8Array(await request.arrayBuffer());
-  if (bytes.byteLength > limitBytes)
-    throw new AppError('payload_too_large', `The body must be at most ${limitBytes} bytes.`);
+  if (Number.isFinite(declared) && declared > limitBytes) throw tooLarge();
+  const body = request.body as AsyncIterable<Uint8Array> | null;
+  const { bytes } = body === null ? { bytes: new Uint8Array(0) } : await readBounded(body, limitBytes, tooLarge);
   return parseJson(new TextDecoder('utf-8').decode(bytes));
 }
 

@@ -10,7 +10,7 @@ export interface Lease {
   release(): void;
 }
 
-/** Outcome of a readiness probe. */
+/** Outcome of a readiness probe (the sample inference). */
 export type Readiness =
   | {
       readonly ready: true;
@@ -18,7 +18,24 @@ export type Readiness =
       readonly executionProviders: readonly string[];
       readonly fallbackReason?: string;
     }
-  | { readonly ready: false; readonly reason: string };
+  | {
+      readonly ready: false;
+      readonly reason: string;
+      /** The loaded version whose sample inference failed, if one is loaded. */
+      readonly model?: { readonly name: string; readonly version: string };
+    };
+
+/** Readiness as last established, without running anything: the last sample inference and when it ran. */
+export type Health = Readiness & {
+  /** Wall-clock time (epoch ms) of the sample inference behind this state; absent before the first. */
+  readonly checkedAt?: number;
+};
+
+/** Probe outcomes that mean "busy", not "broken": they leave the last readiness as it was. */
+const BUSY_CODES: ReadonlySet<string> = new Set(['overloaded', 'deadline_exceeded']);
+
+/** Deadline of a background sample inference, ms: generous, it is not a request. */
+const PROBE_DEADLINE_MS = 5000;
 
 /** Events a session manager emits (for telemetry and logs). */
 export interface SessionManagerEvents {
@@ -39,6 +56,8 @@ export interface SessionManagerDeps {
   readonly factory: BackendFactory;
   /** Monotonic clock, ms. Default `performance.now`. */
   readonly now?: () => number;
+  /** Wall clock, epoch ms (when readiness was last checked). Default `Date.now`. */
+  readonly wallNow?: () => number;
   readonly on?: Partial<SessionManagerEvents>;
 }
 
@@ -84,9 +103,13 @@ export class SessionManager {
   private disposed = false;
   private readonly releasing = new Set<Promise<void>>();
   private readonly now: () => number;
+  private readonly wallNow: () => number;
+  private last: Health | undefined;
+  private probing: Promise<Readiness> | undefined;
 
   private constructor(private readonly deps: SessionManagerDeps) {
     this.now = deps.now ?? (() => performance.now());
+    this.wallNow = deps.wallNow ?? (() => Date.now());
   }
 
   /** Creates a manager; nothing is loaded until {@link ensureReady}. */
@@ -153,7 +176,7 @@ export class SessionManager {
   async install(artifact: ModelArtifact): Promise<void> {
     const t0 = this.now();
     const backend = await this.prepare(artifact);
-    this.activate(artifact.manifest, backend);
+    this.activate(artifact.manifest, backend, { probe: false }); // its warm-up inference ran in prepare()
     const m = artifact.manifest;
     this.deps.on?.loaded?.({
       name: m.name,
@@ -164,8 +187,12 @@ export class SessionManager {
     });
   }
 
-  /** Makes a prepared backend the active version in one step; the old one is released after its last lease. */
-  activate(manifest: ModelManifest, backend: InferenceBackend): void {
+  /**
+   * Makes a prepared backend the active version in one step; the old one is released after its last lease.
+   * Readiness is refreshed at once: from the sample inference the backend passed when it was prepared or
+   * validated, then, unless `probe` is false (its warm-up ran just now), by a fresh {@link probe}.
+   */
+  activate(manifest: ModelManifest, backend: InferenceBackend, options: { readonly probe?: boolean } = {}): void {
     if (this.disposed) {
       void backend.dispose();
       throw new AppError('model_not_ready', 'The session manager is disposed.');
@@ -173,6 +200,14 @@ export class SessionManager {
     const old = this.active;
     this.active = new Slot(manifest, backend, (slot) => this.free(slot));
     old?.drop();
+    this.last = {
+      ready: true,
+      model: { name: manifest.name, version: manifest.version },
+      executionProviders: backend.info.executionProviders,
+      ...(backend.info.fallbackReason === undefined ? {} : { fallbackReason: backend.info.fallbackReason }),
+      checkedAt: this.wallNow(),
+    };
+    if (options.probe !== false) void this.probe().catch(() => undefined); // a probe records its own failures
   }
 
   /**
@@ -182,6 +217,7 @@ export class SessionManager {
   retire(): void {
     const old = this.active;
     this.active = undefined;
+    this.last = undefined;
     old?.drop();
   }
 
@@ -226,28 +262,56 @@ export class SessionManager {
     };
   }
 
-  /** Runs a sample inference through the active version and checks output shape, finiteness and range. */
-  async readiness(): Promise<Readiness> {
-    if (this.active === undefined) {
-      return { ready: false, reason: this.lastError?.message ?? 'The model is loading.' };
-    }
+  /**
+   * Readiness as last established (the last sample inference: at load/swap, then by {@link probe}),
+   * without running anything. Not ready while nothing is loaded, with the load error if there was one.
+   */
+  get health(): Health {
+    if (this.active === undefined) return { ready: false, reason: this.lastError?.message ?? 'The model is loading.' };
+    return this.last ?? { ready: false, reason: 'The model has not been checked yet.' };
+  }
+
+  /**
+   * Runs a sample inference through the active version, checks output shape, finiteness and range, and
+   * keeps the outcome as {@link health}. Concurrent calls share one run. A busy outcome (`overloaded`,
+   * `deadline_exceeded`: scoring traffic filled the queue) leaves the last readiness unchanged: busy is
+   * not broken. Called in the background (`ReadinessMonitor`) and after every swap, never per request.
+   */
+  probe(): Promise<Readiness> {
+    this.probing ??= this.runProbe().finally(() => (this.probing = undefined));
+    return this.probing;
+  }
+
+  private async runProbe(): Promise<Readiness> {
+    if (this.active === undefined) return this.health;
     const lease = this.acquire();
+    const { manifest, backend } = lease;
+    const model = { name: manifest.name, version: manifest.version };
+    let r: Readiness;
     try {
-      const { manifest, backend } = lease;
-      const { scores } = await backend.run(sampleRow(manifest, backend.info.inputWidth), 1);
+      const { scores } = await backend.run(sampleRow(manifest, backend.info.inputWidth), 1, {
+        deadline: this.now() + PROBE_DEADLINE_MS,
+      });
       const problem = checkScores(scores, 1);
-      if (problem !== undefined) return { ready: false, reason: `Sample inference failed: ${problem}.` };
-      return {
-        ready: true,
-        model: { name: manifest.name, version: manifest.version },
-        executionProviders: backend.info.executionProviders,
-        ...(backend.info.fallbackReason === undefined ? {} : { fallbackReason: backend.info.fallbackReason }),
-      };
+      r =
+        problem !== undefined
+          ? { ready: false, model, reason: `Sample inference failed: ${problem}.` }
+          : {
+              ready: true,
+              model,
+              executionProviders: backend.info.executionProviders,
+              ...(backend.info.fallbackReason === undefined ? {} : { fallbackReason: backend.info.fallbackReason }),
+            };
     } catch (err) {
-      return { ready: false, reason: `Sample inference failed: ${toAppError(err).message}` };
+      const e = toAppError(err);
+      if (BUSY_CODES.has(e.code) && this.last !== undefined) return this.last;
+      r = { ready: false, model, reason: `Sample inference failed: ${e.message}` };
     } finally {
       lease.release();
     }
+    // a swap during the run already recorded the new version's state: keep it
+    if (this.active?.manifest === manifest) this.last = { ...r, checkedAt: this.wallNow() };
+    return r;
   }
 
   /** Stops serving; the active version is released once its last lease ends (awaited when none is held). */

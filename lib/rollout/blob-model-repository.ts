@@ -7,8 +7,17 @@ import type { TokenCredential } from '@azure/identity';
 import { DefaultAzureCredential } from '@azure/identity';
 import { BlobServiceClient, type ContainerClient, type StoragePipelineOptions } from '@azure/storage-blob';
 import { AppError } from '../errors/errors';
+import { readBounded } from '../http/bounded-read';
 import { manifestBlobName, modelBlobName, type ModelRef } from './model-path';
-import { tooLarge, type ModelBlob, type ModelRepository } from './model-repository';
+import {
+  MANIFEST_MAX_BYTES,
+  manifestTooLarge,
+  tooLarge,
+  type ModelBlob,
+  type ModelFile,
+  type ModelProperties,
+  type ModelRepository,
+} from './model-repository';
 
 /** How to reach the storage account holding the models container. */
 export interface BlobStorageSettings {
@@ -83,35 +92,60 @@ export class BlobModelRepository implements ModelRepository {
     );
   }
 
-  async readModel(ref: ModelRef, maxBytes: number): Promise<Uint8Array> {
-    const blob = this.client.getBlobClient(modelBlobName(ref));
-    let size: number;
+  /**
+   * Starts a download and checks the declared `Content-Length` before reading the body; the body is then
+   * streamed through a byte counter (and the sha256). Past the cap the stream is destroyed.
+   * @returns `undefined` for a blob that does not exist.
+   */
+  private async download(
+    name: string,
+    maxBytes: number,
+    tooBig: (size: number) => AppError,
+    sha256: boolean,
+  ): Promise<{ bytes: Uint8Array; sha256?: string } | undefined> {
+    let res;
     try {
-      size = (await blob.getProperties()).contentLength ?? 0;
-    } catch (err) {
-      if (statusOf(err) === 404)
-        throw new AppError('not_found', `Model ${ref.name}@${ref.version} is not in the container.`, {
-          transient: false,
-        });
-      throw unavailable(err);
-    }
-    if (size > maxBytes) throw tooLarge(ref, size, maxBytes);
-    try {
-      return await blob.downloadToBuffer(0, undefined, { concurrency: 4 });
-    } catch (err) {
-      throw statusOf(err) === 404
-        ? new AppError('not_found', `Model ${ref.name}@${ref.version} is not in the container.`, { transient: false })
-        : unavailable(err);
-    }
-  }
-
-  async readManifest(ref: ModelRef): Promise<string | undefined> {
-    try {
-      return (await this.client.getBlobClient(manifestBlobName(ref)).downloadToBuffer()).toString('utf8');
+      res = await this.client.getBlobClient(name).download(0);
     } catch (err) {
       if (statusOf(err) === 404) return undefined;
       throw unavailable(err);
     }
+    const body = res.readableStreamBody as (NodeJS.ReadableStream & { destroy?: () => void }) | undefined;
+    const declared = res.contentLength ?? 0;
+    if (declared > maxBytes) {
+      body?.destroy?.();
+      throw tooBig(declared);
+    }
+    if (body === undefined) return { bytes: new Uint8Array(0) };
+    try {
+      return await readBounded(body as AsyncIterable<Uint8Array>, maxBytes, tooBig, { sha256 });
+    } catch (err) {
+      throw err instanceof AppError ? err : unavailable(err);
+    }
+  }
+
+  async readModel(ref: ModelRef, maxBytes: number): Promise<ModelFile> {
+    const r = await this.download(modelBlobName(ref), maxBytes, (n) => tooLarge(ref, n, maxBytes), true);
+    if (r === undefined)
+      throw new AppError('not_found', `Model ${ref.name}@${ref.version} is not in the container.`, {
+        transient: false,
+      });
+    return { bytes: r.bytes, sha256: r.sha256 as string };
+  }
+
+  async properties(ref: ModelRef): Promise<ModelProperties | undefined> {
+    try {
+      const p = await this.client.getBlobClient(modelBlobName(ref)).getProperties();
+      return { size: p.contentLength ?? 0, etag: p.etag ?? '', metadata: p.metadata ?? {} };
+    } catch (err) {
+      if (statusOf(err) === 404) return undefined;
+      throw unavailable(err);
+    }
+  }
+
+  async readManifest(ref: ModelRef): Promise<string | undefined> {
+    const r = await this.download(manifestBlobName(ref), MANIFEST_MAX_BYTES, (n) => manifestTooLarge(ref, n), false);
+    return r === undefined ? undefined : Buffer.from(r.bytes).toString('utf8');
   }
 
   async list(): Promise<ModelBlob[]> {

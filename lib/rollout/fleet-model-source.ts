@@ -9,7 +9,6 @@ import { verifyArtifact } from '../models/model-folder';
 import type { Logger } from '../telemetry/logger';
 import type { FleetStore } from './fleet-store';
 import type { ModelRepository } from './model-repository';
-import { sha256Async } from './model-validator';
 
 /** Dependencies of a {@link FleetModelSource}. */
 export interface FleetModelSourceDeps {
@@ -45,8 +44,7 @@ export class FleetModelSource implements ModelSource {
     try {
       const { pointer, manifest } = rec;
       const repo = pointer.source === 'bundled' ? d.bundled : d.repository;
-      const bytes = await repo.readModel({ name: pointer.name, version: pointer.version }, d.maxBytes);
-      const sha256 = await sha256Async(bytes);
+      const { bytes, sha256 } = await repo.readModel({ name: pointer.name, version: pointer.version }, d.maxBytes);
       if (sha256 !== pointer.sha256)
         throw new Error(`the file of ${pointer.version} does not match the pointer's sha256`);
       verifyArtifact(manifest, bytes, d.featureNames, sha256);

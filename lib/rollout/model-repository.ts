@@ -3,9 +3,10 @@
  * layout (`{name}/{version}.onnx` + optional `{name}/{version}.json`). Every instance reads the version the
  * fleet pointer names from here.
  */
-import { promises as fs } from 'node:fs';
+import { createReadStream, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { AppError } from '../errors/errors';
+import { readBounded } from '../http/bounded-read';
 import { manifestBlobName, modelBlobName, type ModelRef } from './model-path';
 
 /** One model file in the repository. */
@@ -22,6 +23,24 @@ export interface ModelBlob {
   readonly uri: string;
 }
 
+/** Largest manifest (`{version}.json`) read, bytes: 1 MiB. Larger ones are rejected unread. */
+export const MANIFEST_MAX_BYTES = 1024 * 1024;
+
+/** A model file as read: its bytes and their sha256, computed while streaming. */
+export interface ModelFile {
+  readonly bytes: Uint8Array;
+  /** Lower-case hex sha256 of `bytes`. */
+  readonly sha256: string;
+}
+
+/** What the container says about a model file without reading it. */
+export interface ModelProperties {
+  /** Bytes. */
+  readonly size: number;
+  readonly etag: string;
+  readonly metadata: Readonly<Record<string, string>>;
+}
+
 /** Read access to the models container. */
 export interface ModelRepository {
   /** How logs name it (never a secret), e.g. `blob container models (https://acct.blob.core.windows.net)`. */
@@ -29,12 +48,19 @@ export interface ModelRepository {
   /** Container name (`MODELS_CONTAINER`, default `models`). */
   readonly container: string;
   /**
-   * Reads a model file.
+   * Reads a model file, streaming: its declared size is checked before the body is read, the bytes are
+   * counted while they arrive (the read stops as soon as they pass `maxBytes`), and the sha256 is
+   * computed on the way.
    * @param maxBytes refuse files larger than this (`model_invalid`), bytes.
    * @throws AppError `not_found` (absent), `model_invalid` (too large), `dependency_unavailable` (transient).
    */
-  readModel(ref: ModelRef, maxBytes: number): Promise<Uint8Array>;
-  /** The manifest uploaded with a version, if any. @throws AppError `dependency_unavailable` (transient). */
+  readModel(ref: ModelRef, maxBytes: number): Promise<ModelFile>;
+  /** Size, ETag and metadata of a model file without reading it; `undefined` when absent. @throws AppError `dependency_unavailable`. */
+  properties(ref: ModelRef): Promise<ModelProperties | undefined>;
+  /**
+   * The manifest uploaded with a version, if any (at most {@link MANIFEST_MAX_BYTES}, read with a cap).
+   * @throws AppError `model_invalid` (too large), `dependency_unavailable` (transient).
+   */
   readManifest(ref: ModelRef): Promise<string | undefined>;
   /** Every model file (the local host's feeders poll this to play the blob trigger). */
   list(): Promise<ModelBlob[]>;
@@ -53,6 +79,15 @@ export function tooLarge(ref: ModelRef, size: number, maxBytes: number): AppErro
   );
 }
 
+/** A manifest larger than {@link MANIFEST_MAX_BYTES}. */
+export function manifestTooLarge(ref: ModelRef, size: number): AppError {
+  return new AppError(
+    'model_invalid',
+    `The manifest of ${ref.name}@${ref.version} is over ${MANIFEST_MAX_BYTES} bytes (${size} bytes or more).`,
+    { transient: false, errors: [{ path: 'manifest', message: `must be at most ${MANIFEST_MAX_BYTES} bytes` }] },
+  );
+}
+
 /** A folder laid out like the container (the embedded default: the bundled `models/` folder or `MODEL_DIR`). */
 export class FolderModelRepository implements ModelRepository {
   /**
@@ -68,7 +103,7 @@ export class FolderModelRepository implements ModelRepository {
     return `local folder ${this.dir}`;
   }
 
-  async readModel(ref: ModelRef, maxBytes: number): Promise<Uint8Array> {
+  async readModel(ref: ModelRef, maxBytes: number): Promise<ModelFile> {
     const file = path.join(this.dir, modelBlobName(ref));
     const stat = await fs.stat(file).catch(() => undefined);
     if (stat === undefined)
@@ -76,11 +111,24 @@ export class FolderModelRepository implements ModelRepository {
         transient: false,
       });
     if (stat.size > maxBytes) throw tooLarge(ref, stat.size, maxBytes);
-    return fs.readFile(file);
+    const r = await readBounded(createReadStream(file), maxBytes, (n) => tooLarge(ref, n, maxBytes), { sha256: true });
+    return { bytes: r.bytes, sha256: r.sha256 as string };
+  }
+
+  async properties(ref: ModelRef): Promise<ModelProperties | undefined> {
+    const file = path.join(this.dir, modelBlobName(ref));
+    const stat = await fs.stat(file).catch(() => undefined);
+    if (stat === undefined || !stat.isFile()) return undefined;
+    return { size: stat.size, etag: `${stat.mtimeMs}-${stat.size}`, metadata: await this.metadata(file.slice(0, -5)) };
   }
 
   async readManifest(ref: ModelRef): Promise<string | undefined> {
-    return fs.readFile(path.join(this.dir, manifestBlobName(ref)), 'utf8').catch(() => undefined);
+    const file = path.join(this.dir, manifestBlobName(ref));
+    const stat = await fs.stat(file).catch(() => undefined);
+    if (stat === undefined) return undefined;
+    if (stat.size > MANIFEST_MAX_BYTES) throw manifestTooLarge(ref, stat.size);
+    const r = await readBounded(createReadStream(file), MANIFEST_MAX_BYTES, (n) => manifestTooLarge(ref, n));
+    return Buffer.from(r.bytes).toString('utf8');
   }
 
   async list(): Promise<ModelBlob[]> {

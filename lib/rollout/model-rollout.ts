@@ -49,7 +49,8 @@ export class ModelRollout {
   handleUpload(upload: ModelUpload): Promise<UploadOutcome> {
     const tracer = this.parts.tracer;
     if (tracer?.enabled !== true) return this.parts.upload.handle(upload);
-    return tracer.span('model.rollout', { 'model.size_bytes': upload.bytes.length }, async (span) => {
+    const size = upload.bytes === undefined ? {} : { 'model.size_bytes': upload.bytes.length };
+    return tracer.span('model.rollout', size, async (span) => {
       const outcome = await this.parts.upload.handle(upload);
       const r = outcome.kind === 'rejected' ? outcome.rejection : outcome;
       span.setAttributes({

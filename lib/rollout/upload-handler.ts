@@ -18,13 +18,21 @@ import { tooLarge, type ModelRepository } from './model-repository';
 import { ModelRejectedError, sha256Async, type ModelValidator } from './model-validator';
 import type { VersionLoader } from './version-loader';
 
-/** An uploaded model, as the blob trigger delivers it. */
+/**
+ * An uploaded model, as the blob trigger delivers it: by reference (`bytes` absent: the handler checks
+ * the blob's size from its properties, then reads it from the repository with a cap and hashes it while
+ * streaming), or with the bytes the runtime already read.
+ */
 export interface ModelUpload {
   /** The trigger's `BlobTrigger`, e.g. `models/fraud/1.1.0.onnx`. */
   readonly blobPath: string;
-  readonly bytes: Uint8Array;
-  /** Blob metadata: `{force key}=true` accepts a large score shift; `rollout=candidate` publishes without promoting. */
-  readonly metadata: Readonly<Record<string, unknown>>;
+  /** The blob's content, when the trigger delivered it; absent: read from the repository. */
+  readonly bytes?: Uint8Array;
+  /**
+   * Blob metadata: `{force key}=true` accepts a large score shift; `rollout=candidate` publishes without
+   * promoting. Absent: the blob's own metadata, from its properties.
+   */
+  readonly metadata?: Readonly<Record<string, unknown>>;
 }
 
 /** What became of an upload. */
@@ -103,13 +111,37 @@ export class UploadHandler {
           errors: [{ path: 'name', message: `must be ${d.modelName}` }],
         }),
       );
-    if (u.bytes.length > d.maxBytes) return reject('size', tooLarge(ref, u.bytes.length, d.maxBytes));
-    const forced = truthy(meta(u.metadata, d.forceKey));
-    const mode = String(meta(u.metadata, 'rollout') ?? '').toLowerCase() === 'candidate' ? 'candidate' : 'active';
+    let metadata = u.metadata ?? {};
+    if (u.bytes === undefined) {
+      // by reference: the size comes from the blob's properties, before a byte of it is read
+      const props = await d.repository.properties(ref);
+      if (props === undefined)
+        return reject(
+          'blobPath',
+          new AppError('not_found', `${u.blobPath} is no longer in the container.`, { transient: false }),
+        );
+      if (props.size > d.maxBytes) return reject('size', tooLarge(ref, props.size, d.maxBytes));
+      metadata = u.metadata ?? props.metadata;
+    } else if (u.bytes.length > d.maxBytes) return reject('size', tooLarge(ref, u.bytes.length, d.maxBytes));
+    const forced = truthy(meta(metadata, d.forceKey));
+    const mode = String(meta(metadata, 'rollout') ?? '').toLowerCase() === 'candidate' ? 'candidate' : 'active';
 
+    let bytes: Uint8Array;
+    let sha256: string;
+    if (u.bytes === undefined) {
+      try {
+        ({ bytes, sha256 } = await d.repository.readModel(ref, d.maxBytes)); // capped, hashed while streaming
+      } catch (err) {
+        if (err instanceof AppError && !err.transient)
+          return reject(err.code === 'not_found' ? 'blobPath' : 'size', err);
+        throw err;
+      }
+    } else {
+      bytes = u.bytes;
+      sha256 = await sha256Async(bytes);
+    }
     await d.sessions.ensureReady().catch(() => undefined); // the active version is the baseline and the shift reference
     const state = await d.store.read(ref.name);
-    const sha256 = await sha256Async(u.bytes);
     const known = state?.versions[ref.version];
     if (known !== undefined && known.pointer.sha256 === sha256)
       return { kind: 'unchanged', name: ref.name, version: ref.version };
@@ -138,7 +170,13 @@ export class UploadHandler {
     }
 
     let manifest: ModelManifest;
-    const text = await d.repository.readManifest(ref);
+    let text: string | undefined;
+    try {
+      text = await d.repository.readManifest(ref); // at most MANIFEST_MAX_BYTES
+    } catch (err) {
+      if (err instanceof AppError && !err.transient) return reject('manifest', err);
+      throw err;
+    }
     if (text !== undefined) {
       try {
         manifest = parseManifest(text);
@@ -185,7 +223,7 @@ export class UploadHandler {
     try {
       result = await d.validator.validate({
         manifest,
-        bytes: u.bytes,
+        bytes,
         sha256,
         golden,
         ...(lease === undefined ? {} : { compareWith: lease }),

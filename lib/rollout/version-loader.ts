@@ -8,7 +8,7 @@ import { AppError, toAppError } from '../errors/errors';
 import type { InferenceBackend } from '../inference/backend';
 import type { FleetState, VersionRecord } from './fleet-state';
 import type { ModelRepository } from './model-repository';
-import { sha256Async, type ModelValidator } from './model-validator';
+import type { ModelValidator } from './model-validator';
 
 /** Prepared backends kept for hand-over at most. */
 const MAX_OFFERS = 2;
@@ -73,8 +73,10 @@ export class VersionLoader {
       return offered;
     }
     const repo = pointer.source === 'bundled' ? this.deps.bundled : this.deps.repository;
-    const bytes = await repo.readModel({ name: pointer.name, version: pointer.version }, this.deps.maxBytes);
-    const sha256 = await sha256Async(bytes);
+    const { bytes, sha256 } = await repo.readModel(
+      { name: pointer.name, version: pointer.version },
+      this.deps.maxBytes,
+    );
     if (sha256 !== pointer.sha256) {
       throw new AppError(
         'model_invalid',

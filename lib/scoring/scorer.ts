@@ -4,14 +4,25 @@ import type { RunTiming } from '../inference/backend';
 import type { Lease, SessionManager } from '../inference/session-manager';
 import type { EscalationInfo, ScoreSource } from '../escalation/types';
 import type { ModelManifest } from '../models/manifest';
-import { decide, topReasons, type Decision, type Reason } from './decision';
+import {
+  decide,
+  invalidScoreKind,
+  MODEL_OUTPUT_INVALID_REASON,
+  topReasons,
+  type Decision,
+  type InvalidScoreKind,
+  type Reason,
+} from './decision';
 import type { PaymentEvent } from './event-schema';
 
 /** The result of scoring one payment (HTTP 200 body; Service Bus result body). */
 export interface ScoreResult {
   readonly transactionId: string;
-  /** Fraud probability in [0, 1], rounded to 6 decimals. */
-  readonly score: number;
+  /**
+   * Fraud probability in [0, 1], rounded to 6 decimals; `null` when the model gave no valid score (then
+   * `decision` is `review` and the only reason is `model_output_invalid`: fail closed).
+   */
+  readonly score: number | null;
   readonly decision: Decision;
   readonly reasons: readonly Reason[];
   readonly model: { readonly name: string; readonly version: string };
@@ -49,6 +60,15 @@ export interface ResultReviewer {
   review(event: PaymentEvent, local: ScoreResult): Promise<ScoreResult>;
 }
 
+/** Events a {@link Scorer} emits (telemetry counts them; the composition root logs them). */
+export interface ScorerEvents {
+  /**
+   * The model gave a score that is not a finite number in [0, 1] (or none); the result is `review`.
+   * Carries no payment data: the model version, what was wrong, and the rows of the call.
+   */
+  invalidScore(e: { model: string; modelVersion: string; kind: InvalidScoreKind; rows: number }): void;
+}
+
 /** Dependencies of a {@link Scorer}. */
 export interface ScorerDeps {
   readonly sessions: SessionManager;
@@ -61,6 +81,7 @@ export interface ScorerDeps {
   readonly deadlineMs: number;
   /** Reviews each local result (the LLM escalation); default none. */
   readonly escalator?: ResultReviewer;
+  readonly on?: Partial<ScorerEvents>;
 }
 
 /** The scoring pipeline: context → features → inference → decision → reasons. */
@@ -97,12 +118,20 @@ export class Scorer {
     const lease = this.acquire(event.userId);
     try {
       const { scores, timing } = await lease.backend.run(row, 1, { deadline, arrivedAt });
-      const score = scores[0] ?? Number.NaN;
+      const score = this.checked(scores[0], lease.manifest, 1);
       this.deps.router?.shadow(event.transactionId, row, { version: lease.manifest.version, score });
       return toResult(event, row, score, lease.manifest, cache, timing);
     } finally {
       lease.release();
     }
+  }
+
+  /** The score, or NaN (reported as an `invalidScore` event) when it is missing, not finite or outside [0, 1]. */
+  private checked(score: number | undefined, manifest: ModelManifest, rows: number): number {
+    const kind = invalidScoreKind(score);
+    if (kind === undefined) return score as number;
+    this.deps.on?.invalidScore?.({ model: manifest.name, modelVersion: manifest.version, kind, rows });
+    return Number.NaN;
   }
 
   private acquire(userId: string): Lease {
@@ -138,7 +167,7 @@ export class Scorer {
           const { scores, timing } = await lease.backend.run(part, at.length, { deadline, arrivedAt });
           at.forEach((i, k) => {
             const e = events[i] as PaymentEvent;
-            const score = scores[k] ?? Number.NaN;
+            const score = this.checked(scores[k], lease.manifest, at.length);
             this.deps.router?.shadow(e.transactionId, row(i), { version: lease.manifest.version, score });
             results[i] = toResult(e, row(i), score, lease.manifest, (lookups[i] as ContextLookup).cache, timing);
           });
@@ -159,11 +188,12 @@ function toResult(
   cache: CacheStatus,
   timing: RunTiming,
 ): ScoreResult {
+  const valid = Number.isFinite(score); // `checked` turned every invalid score into NaN
   return {
     transactionId: event.transactionId,
-    score: Math.round(score * 1e6) / 1e6,
+    score: valid ? Math.round(score * 1e6) / 1e6 : null,
     decision: decide(score, manifest.thresholds),
-    reasons: topReasons(row, manifest),
+    reasons: valid ? topReasons(row, manifest) : [MODEL_OUTPUT_INVALID_REASON],
     model: { name: manifest.name, version: manifest.version },
     source: 'local',
     cache,

@@ -16,6 +16,7 @@ import type { WorkerPoolEvents } from '../inference/worker-pool-types';
 import { traceRedisCommands } from './redis-spans';
 import type { SpanAttributes, StageTracer } from './stage-tracer';
 import { otelTracer, stageTracer, TRACER_NAME, tracingState } from './tracing';
+import type { ScorerEvents } from '../scoring/scorer';
 
 /** Where a scored payment came in. */
 export type ScoringPath = 'http' | 'batch' | 'queue';
@@ -60,6 +61,7 @@ export class Telemetry {
   private readonly backends = new Set<{ readonly stats: BatcherStats }>();
   private served: { name: string; version: string } | undefined;
   private breakerOpen = 0;
+  private readonly invalidScores;
 
   private constructor(meter: Meter, tracer: StageTracer) {
     this.tracer = tracer;
@@ -92,6 +94,9 @@ export class Telemetry {
       description: 'Unreadable cached contexts treated as misses',
     });
     this.modelLoads = meter.createCounter('model.loads', { description: 'Model load attempts' });
+    this.invalidScores = meter.createCounter('scoring.invalid_score', {
+      description: 'Model outputs that were not a finite number in [0, 1] (answered review: fail closed)',
+    });
     this.modelLoadMs = ms('model.load.duration', 'Model load and warm-up time');
     this.swaps = meter.createCounter('scoring.model.swaps', {
       description: 'Served model version changes on this instance',
@@ -159,19 +164,29 @@ export class Telemetry {
     return this;
   }
 
-  /** Records one scored payment (never the payment itself: decision, cache, model version and path only). */
+  /**
+   * Records one scored payment (never the payment itself: decision, cache, model version and path only).
+   * `score` is absent when the model gave no valid score (counted by {@link scorerEvents} instead).
+   */
   scored(e: {
     path: ScoringPath;
     decision: string;
     cache: string;
     modelVersion: string;
-    score: number;
+    score?: number;
     inferenceMs?: number;
   }): void {
     const attrs: Attributes = { path: e.path, decision: e.decision, cache: e.cache, 'model.version': e.modelVersion };
     this.requests.add(1, attrs);
-    this.scores.record(e.score, { 'model.version': e.modelVersion });
+    if (e.score !== undefined) this.scores.record(e.score, { 'model.version': e.modelVersion });
     if (e.inferenceMs !== undefined) this.inferenceMs.record(e.inferenceMs, { 'model.version': e.modelVersion });
+  }
+
+  /** Handlers for the scorer's events: `scoring.invalid_score` counts model outputs that failed closed. */
+  scorerEvents(): Partial<ScorerEvents> {
+    return {
+      invalidScore: (e) => this.invalidScores.add(1, { 'model.version': e.modelVersion, kind: e.kind }),
+    };
   }
 
   /** One engine request ended (`outcome`: `ok` or the error code), `ms` from entry to answer. */

@@ -31,6 +31,7 @@ describe('async scoring on the (embedded) Service Bus, through the real trigger'
       SCORING_QUEUE: 'payments',
       RESULTS_TOPIC: 'risk-completed',
       REJECTED_QUEUE: 'scoring-rejected',
+      HEALTH_PROBE_INTERVAL_SEC: '3600', // `stats.runs` counts scoring runs: no background readiness probe during the test
     });
     configureSharedEngine({
       backendFactory: faultyFactory(

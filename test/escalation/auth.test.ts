@@ -144,18 +144,19 @@ describe('escalation telemetry', () => {
       (resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).find((m) => m.descriptor.name === name)?.dataPoints ??
         []) as DataPoint<unknown>[];
     assert.deepEqual(
-      metric('escalation.calls')
+      metric('scoring.escalations')
         .map((p) => `${String(p.attributes['outcome'])}=${String(p.value)}`)
         .sort(),
       ['breaker_open=1', 'ok=1'],
     );
     assert.deepEqual(
-      metric('escalation.tokens')
+      metric('scoring.escalation.tokens')
         .map((p) => `${String(p.attributes['kind'])}=${String(p.value)}`)
         .sort(),
       ['completion=30', 'prompt=200'],
     );
-    assert.equal(metric('escalation.cost')[0]?.value, 0.00005);
-    assert.equal(metric('escalation.breaker.transitions')[0]?.attributes['state'], 'open');
+    assert.equal(metric('scoring.escalation.cost')[0]?.value, 0.00005);
+    assert.equal(metric('scoring.breaker.transitions')[0]?.attributes['to'], 'open');
+    assert.equal(metric('scoring.breaker.open')[0]?.value, 1);
   });
 });

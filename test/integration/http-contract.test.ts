@@ -33,10 +33,14 @@ describe('HTTP contract over the local host', () => {
     assert.equal(live.status, 200);
     const ready = await fetch(`${api}/health/ready`);
     assert.equal(ready.status, 200);
-    const body = (await ready.json()) as { model: { name: string; version: string }; executionProviders: string[] };
+    const body = (await ready.json()) as { status: string; model: { name: string; version: string } };
+    assert.deepEqual(Object.keys(body).sort(), ['model', 'status'], 'status and model only');
+    assert.deepEqual(Object.keys(body.model).sort(), ['name', 'version']);
+    assert.equal(body.status, 'ready');
     assert.equal(body.model.name, 'fraud');
     assert.match(body.model.version, /^\d+\.\d+\.\d+$/);
-    assert.deepEqual(body.executionProviders, ['cpu']);
+    const detail = (await (await fetch(`${api}/models/health`)).json()) as { executionProviders: string[] };
+    assert.deepEqual(detail.executionProviders, ['cpu']);
   });
 
   it('scores the example payment', async () => {

@@ -15,14 +15,16 @@ describe('HTTP contract when the model is not available', () => {
   });
   after(() => host.dispose());
 
-  it('readiness answers 503 with the reason and Retry-After', async () => {
+  it('readiness answers 503 with Retry-After, status and model only; the reason is in the admin view', async () => {
     const r = await fetch(`${host.url}/api/health/ready`);
     assert.equal(r.status, 503);
     assert.ok(Number(r.headers.get('retry-after')) >= 1);
-    assert.equal(r.headers.get('content-type'), 'application/problem+json');
-    const body = (await r.json()) as { code: string; detail: string };
-    assert.equal(body.code, 'model_not_ready');
-    assert.match(body.detail, /No model "fraud"/);
+    assert.deepEqual(await r.json(), { status: 'not_ready', model: null });
+    const admin = await fetch(`${host.url}/api/models/health`);
+    assert.equal(admin.status, 200);
+    const detail = (await admin.json()) as { status: string; reason: string };
+    assert.equal(detail.status, 'not_ready');
+    assert.match(detail.reason, /No model "fraud"/);
   });
 
   it('scoring answers 503 model_not_ready with Retry-After, not 500', async () => {

@@ -180,10 +180,11 @@ describe('admin API', () => {
     assert.equal(await scoreVersion(), '1.0.0');
     const none = await call('POST', '/models/fraud/rollback');
     assert.deepEqual([none.status, none.json['code']], [409, 'conflict']);
-    const ready = (await (await fetch(`${api}/health/ready`)).json()) as {
+    const ready = (await (await fetch(`${api}/health/ready`)).json()) as { model: { version: string } };
+    const health = (await call('GET', '/models/health')).json as {
       model: { version: string };
       fleet: { stale: boolean };
     };
-    assert.deepEqual([ready.model.version, ready.fleet.stale], ['1.0.0', false]);
+    assert.deepEqual([ready.model.version, health.model.version, health.fleet.stale], ['1.0.0', '1.0.0', false]);
   });
 });

@@ -198,7 +198,7 @@ describe('model validation', () => {
       await request(bytes, await manifestFor('1.1.0', bytes, { golden: undefined, explanation: undefined })),
     );
     assert.equal(sessions.manifest?.version, '1.0.0');
-    assert.equal((await sessions.readiness()).ready, true);
+    assert.equal((await sessions.probe()).ready, true);
     const lease = sessions.acquire();
     try {
       const { scores } = await lease.backend.run(new Float32Array(FEATURE_NAMES.length), 1);

@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AppError, ERROR_CODES, problemHeaders, STATUS_BY_CODE, toAppError, toProblem } from '../../lib/errors/errors';
+import {
+  AppError,
+  describeProblemType,
+  ERROR_CODES,
+  problemHeaders,
+  STATUS_BY_CODE,
+  toAppError,
+  toProblem,
+} from '../../lib/errors/errors';
 
 describe('error module', () => {
   it('maps every code to a status in one table', () => {
@@ -24,7 +32,7 @@ describe('error module', () => {
     );
     assert.equal(p.status, 400);
     assert.equal(p.code, 'validation_failed');
-    assert.match(p.type, /validation_failed$/);
+    assert.equal(p.type, '/api/problems/validation_failed');
     assert.equal(p.title, 'Request validation failed');
     assert.equal(p.detail, '2 invalid');
     assert.equal(p.instance, 'inv-1');
@@ -50,5 +58,23 @@ describe('error module', () => {
   it('marks 503 codes transient and client errors permanent by default', () => {
     assert.equal(new AppError('overloaded', 'x').transient, true);
     assert.equal(new AppError('validation_failed', 'x').transient, false);
+  });
+
+  it('points every problem type at a route of this app, never at a domain it does not own', () => {
+    for (const code of ERROR_CODES) {
+      const type = toProblem(new AppError(code, 'x')).type;
+      assert.equal(type, `/api/problems/${code}`);
+      assert.equal(
+        new URL(type, 'https://fraud.example.net/api/score').href,
+        `https://fraud.example.net/api/problems/${code}`,
+      );
+      const d = describeProblemType(code);
+      assert.deepEqual([d.type, d.code, d.status], [type, code, STATUS_BY_CODE[code]]);
+      assert.ok(d.description.length > 10, code);
+    }
+    assert.throws(
+      () => describeProblemType('nope'),
+      (e: unknown) => e instanceof AppError && e.code === 'not_found',
+    );
   });
 });

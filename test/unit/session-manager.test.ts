@@ -58,7 +58,7 @@ describe('session manager', () => {
     assert.equal(obs.loads, 1);
     assert.equal(obs.runs, 1, 'exactly one warm-up inference before any request');
     assert.equal(sm.isReady, true);
-    const ready = await sm.readiness();
+    const ready = await sm.probe();
     assert.equal(ready.ready, true);
     if (ready.ready) {
       assert.equal(ready.model.name, 'fraud');
@@ -75,7 +75,7 @@ describe('session manager', () => {
       factory: inlineBackendFactory(cpu),
     });
     await assert.rejects(sm.ensureReady(), (e: AppError) => e.code === 'model_invalid');
-    const r = await sm.readiness();
+    const r = await sm.probe();
     assert.equal(r.ready, false);
     if (!r.ready) assert.match(r.reason, /could not load the model/);
     assert.throws(
@@ -92,7 +92,7 @@ describe('session manager', () => {
       factory: inlineBackendFactory(cpu),
     });
     await assert.rejects(sm.ensureReady(), (e: AppError) => e.code === 'model_invalid' && /Warm-up/.test(e.message));
-    assert.equal((await sm.readiness()).ready, false);
+    assert.equal((await sm.probe()).ready, false);
   });
 
   it('refuses a file whose sha256 does not match its manifest', async () => {

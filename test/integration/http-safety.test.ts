@@ -1,0 +1,88 @@
+/**
+ * Over real HTTP through the local host: chunked bodies over the cap get 413 problem+json from the
+ * function; problem `type`s are relative references that this app answers.
+ */
+import assert from 'node:assert/strict';
+import * as http from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { ERROR_CODES, STATUS_BY_CODE } from '../../lib/errors/errors';
+import type { LocalHost } from '../../local/host';
+import { post, startHost } from '../support/host';
+import { validEvent } from '../support/events';
+
+/** POSTs a body in chunks with `Transfer-Encoding: chunked` (no content-length). */
+function postChunked(
+  url: string,
+  chunks: number,
+  chunk: Buffer,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; json: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const headers = { 'content-type': 'application/json', 'x-deadline-ms': '10000' }; // the machine may be loaded
+    const req = http.request(url, { method: 'POST', headers }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (c: Buffer) => parts.push(c));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          json: JSON.parse(Buffer.concat(parts).toString('utf8')) as Record<string, unknown>,
+        }),
+      );
+    });
+    req.on('error', reject);
+    for (let i = 0; i < chunks; i++) req.write(chunk);
+    req.end();
+    assert.equal(req.getHeader('content-length'), undefined);
+    assert.equal(req.getHeader('transfer-encoding') ?? 'chunked', 'chunked');
+  });
+}
+
+describe('HTTP safety over the local host', () => {
+  let host: LocalHost;
+  let api: string;
+  before(async () => {
+    delete process.env['REDIS_URL'];
+    host = await startHost();
+    api = `${host.url}/api`;
+  });
+  after(() => host.dispose());
+
+  it('answers 413 payload_too_large to a chunked body over the 64 KiB cap', async () => {
+    const r = await postChunked(`${api}/score`, 256, Buffer.alloc(4096, 0x20)); // 1 MiB of spaces, chunked
+    assert.equal(r.status, 413);
+    assert.match(String(r.headers['content-type']), /^application\/problem\+json/);
+    assert.equal(r.json['code'], 'payload_too_large');
+    assert.equal(r.json['type'], '/api/problems/payload_too_large');
+  });
+
+  it('scores a chunked body under the cap', async () => {
+    const text = Buffer.from(JSON.stringify(validEvent()));
+    const r = await postChunked(`${api}/score`, 1, text);
+    assert.equal(r.status, 200);
+    assert.equal(r.json['transactionId'], 'tx-0001');
+  });
+
+  it('answers every problem type URI with its description', async () => {
+    for (const code of ERROR_CODES) {
+      const res = await fetch(`${api}/problems/${code}`);
+      assert.equal(res.status, 200, code);
+      const d = (await res.json()) as Record<string, unknown>;
+      assert.equal(d['code'], code);
+      assert.equal(d['status'], STATUS_BY_CODE[code]);
+      assert.equal(d['type'], `/api/problems/${code}`);
+      assert.ok(typeof d['description'] === 'string' && d['description'].length > 10, code);
+    }
+  });
+
+  it('gives problems a relative type that resolves to this app', async () => {
+    const bad = await post(`${api}/score`, '{"transactionId": ');
+    assert.equal(bad.json['type'], '/api/problems/invalid_json');
+    const doc = await fetch(new URL(bad.json['type'] as string, `${api}/score`));
+    assert.equal(doc.status, 200);
+    assert.equal(((await doc.json()) as { code: string }).code, 'invalid_json');
+    const unknown = await fetch(`${api}/problems/no_such_code`);
+    assert.equal(unknown.status, 404);
+    const p = (await unknown.json()) as { code: string; type: string };
+    assert.deepEqual([p.code, p.type], ['not_found', '/api/problems/not_found']);
+  });
+});
