@@ -1,4 +1,4 @@
-import type { AsyncScorer, MessageMeta, MessageOutcome } from './async/async-scorer';
+import type { AsyncScorer, MessageMeta, MessageOutcome, QueueMessage } from './async/async-scorer';
 import type { Config } from './config/config';
 import type { ContextProvider } from './context/context-provider';
 import type { SessionManager, Readiness } from './inference/session-manager';
@@ -116,9 +116,20 @@ export class Engine {
    * @throws transient errors only (the message is then redelivered).
    */
   async processMessage(message: unknown, meta: MessageMeta): Promise<MessageOutcome> {
-    const outcome = await this.parts.asyncScorer.process(message, meta);
-    if (outcome.kind === 'scored' && !outcome.replayed) this.observe('queue', outcome.result);
-    return outcome;
+    const [outcome] = await this.processMessages([{ body: message, meta }]);
+    return outcome as MessageOutcome;
+  }
+
+  /**
+   * Processes a Service Bus delivery batch (`cardinality: 'many'`) with one store pipeline per step and one
+   * inference call: one outcome per message, in order, each with the guarantees of {@link processMessage}.
+   * @throws transient errors only, for the whole batch (it is then redelivered; stored results and
+   *   published marks make that safe), after every other message went as far as it could.
+   */
+  async processMessages(messages: readonly QueueMessage[]): Promise<MessageOutcome[]> {
+    const outcomes = await this.parts.asyncScorer.processBatch(messages);
+    for (const o of outcomes) if (o.kind === 'scored' && !o.replayed) this.observe('queue', o.result);
+    return outcomes;
   }
 
   /**

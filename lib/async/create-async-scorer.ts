@@ -67,6 +67,7 @@ export async function createAsyncScorer(
     store,
     guard,
     publisher,
+    deadlineMs: config.inference.deadlineMaxMs,
     ...(w.now === undefined ? {} : { now: w.now }),
   });
   return { asyncScorer, publisher };

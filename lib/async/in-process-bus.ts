@@ -77,7 +77,11 @@ export class InProcessBus {
     const messageId = msg.messageId ?? randomUUID();
     const now = this.now();
     if (detectDuplicates) {
-      for (const [id, t] of e.seen) if (now - t > this.windowMs) e.seen.delete(id);
+      // ids are kept in the order they were first seen, so the expired ones are at the front
+      for (const [id, t] of e.seen) {
+        if (now - t <= this.windowMs) break;
+        e.seen.delete(id);
+      }
       if (e.seen.has(messageId)) return false;
       e.seen.set(messageId, now);
       if (e.seen.size > this.max) e.seen.delete(e.seen.keys().next().value as string);
