@@ -55,7 +55,11 @@ export interface AsyncScorerDeps {
   readonly publisher: ResultPublisher;
   /** Wall clock for `scoredAt`/`rejectedAt`, ms since the epoch. Default `Date.now`. */
   readonly now?: () => number;
-  /** Inference deadline of one delivery batch, ms (`REQUEST_DEADLINE_MAX_MS`). Default: the scorer's. */
+  /**
+   * Inference deadline of one delivery batch, ms (`REQUEST_DEADLINE_MAX_MS`), also the budget of its context
+   * lookups: queue work is not latency-bound, and a whole batch's lookups share one burst of store round
+   * trips that the request path's `REDIS_TIMEOUT_MS` (25 ms) is not sized for. Default: the scorer's.
+   */
   readonly deadlineMs?: number;
 }
 
@@ -200,7 +204,9 @@ export class AsyncScorer {
         const batch = toScore.map((tx) => events.get(at.get(tx) as number) as PaymentEvent);
         const scored = await this.deps.scorer.scoreBatch(
           batch,
-          this.deps.deadlineMs === undefined ? {} : { deadlineMs: this.deps.deadlineMs },
+          this.deps.deadlineMs === undefined
+            ? {}
+            : { deadlineMs: this.deps.deadlineMs, contextTimeoutMs: this.deps.deadlineMs },
         );
         const scoredAt = new Date(this.now()).toISOString();
         await Promise.all(

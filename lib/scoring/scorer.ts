@@ -25,6 +25,8 @@ export interface ScoreResult {
 export interface ScoreOptions {
   /** Deadline for the inference, ms from now; default the engine's. */
   readonly deadlineMs?: number;
+  /** Budget of each context lookup's store round trip, ms; default the provider's (`REDIS_TIMEOUT_MS`). */
+  readonly contextTimeoutMs?: number;
 }
 
 /** Routes each request to a model version (canary) and shadow-scores a sample (`TrafficRouter`). */
@@ -81,7 +83,8 @@ export class Scorer {
   async scoreBatch(events: readonly PaymentEvent[], options: ScoreOptions = {}): Promise<ScoreResult[]> {
     if (events.length === 0) return [];
     const deadline = this.now() + (options.deadlineMs ?? this.deps.deadlineMs);
-    const lookups = await Promise.all(events.map((e) => this.deps.context.lookup(e)));
+    const budget = options.contextTimeoutMs === undefined ? {} : { timeoutMs: options.contextTimeoutMs };
+    const lookups = await Promise.all(events.map((e) => this.deps.context.lookup(e, budget)));
     const input = new Float32Array(events.length * FEATURE_COUNT);
     events.forEach((e, i) => featurize(e, (lookups[i] as ContextLookup).context, input, i * FEATURE_COUNT));
     const leases: Lease[] = [];
