@@ -19,6 +19,7 @@ import * as path from 'node:path';
 import Redis from 'ioredis';
 import { appRoot } from '../lib/config/app-root';
 import { resolveMode, type InferenceMode } from '../lib/inference/backend-factory';
+import { addAsyncBench } from './async';
 import { runJob, startServer, type ServerChild } from './children';
 import { loadRun, medianOf, type RunFigures } from './load';
 import { writeRandomModel } from './model-fixture';
@@ -244,6 +245,7 @@ async function main(): Promise<void> {
     telemetry,
     targets,
   };
+  await addAsyncBench(out, { quick: QUICK, log }); // async.single / async.batched (messages/s) and their ratio
   const dir = path.join(root, 'bench', 'results');
   await fs.mkdir(dir, { recursive: true });
   await fs.writeFile(path.join(dir, 'bench.json'), `${JSON.stringify(out, null, 2)}\n`);

@@ -1,5 +1,5 @@
 import type { AdmissionGate, AdmissionStats, AdmissionTicket } from './admission/admission-gate';
-import type { AsyncScorer, MessageMeta, MessageOutcome } from './async/async-scorer';
+import type { AsyncScorer, MessageMeta, MessageOutcome, QueueMessage } from './async/async-scorer';
 import type { Config } from './config/config';
 import type { ContextProvider } from './context/context-provider';
 import { batchDeadlineMs } from './inference/deadline';
@@ -194,15 +194,28 @@ export class Engine {
    * (transient) sends it back to the queue for redelivery.
    * @throws transient errors only (the message is then redelivered).
    */
-  processMessage(message: unknown, meta: MessageMeta): Promise<MessageOutcome> {
+  async processMessage(message: unknown, meta: MessageMeta): Promise<MessageOutcome> {
+    const [outcome] = await this.processMessages([{ body: message, meta }]);
+    return outcome as MessageOutcome;
+  }
+
+  /**
+   * Processes a Service Bus delivery batch (`cardinality: 'many'`) with one store pipeline per step and one
+   * inference call: one outcome per message, in order, each with the guarantees of {@link processMessage}.
+   * The batch passes the admission gate as one request: refused there, nothing is touched and the
+   * `overloaded` error (transient) sends the whole batch back to the queue.
+   * @throws transient errors only, for the whole batch (it is then redelivered; stored results and
+   *   published marks make that safe), after every other message went as far as it could.
+   */
+  processMessages(messages: readonly QueueMessage[]): Promise<MessageOutcome[]> {
     return this.measured(
       'queue',
       async () => {
-        const outcome = await this.admit(() => this.parts.asyncScorer.process(message, meta));
-        if (outcome.kind === 'scored' && !outcome.replayed) this.observe('queue', outcome.result);
-        return outcome;
+        const outcomes = await this.admit(() => this.parts.asyncScorer.processBatch(messages));
+        for (const o of outcomes) if (o.kind === 'scored' && !o.replayed) this.observe('queue', o.result);
+        return outcomes;
       },
-      (o) => (o.kind === 'rejected' ? 'rejected' : 'ok'),
+      (os) => (os.every((o) => o.kind === 'rejected') ? 'rejected' : 'ok'),
     );
   }
 

@@ -22,7 +22,7 @@ import type {
   RpcTraceContext,
   RpcTypedData,
 } from './core-types';
-import { decodeTypedData, encodeTypedData } from './rpc';
+import { decodeTypedData, encodeCollection, encodeTypedData } from './rpc';
 
 /** Defines a read-only (throwing setter) property, like the worker's hook context objects. */
 function readOnly(target: Record<string, unknown>, name: string, get: () => unknown): void {
@@ -189,6 +189,11 @@ export interface InvokeOptions {
   /** W3C trace context. */
   traceContext?: RpcTraceContext;
   /**
+   * `many`: the trigger value is a batch (an array), encoded as the host encodes one
+   * ({@link encodeCollection}); per-message metadata then goes in `…Array` keys. Default `one`.
+   */
+  cardinality?: 'one' | 'many';
+  /**
    * Add the host's `sys` trigger metadata (`{ MethodName, UtcNow, RandGuid }`) unless given.
    * Default true.
    */
@@ -222,7 +227,11 @@ export async function invoke(
   options: InvokeOptions = {},
 ): Promise<InvokeResult> {
   const invocationId = options.invocationId || randomUUID();
-  const inputData: RpcParameterBinding[] = [{ name: fn.triggerName, data: encodeTypedData(triggerValue) ?? null }];
+  const data =
+    options.cardinality === 'many' && Array.isArray(triggerValue)
+      ? encodeCollection(triggerValue)
+      : encodeTypedData(triggerValue);
+  const inputData: RpcParameterBinding[] = [{ name: fn.triggerName, data: data ?? null }];
   for (const [name, value] of Object.entries(options.extraInputs ?? {})) {
     inputData.push({ name, data: encodeTypedData(value) ?? null });
   }

@@ -39,12 +39,13 @@ const BINDING_DEFAULTS: Record<string, string> = {
   MODELS_CONTAINER: 'models',
 };
 
-/** host.json `extensions.serviceBus.maxConcurrentCalls`. */
-function maxConcurrentCalls(): number {
+/** host.json `extensions.serviceBus.maxConcurrentCalls` and `maxMessageBatchSize`. */
+function serviceBusSettings(): { maxConcurrentCalls: number; maxMessageBatchSize: number } {
   const hostJson = JSON.parse(readFileSync(path.join(ROOT, 'host.json'), 'utf8')) as {
-    extensions?: { serviceBus?: { maxConcurrentCalls?: number } };
+    extensions?: { serviceBus?: { maxConcurrentCalls?: number; maxMessageBatchSize?: number } };
   };
-  return hostJson.extensions?.serviceBus?.maxConcurrentCalls ?? 16;
+  const sb = hostJson.extensions?.serviceBus;
+  return { maxConcurrentCalls: sb?.maxConcurrentCalls ?? 16, maxMessageBatchSize: sb?.maxMessageBatchSize ?? 1000 };
 }
 
 async function main(): Promise<void> {
@@ -57,7 +58,7 @@ async function main(): Promise<void> {
   configureSharedEngine({
     publisher: new InProcessTopicPublisher(inProcessBus(), process.env['RESULTS_TOPIC'] ?? 'risk-completed'),
   });
-  const serviceBus = new ServiceBusEmulator({ bus: inProcessBus(), maxConcurrentCalls: maxConcurrentCalls(), log });
+  const serviceBus = new ServiceBusEmulator({ bus: inProcessBus(), ...serviceBusSettings(), log });
   const host = await LocalHost.create({
     port,
     appModules: await appModules(),

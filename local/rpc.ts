@@ -34,6 +34,19 @@ export function encodeTypedData(value: unknown): RpcTypedData | undefined {
   return { json: JSON.stringify(value) };
 }
 
+/**
+ * Encodes a batch trigger value (`cardinality: 'many'`) as the host sends a batch to a worker with the
+ * `TypedDataCollection` capability: all Buffers -> `collectionBytes`, otherwise `collectionString` (strings
+ * as they are, other values as JSON text; the library JSON-parses each string it can).
+ */
+export function encodeCollection(values: readonly unknown[]): RpcTypedData {
+  if (values.length > 0 && values.every((v) => Buffer.isBuffer(v)))
+    return { collectionBytes: { bytes: values as Buffer[] } };
+  return {
+    collectionString: { string: values.map((v) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? 'null'))) },
+  };
+}
+
 /** A decoded http response (an RPC http data converted to friendlier types). */
 export interface DecodedHttpResponse {
   status: number;

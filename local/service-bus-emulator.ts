@@ -2,7 +2,10 @@
  * The embedded Service Bus of `npm start`: delivers queue messages to the app's `serviceBusTrigger`
  * functions exactly as the Functions runtime would (same handler, body and trigger metadata through
  * `InvocationContext`), with peek-lock, delivery counts, redelivery on throw and dead-lettering, and
- * captures the functions' Service Bus outputs. Also serves the `/local/queues/…` and `/local/topics/…` endpoints.
+ * captures the functions' Service Bus outputs. A `cardinality: 'many'` trigger gets batches as the
+ * Service Bus extension's batch receive loop sends them: up to `maxMessageBatchSize` messages per call
+ * (whatever is waiting, without waiting for more), the bodies as a collection and the per-message metadata
+ * as `…Array` keys, one batch at a time; a throw abandons the whole batch, success completes all of it. Also serves the `/local/queues/…` and `/local/topics/…` endpoints.
  */
 import type * as http from 'node:http';
 import type { BusMessage, InProcessBus } from '../lib/async/in-process-bus';
@@ -15,8 +18,15 @@ export interface ServiceBusEmulatorOptions {
   readonly bus: InProcessBus;
   /** Deliveries before a message is dead-lettered (the queue's `maxDeliveryCount`). Default 10. */
   readonly maxDeliveryCount?: number;
-  /** Concurrent deliveries per queue (host.json `maxConcurrentCalls`). Default 16. */
+  /** Concurrent deliveries per queue for `cardinality: 'one'` triggers (host.json `maxConcurrentCalls`). Default 16. */
   readonly maxConcurrentCalls?: number;
+  /** Most messages per call of a `cardinality: 'many'` trigger (host.json `maxMessageBatchSize`). Default 1000. */
+  readonly maxMessageBatchSize?: number;
+  /**
+   * Batches delivered at once per `cardinality: 'many'` trigger. Default 1, as the Service Bus extension's
+   * batch receive loop runs them (one instance); more stands for more instances.
+   */
+  readonly maxConcurrentBatches?: number;
   /** Settings for `%NAME%` binding expressions. Default `process.env`. */
   readonly env?: NodeJS.ProcessEnv;
   readonly log?: (line: string) => void;
@@ -27,6 +37,8 @@ export interface ServiceBusEmulatorOptions {
 interface Trigger {
   readonly fn: FunctionInfo;
   readonly queue: string;
+  /** `cardinality: 'many'`: delivered in batches. */
+  readonly many: boolean;
 }
 
 function json(res: http.ServerResponse, status: number, body: unknown): true {
@@ -63,6 +75,8 @@ export class ServiceBusEmulator {
   private readonly loops: Promise<void>[] = [];
   private readonly maxDeliveryCount: number;
   private readonly concurrency: number;
+  private readonly batchSize: number;
+  private readonly batches: number;
   private readonly env: NodeJS.ProcessEnv;
   private readonly log: (line: string) => void;
   private readonly maxMessageBytes: number;
@@ -71,6 +85,8 @@ export class ServiceBusEmulator {
   constructor(private readonly options: ServiceBusEmulatorOptions) {
     this.maxDeliveryCount = options.maxDeliveryCount ?? 10;
     this.concurrency = options.maxConcurrentCalls ?? 16;
+    this.batchSize = options.maxMessageBatchSize ?? 1000;
+    this.batches = options.maxConcurrentBatches ?? 1;
     this.env = options.env ?? process.env;
     this.log = options.log ?? (() => undefined);
     this.maxMessageBytes = options.maxMessageBytes ?? 256 * 1024;
@@ -86,8 +102,13 @@ export class ServiceBusEmulator {
     this.host = host;
     this.triggers = host.functions
       .filter((f) => f.triggerType === 'serviceBusTrigger')
-      .map((fn) => ({ fn, queue: resolveAppSettings(String(fn.trigger['queueName'] ?? ''), this.env) }));
-    for (const t of this.triggers) for (let i = 0; i < this.concurrency; i++) this.loops.push(this.loop(t));
+      .map((fn) => ({
+        fn,
+        queue: resolveAppSettings(String(fn.trigger['queueName'] ?? ''), this.env),
+        many: fn.trigger['cardinality'] === 'many',
+      }));
+    for (const t of this.triggers)
+      for (let i = 0; i < (t.many ? this.batches : this.concurrency); i++) this.loops.push(this.loop(t));
   }
 
   /** Queue names that have a trigger. */
@@ -130,12 +151,48 @@ export class ServiceBusEmulator {
 
   private async loop(t: Trigger): Promise<void> {
     while (!this.stopped) {
+      if (t.many) {
+        const batch: BusMessage[] = [];
+        for (let m; batch.length < this.batchSize && (m = this.bus.receive(t.queue)) !== undefined;) batch.push(m);
+        if (batch.length > 0) await this.deliverBatch(t, batch);
+        else await this.bus.waitForMessage(t.queue, 50);
+        continue;
+      }
       const m = this.bus.receive(t.queue);
       if (m === undefined) {
         await this.bus.waitForMessage(t.queue, 50);
         continue;
       }
       await this.deliver(t, m);
+    }
+  }
+
+  /** One call of a `cardinality: 'many'` trigger: bodies as a collection, metadata as `…Array` keys. */
+  private async deliverBatch(t: Trigger, batch: readonly BusMessage[]): Promise<void> {
+    const host = this.host as LocalHost;
+    try {
+      const r = await host.invoke(
+        t.fn.name,
+        batch.map((m) => m.body),
+        {
+          MessageIdArray: batch.map((m) => m.messageId),
+          DeliveryCountArray: batch.map((m) => m.deliveryCount),
+          EnqueuedTimeUtcArray: batch.map((m) => m.enqueuedTimeUtc),
+          CorrelationIdArray: batch.map((m) => m.correlationId ?? null),
+          ApplicationPropertiesArray: batch.map((m) => m.applicationProperties),
+        },
+        { cardinality: 'many' },
+      );
+      this.publishOutputs(t.fn, r.outputData);
+      for (const m of batch) this.bus.complete(t.queue, m);
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      this.log(
+        `[servicebus] ${t.fn.name}: a batch of ${batch.length} message(s) failed (${reason}); abandoning all of them`,
+      );
+      for (const m of batch) this.bus.abandon(t.queue, m, this.maxDeliveryCount, reason);
+    } finally {
+      for (const w of [...this.settledWaiters]) w();
     }
   }
 

@@ -69,6 +69,7 @@ export async function createAsyncScorer(
     store,
     guard,
     publisher: w.decoratePublisher?.(publisher) ?? publisher,
+    deadlineMs: config.inference.deadlineMaxMs,
     ...(w.now === undefined ? {} : { now: w.now }),
   });
   return { asyncScorer, publisher };

@@ -32,7 +32,9 @@ export interface InProcessBusOptions {
 }
 
 class Entity {
-  readonly ready: BusMessage[] = [];
+  /** Waiting messages from index `head` on (received ones before it are cleared, then compacted). */
+  ready: (BusMessage | undefined)[] = [];
+  head = 0;
   readonly locked = new Map<string, BusMessage>();
   readonly deadLetter: BusMessage[] = [];
   readonly seen = new Map<string, number>(); // messageId → first seen, for duplicate detection
@@ -67,6 +69,12 @@ export class InProcessBus {
     if (list.length > this.max) list.splice(0, list.length - this.max);
   }
 
+  private pushReady(e: Entity, m: BusMessage): void {
+    e.ready.push(m);
+    const waiting = e.ready.length - e.head;
+    if (waiting > this.max) e.head += waiting - this.max; // the oldest are dropped
+  }
+
   /**
    * Sends a message to a queue or topic. With `detectDuplicates` (topics), a message id seen within the
    * window is dropped, as Service Bus duplicate detection does.
@@ -77,12 +85,16 @@ export class InProcessBus {
     const messageId = msg.messageId ?? randomUUID();
     const now = this.now();
     if (detectDuplicates) {
-      for (const [id, t] of e.seen) if (now - t > this.windowMs) e.seen.delete(id);
+      // ids are kept in the order they were first seen, so the expired ones are at the front
+      for (const [id, t] of e.seen) {
+        if (now - t <= this.windowMs) break;
+        e.seen.delete(id);
+      }
       if (e.seen.has(messageId)) return false;
       e.seen.set(messageId, now);
       if (e.seen.size > this.max) e.seen.delete(e.seen.keys().next().value as string);
     }
-    this.push(e.ready, {
+    this.pushReady(e, {
       messageId,
       ...(msg.correlationId === undefined ? {} : { correlationId: msg.correlationId }),
       body: msg.body,
@@ -97,8 +109,16 @@ export class InProcessBus {
   /** Peek-lock: takes the next message, increments its delivery count, and holds it until settled. */
   receive(name: string): BusMessage | undefined {
     const e = this.entity(name);
-    const m = e.ready.shift();
-    if (m === undefined) return undefined;
+    if (e.head >= e.ready.length) return undefined;
+    const m = e.ready[e.head] as BusMessage;
+    e.ready[e.head++] = undefined;
+    if (e.head === e.ready.length) {
+      e.ready = [];
+      e.head = 0;
+    } else if (e.head >= 1024 && e.head * 2 >= e.ready.length) {
+      e.ready = e.ready.slice(e.head); // O(1) amortized per receive, never a shift per message
+      e.head = 0;
+    }
     m.deliveryCount++;
     e.locked.set(m.messageId + '#' + m.deliveryCount, m);
     return m;
@@ -107,7 +127,7 @@ export class InProcessBus {
   /** Resolves when the queue may have a message to receive, or after `timeoutMs`. */
   waitForMessage(name: string, timeoutMs: number): Promise<void> {
     const e = this.entity(name);
-    if (e.ready.length > 0) return Promise.resolve();
+    if (e.ready.length > e.head) return Promise.resolve();
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
@@ -136,7 +156,7 @@ export class InProcessBus {
       return;
     }
     const e = this.entity(name);
-    this.push(e.ready, m);
+    this.pushReady(e, m);
     this.wake(e);
   }
 
@@ -156,7 +176,8 @@ export class InProcessBus {
 
   /** Messages waiting on a queue, or all messages of a topic / output queue. */
   messages(name: string): readonly BusMessage[] {
-    return this.entity(name).ready;
+    const e = this.entity(name);
+    return (e.head === 0 ? e.ready : e.ready.slice(e.head)) as readonly BusMessage[];
   }
 
   /** The dead-letter queue of a queue. */

@@ -23,3 +23,34 @@ export function messageMeta(triggerMetadata: Readonly<Record<string, unknown>> |
     ...(props !== null && typeof props === 'object' ? { applicationProperties: props as Record<string, unknown> } : {}),
   };
 }
+
+/**
+ * Reads the metadata of each message of a batch (`cardinality: 'many'`): the host sends the per-message
+ * fields as arrays (`messageIdArray`, `deliveryCountArray`, `enqueuedTimeUtcArray`, `correlationIdArray`,
+ * `applicationPropertiesArray`), index i for message i. Missing arrays or entries leave the field out.
+ * @param count messages in the batch.
+ */
+export function batchMessageMeta(
+  triggerMetadata: Readonly<Record<string, unknown>> | undefined,
+  count: number,
+): MessageMeta[] {
+  const t = triggerMetadata ?? {};
+  const column = (name: string): readonly unknown[] => {
+    const v = t[`${name}Array`];
+    return Array.isArray(v) ? v.map((x: unknown) => x ?? undefined) : []; // JSON nulls: absent
+  };
+  const ids = column('messageId');
+  const counts = column('deliveryCount');
+  const enqueued = column('enqueuedTimeUtc');
+  const correlations = column('correlationId');
+  const props = column('applicationProperties');
+  return Array.from({ length: count }, (_, i) =>
+    messageMeta({
+      messageId: ids[i],
+      deliveryCount: counts[i],
+      enqueuedTimeUtc: enqueued[i],
+      correlationId: correlations[i],
+      applicationProperties: props[i],
+    }),
+  );
+}

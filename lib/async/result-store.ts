@@ -30,6 +30,10 @@ export interface ResultStore {
   putIfAbsent(transactionId: string, result: AsyncScoreResult): Promise<AsyncScoreResult>;
   /** Records that the broker confirmed the publish of the transaction's result (kept for the same TTL). */
   markPublished(transactionId: string): Promise<void>;
+  /** {@link lookup} of several transactions at once (Redis: one pipeline); one state per id, in order. */
+  lookupMany(transactionIds: readonly string[]): Promise<StoredState[]>;
+  /** {@link markPublished} of several transactions at once (Redis: one pipeline). */
+  markManyPublished(transactionIds: readonly string[]): Promise<void>;
 }
 
 /** Why a stored record was unreadable. */
@@ -104,6 +108,21 @@ export class MemoryResultStore implements ResultStore {
     if (e !== undefined) e.published = true; // keeps the entry's TTL
     return Promise.resolve();
   }
+  lookupMany(transactionIds: readonly string[]): Promise<StoredState[]> {
+    return Promise.all(transactionIds.map((tx) => this.lookup(tx)));
+  }
+  async markManyPublished(transactionIds: readonly string[]): Promise<void> {
+    for (const tx of transactionIds) await this.markPublished(tx);
+  }
+}
+
+/** The replies of an executed pipeline; throws the first command error. */
+function pipelineReplies(exec: [Error | null, unknown][] | null): unknown[] {
+  if (exec === null) throw new Error('the pipeline was not executed');
+  return exec.map(([err, reply]) => {
+    if (err !== null) throw err;
+    return reply;
+  });
 }
 
 const DELETE_IF_SAME = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
@@ -152,6 +171,33 @@ export class RedisResultStore implements ResultStore {
       Promise.all([redis.get(this.key(transactionId)), redis.exists(this.publishedKey(transactionId))]),
     );
     return { result: raw === null ? undefined : await this.read(transactionId, raw), published: mark === 1 };
+  }
+
+  async lookupMany(transactionIds: readonly string[]): Promise<StoredState[]> {
+    if (transactionIds.length === 0) return [];
+    const replies = await this.call(async (redis) => {
+      const p = redis.pipeline();
+      for (const tx of transactionIds) p.get(this.key(tx)).exists(this.publishedKey(tx));
+      return pipelineReplies(await p.exec());
+    });
+    return Promise.all(
+      transactionIds.map(async (tx, i) => {
+        const raw = replies[2 * i] as string | null;
+        return {
+          result: raw === null ? undefined : await this.read(tx, raw),
+          published: replies[2 * i + 1] === 1,
+        };
+      }),
+    );
+  }
+
+  async markManyPublished(transactionIds: readonly string[]): Promise<void> {
+    if (transactionIds.length === 0) return;
+    await this.call(async (redis) => {
+      const p = redis.pipeline();
+      for (const tx of transactionIds) p.set(this.publishedKey(tx), '1', 'EX', this.ttlSec);
+      return pipelineReplies(await p.exec());
+    });
   }
 
   async putIfAbsent(transactionId: string, result: AsyncScoreResult): Promise<AsyncScoreResult> {

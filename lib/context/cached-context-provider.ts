@@ -3,7 +3,7 @@ import { AppError } from '../errors/errors';
 import { EMPTY_VELOCITY, type UserProfile } from '../features/user-context';
 import type { PaymentEvent } from '../scoring/event-schema';
 import type { ContextCache, ContextKey } from './cache-tier';
-import type { ContextLookup, ContextProvider } from './context-provider';
+import type { ContextLookup, ContextProvider, LookupOptions } from './context-provider';
 import type { ContextSource, WritableContextSource } from './context-source';
 import type { CachedContext } from './context-value';
 import type { ContextEvents, DegradedReason } from './events';
@@ -101,7 +101,7 @@ export class CachedContextProvider implements ContextProvider {
     return this.remote?.description ?? 'pending';
   }
 
-  async lookup(event: PaymentEvent): Promise<ContextLookup> {
+  async lookup(event: PaymentEvent, options: LookupOptions = {}): Promise<ContextLookup> {
     const key = this.options.keys.ctx(event.userId, event.sessionId);
     const { remote, tiered } = this;
     if (remote === undefined || tiered === undefined || !remote.available()) return this.degraded(key, 'unavailable');
@@ -117,7 +117,7 @@ export class CachedContextProvider implements ContextProvider {
     try {
       [found, velocity] = await withTimeout(
         Promise.all([tiered.lookup(key), remote.velocity.record(payment)]),
-        this.options.timeoutMs,
+        options.timeoutMs ?? this.options.timeoutMs,
       );
     } catch (err) {
       return this.degraded(key, err instanceof BudgetExceededError ? 'timeout' : 'error');

@@ -13,13 +13,19 @@ export interface ContextLookup {
   readonly tier?: 'l1' | 'l2';
 }
 
+/** Options of one context lookup. */
+export interface LookupOptions {
+  /** Budget of the store round trip, ms; default the provider's (`REDIS_TIMEOUT_MS`). */
+  readonly timeoutMs?: number;
+}
+
 /** Supplies the user context of a payment (profile + velocity) and records the payment for later velocity. */
 export interface ContextProvider {
   /**
    * Returns the user's context as it was before this payment, and records the payment (idempotently per
    * `transactionId`) so later payments see it in their velocity. Never throws: degrades to defaults.
    */
-  lookup(event: PaymentEvent): Promise<ContextLookup>;
+  lookup(event: PaymentEvent, options?: LookupOptions): Promise<ContextLookup>;
   dispose(): Promise<void>;
 }
 

@@ -44,6 +44,8 @@ export interface ScoreOptions {
   readonly deadlineMs?: number;
   /** When the request arrived at the engine (admission), on the scorer's clock, ms; default: when scoring starts. */
   readonly arrivedAt?: number;
+  /** Budget of each context lookup's store round trip, ms; default the provider's (`REDIS_TIMEOUT_MS`). */
+  readonly contextTimeoutMs?: number;
 }
 
 /** Routes each request to a model version (canary) and shadow-scores a sample (`TrafficRouter`). */
@@ -143,7 +145,8 @@ export class Scorer {
     if (events.length === 0) return [];
     const arrivedAt = options.arrivedAt ?? this.now();
     const deadline = arrivedAt + (options.deadlineMs ?? this.deps.deadlineMs);
-    const lookups = await Promise.all(events.map((e) => this.deps.context.lookup(e)));
+    const budget = options.contextTimeoutMs === undefined ? {} : { timeoutMs: options.contextTimeoutMs };
+    const lookups = await Promise.all(events.map((e) => this.deps.context.lookup(e, budget)));
     const input = new Float32Array(events.length * FEATURE_COUNT);
     events.forEach((e, i) => featurize(e, (lookups[i] as ContextLookup).context, input, i * FEATURE_COUNT));
     const leases: Lease[] = [];

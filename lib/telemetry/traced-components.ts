@@ -18,17 +18,17 @@ import { errorType, hashUserId, otelTracer } from './tracing';
  * cache counters. The span only when tracing is on.
  */
 export function tracedContext(provider: ContextProvider, t: Telemetry, now: () => number): ContextProvider {
-  const lookup: ContextProvider['lookup'] = async (event) => {
-    const r = await provider.lookup(event);
+  const lookup: ContextProvider['lookup'] = async (event, options) => {
+    const r = await provider.lookup(event, options);
     t.cacheLookup(r.cache, r.tier);
     return r;
   };
   if (!t.tracer.enabled) return { lookup, dispose: () => provider.dispose() };
   return {
-    lookup: (event) =>
+    lookup: (event, options) =>
       t.tracer.span('context', { 'user.id': hashUserId(event.userId) }, async (span) => {
         const t0 = now();
-        const r = await lookup(event);
+        const r = await lookup(event, options);
         span.setAttributes({
           'cache.hit': r.cache === 'hit',
           'cache.status': r.cache,

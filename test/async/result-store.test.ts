@@ -51,6 +51,22 @@ function contract(name: string, make: () => { store: ResultStore; expire: () => 
       );
       assert.equal(new Set(all.map((r) => r.score)).size, 1);
     });
+    it('looks up and marks several transactions at once, each as its single lookup would', async () => {
+      const { store } = make();
+      const kept = await store.putIfAbsent('m1', result('m1', 0.3));
+      await store.putIfAbsent('m2', result('m2', 0.4));
+      await store.putIfAbsent('m3', result('m3', 0.5));
+      await store.markManyPublished(['m2', 'm3']);
+      const states = await store.lookupMany(['m1', 'm2', 'm3', 'm4']);
+      assert.deepEqual(states, await Promise.all(['m1', 'm2', 'm3', 'm4'].map((tx) => store.lookup(tx))));
+      assert.deepEqual(states[0], { result: kept, published: false });
+      assert.deepEqual(
+        states.map((s) => s.published),
+        [false, true, true, false],
+      );
+      assert.equal(states[1]?.result?.score, 0.4);
+      assert.deepEqual(await store.lookupMany([]), []);
+    });
     it('forgets results after the TTL', async () => {
       const { store, expire } = make();
       await store.putIfAbsent('t3', result('t3', 0.5));

@@ -13,13 +13,14 @@ import { functionModules, post } from '../support/host';
 import { testRedis } from '../support/redis';
 
 const MAX_DELIVERY = 10; // the queue default in Azure (and in infra-bicep)
+const BATCH = 16; // messages per trigger call (host.json maxMessageBatchSize)
 const none: FaultPlan = () => undefined;
 
 describe('async scoring on the (embedded) Service Bus, through the real trigger', () => {
   const r = testRedis();
   const scoringFaults = { fault: none };
   const publishFaults = { fault: none };
-  const stats = { runs: 0 };
+  const stats = { runs: 0, rows: 0 };
   const bus = inProcessBus();
   let host: LocalHost;
   let sb: ServiceBusEmulator;
@@ -42,7 +43,7 @@ describe('async scoring on the (embedded) Service Bus, through the real trigger'
       // Duplicate detection off: the topic keeps every send, so the counts below see every publish.
       publisher: faultyPublisher(new InProcessTopicPublisher(bus, 'risk-completed', false), publishFaults),
     });
-    sb = new ServiceBusEmulator({ bus, maxDeliveryCount: MAX_DELIVERY, maxConcurrentCalls: 16 });
+    sb = new ServiceBusEmulator({ bus, maxDeliveryCount: MAX_DELIVERY, maxMessageBatchSize: BATCH });
     host = await Host.create({
       port: 0,
       appModules: await functionModules(),
@@ -73,9 +74,10 @@ describe('async scoring on the (embedded) Service Bus, through the real trigger'
       ...(correlationId === undefined ? {} : { correlationId }),
     });
 
-  it('registers the trigger with identity-based connection and %SETTING% names', () => {
+  it('registers the batch trigger with identity-based connection and %SETTING% names', () => {
     const fn = host.functions.find((f) => f.name === 'scoreQueue');
     assert.equal(fn?.triggerType, 'serviceBusTrigger');
+    assert.equal(fn?.trigger['cardinality'], 'many');
     assert.equal(fn?.trigger['queueName'], '%SCORING_QUEUE%');
     assert.equal(fn?.trigger['connection'], 'ServiceBusConnection');
     const outs = Object.values(fn?.metadata.bindings ?? {}) as Record<string, unknown>[];
@@ -86,7 +88,7 @@ describe('async scoring on the (embedded) Service Bus, through the real trigger'
 
   it('a message delivered 3 times gives exactly one result, identical, scored once', async () => {
     const tx = `dup-${randomUUID()}`;
-    const before = stats.runs;
+    const before = stats.rows;
     for (let i = 0; i < 3; i++) send(validEvent({ transactionId: tx }), `m-${i}`, 'corr-dup');
     await sb.idle();
     const out = results(tx);
@@ -95,7 +97,7 @@ describe('async scoring on the (embedded) Service Bus, through the real trigger'
     assert.equal(body['transactionId'], tx);
     assert.equal(body['correlationId'], 'corr-dup');
     assert.match(String(body['scoredAt']), /^\d{4}-\d{2}-\d{2}T/);
-    assert.equal(stats.runs - before, 1, 'scored once; redeliveries re-emit the stored result');
+    assert.equal(stats.rows - before, 1, 'scored once; redeliveries re-emit the stored result');
     const stored = await r.redis.get(`${r.prefix}result:v1:${tx}`);
     assert.deepEqual(JSON.parse(stored ?? 'null'), body);
   });
@@ -104,11 +106,11 @@ describe('async scoring on the (embedded) Service Bus, through the real trigger'
     const tx = `gap-${randomUUID()}`;
     let failures = 2;
     publishFaults.fault = () => (failures-- > 0 ? randomFaults(1, 1)() : undefined);
-    const before = stats.runs;
+    const before = stats.rows;
     send(validEvent({ transactionId: tx }));
     await sb.idle();
     assert.equal(results(tx).length, 1);
-    assert.equal(stats.runs - before, 1);
+    assert.equal(stats.rows - before, 1);
   });
 
   it('an invalid or non-JSON message goes to the rejected queue with the reason, and is not retried', async () => {
@@ -165,7 +167,7 @@ describe('async scoring on the (embedded) Service Bus, through the real trigger'
     const run = randomUUID().slice(0, 8);
     scoringFaults.fault = randomFaults(0.1, 42);
     publishFaults.fault = randomFaults(0.05, 43, 'dependency_unavailable');
-    const before = stats.runs;
+    const before = stats.rows;
     for (let i = 0; i < N; i++) {
       const tx = `bulk-${run}-${i}`;
       send(validEvent({ transactionId: tx, userId: `user-${i % 500}` }));
@@ -186,6 +188,6 @@ describe('async scoring on the (embedded) Service Bus, through the real trigger'
       [...byTx.values()].every((c) => c === 1),
       'exactly one result per transaction',
     );
-    assert.equal(stats.runs - before, N, 'each transaction scored exactly once');
+    assert.equal(stats.rows - before, N, 'each transaction scored exactly once');
   });
 });

@@ -22,11 +22,14 @@ export function randomFaults(
   return () => (next() < p ? new AppError(code, 'injected transient fault', { transient: true }) : undefined);
 }
 
-/** Observes and injects faults into a real backend factory's runs (warm-up runs are never faulted). */
+/**
+ * Observes and injects faults into a real backend factory's runs (warm-up runs are never faulted):
+ * `stats.runs` counts inference calls, `stats.rows` the rows (scored events) they held.
+ */
 export function faultyFactory(
   real: BackendFactory,
   plan: { fault: FaultPlan },
-  stats: { runs: number } = { runs: 0 },
+  stats: { runs: number; rows?: number } = { runs: 0 },
 ): BackendFactory {
   return {
     load: async (model) => {
@@ -39,6 +42,7 @@ export function faultyFactory(
             const f = plan.fault();
             if (f !== undefined) return Promise.reject(f);
             stats.runs++;
+            stats.rows = (stats.rows ?? 0) + rows;
           }
           warmed = true;
           return b.run(input, rows, o);
