@@ -1,3 +1,4 @@
+import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
 import { app, type HttpRequest } from '@azure/functions';
 import { sharedEngine } from '../lib/app';
 import { jsonResponse, readJsonBody } from '../lib/http/http-io';

@@ -1,3 +1,4 @@
+import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
 import { app } from '@azure/functions';
 import { sharedEngine } from '../lib/app';
 import { jsonResponse } from '../lib/http/http-io';

@@ -1,3 +1,4 @@
+import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
 import { app } from '@azure/functions';
 import { describeProblemType } from '../lib/errors/errors';
 import { jsonResponse, withProblems } from '../lib/http/http-io';
