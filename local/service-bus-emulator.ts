@@ -181,7 +181,11 @@ export class ServiceBusEmulator {
           CorrelationIdArray: batch.map((m) => m.correlationId ?? null),
           ApplicationPropertiesArray: batch.map((m) => m.applicationProperties),
         },
-        { cardinality: 'many' },
+        {
+          cardinality: 'many',
+          // the first producer's trace is the invocation's parent; every producer is linked (invocation-tracing)
+          traceContext: invocationTraceContext(firstTraceparent(batch)),
+        },
       );
       this.publishOutputs(t.fn, r.outputData);
       for (const m of batch) this.bus.complete(t.queue, m);
@@ -282,4 +286,13 @@ export class ServiceBusEmulator {
     res.end(JSON.stringify({ status: 405, title: 'Method not allowed' }));
     return true;
   };
+}
+
+/** The first `traceparent` / `Diagnostic-Id` application property of a batch's messages, if any. */
+function firstTraceparent(batch: readonly BusMessage[]): unknown {
+  for (const m of batch) {
+    const tp = m.applicationProperties['traceparent'] ?? m.applicationProperties['Diagnostic-Id'];
+    if (tp !== undefined) return tp;
+  }
+  return undefined;
 }

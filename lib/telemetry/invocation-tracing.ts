@@ -121,10 +121,15 @@ function runRoot(inv: InvocationContext, trigger: unknown, fn: () => unknown): P
     const tm = inv.triggerMetadata ?? {};
     const count = Number(tm['deliveryCount']);
     if (Number.isFinite(count)) attributes['messaging.servicebus.message.delivery_count'] = count;
-    // the producer's trace: linked, so the async scoring can be followed from the producer
-    const props = tm['applicationProperties'] as Record<string, unknown> | undefined;
-    const producer = trace.getSpanContext(contextFromTraceparent(props?.['traceparent'] ?? props?.['Diagnostic-Id']));
-    if (producer !== undefined) links.push({ context: producer });
+    // the producers' traces: linked, so the async scoring can be followed from each producer (a delivery
+    // batch, cardinality many, carries one set of application properties per message)
+    const many = tm['applicationPropertiesArray'];
+    if (Array.isArray(many)) attributes['messaging.batch.message_count'] = many.length;
+    const all = (Array.isArray(many) ? many : [tm['applicationProperties']]) as (Record<string, unknown> | undefined)[];
+    for (const props of all) {
+      const producer = trace.getSpanContext(contextFromTraceparent(props?.['traceparent'] ?? props?.['Diagnostic-Id']));
+      if (producer !== undefined) links.push({ context: producer });
+    }
   }
   const parent = contextFromTraceparent(inv.traceContext?.traceParent, inv.traceContext?.traceState);
   return otelTracer().startActiveSpan(name, { kind, attributes, links }, parent, async (span) => {
