@@ -26,7 +26,15 @@ import { writeRandomModel } from './model-fixture';
 import { runEscalationScenario } from './escalation';
 import { overloadScenario, type OverloadFigures } from './overload';
 import { paymentBody, USERS } from './payment-body';
-import { checkTargets, latencySvg, ratios, table, type ModelFigures, type RawFigures } from './report';
+import {
+  checkTargets,
+  latencySvg,
+  ratios,
+  table,
+  type BatchEndpointFigures,
+  type ModelFigures,
+  type RawFigures,
+} from './report';
 import { benchTelemetry, type TelemetryFigures } from './telemetry';
 
 const QUICK = process.argv.includes('--quick');
@@ -138,6 +146,10 @@ async function benchModel(m: BenchModel): Promise<ModelFigures> {
       non2xx: at40.non2xx,
     };
     log(`${m.key}: service at 40 % (${at40offered} req/s offered): p99 ${at40.p99_ms} ms`);
+    const batchEndpoint = await batchEndpointRun((servers['service'] as ServerChild).url);
+    log(
+      `${m.key}: batch endpoint (${BATCH_EVENTS} events × ${BATCH_CONNECTIONS} conns): ${batchEndpoint.events_per_s} events/s, non2xx ${batchEndpoint.non2xx}`,
+    );
     const bare = agg['bare'] as RunFigures;
     const naive = agg['naive'] as RunFigures;
     const naiveFunctions = agg['naive_functions'] as RunFigures;
@@ -154,17 +166,50 @@ async function benchModel(m: BenchModel): Promise<ModelFigures> {
       raw,
       service: { ...service, mode: defaultMode, at_80pct: at80pct },
       service_at_40pct: serviceAt40,
+      batch_endpoint: batchEndpoint,
       ...extra,
       max_64: overload.max,
       overload: overload.overload,
       ratios: {
         ...ratios(bare, naive, raw, service, naiveFunctions),
         overload_goodput_vs_max: overload.overload_goodput_vs_max,
+        batch_endpoint_vs_raw: Math.round((batchEndpoint.events_per_s / Math.max(1, raw.rps_best)) * 1000) / 1000,
       },
     };
   } finally {
     await Promise.all(Object.values(servers).map((s) => s.stop()));
   }
+}
+
+const BATCH_EVENTS = 64;
+const BATCH_CONNECTIONS = 8;
+
+/**
+ * `POST /api/score/batch` with {@link BATCH_EVENTS}-event bodies on {@link BATCH_CONNECTIONS} closed-loop
+ * connections (its default deadline scales with the events): events/s answered 200, and every non-2xx.
+ */
+async function batchEndpointRun(url: string): Promise<BatchEndpointFigures> {
+  const batchBody = (): string => `{"events":[${Array.from({ length: BATCH_EVENTS }, () => body()).join(',')}]}`;
+  const runs: RunFigures[] = [];
+  for (let i = 0; i < PLAN.rateRuns; i++)
+    runs.push(
+      await loadRun({
+        url,
+        path: '/api/score/batch',
+        body: batchBody,
+        connections: BATCH_CONNECTIONS,
+        durationSec: PLAN.durationSec,
+      }),
+    );
+  const med = medianOf(runs);
+  return {
+    events_per_s: Math.round(med.rps * BATCH_EVENTS),
+    requests_per_s: med.rps,
+    p99_ms: med.p99_ms,
+    non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
+    connections: BATCH_CONNECTIONS,
+    batch: BATCH_EVENTS,
+  };
 }
 
 /** The overload scenario (bench/overload.ts) on a freshly started service, alone on the machine. */

@@ -60,7 +60,7 @@ export function startServer(name: string, env: Record<string, string>, timeoutMs
         url: `http://127.0.0.1:${line.slice('LISTENING '.length).trim()}`,
         stop: () =>
           new Promise<void>((done) => {
-            if (child.exitCode !== null) return done();
+            if (child.exitCode !== null || child.signalCode !== null) return done(); // exited, or killed by a signal
             const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
             child.once('exit', () => {
               clearTimeout(kill);

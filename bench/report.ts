@@ -13,6 +13,19 @@ export interface RawFigures {
   readonly rule_of_8: readonly { n: number; batched_ms: number; singly_ms: number; winner: string }[];
 }
 
+/** `POST /api/score/batch` under closed-loop load (bench.ts `batchEndpointRun`). */
+export interface BatchEndpointFigures {
+  /** Events answered 200 per second (requests/s × events per request). */
+  readonly events_per_s: number;
+  readonly requests_per_s: number;
+  readonly p99_ms: number;
+  /** Non-2xx answers over all runs (shed batches). */
+  readonly non2xx: number;
+  readonly connections: number;
+  /** Events per request. */
+  readonly batch: number;
+}
+
 /** Figures of one model: every variant, the service at 80 % of its max, and the ratios. */
 export interface ModelFigures {
   readonly model: { readonly file: string; readonly bytes: number; readonly source: string };
@@ -35,6 +48,8 @@ export interface ModelFigures {
     readonly loop_lag_p99_ms: number;
     readonly non2xx: number;
   };
+  /** `POST /api/score/batch` at 64 events × 8 connections. */
+  readonly batch_endpoint?: BatchEndpointFigures;
   readonly [extra: string]: unknown;
   readonly ratios: {
     readonly service_vs_naive: number;
@@ -46,6 +61,8 @@ export interface ModelFigures {
     readonly naive_functions_vs_naive: number;
     /** 200s per second at 1 000 closed-loop connections ÷ the service's own max at 64 (bench/overload.ts). */
     readonly overload_goodput_vs_max?: number;
+    /** Batch endpoint events/s ÷ raw ORT best-batch rows/s (bench.ts `batchEndpointRun`). */
+    readonly batch_endpoint_vs_raw?: number;
   };
 }
 
@@ -87,6 +104,16 @@ export function checkTargets(figures: Record<string, ModelFigures>): TargetCheck
   const heavy = figures['heavy'];
   if (heavy !== undefined) {
     const s = heavy.service;
+    const b = heavy.batch_endpoint;
+    const r = heavy.ratios.batch_endpoint_vs_raw;
+    if (b !== undefined && r !== undefined)
+      out.push({
+        model: 'heavy',
+        target: `batch endpoint events/s vs raw best-batch rows/s (${b.batch} events, ${b.connections} conns, 0 non-2xx)`,
+        value: r,
+        goal: '>= 0.8 and non2xx 0',
+        met: r >= 0.8 && b.non2xx === 0,
+      });
     out.push({
       model: 'heavy',
       target: 'service req/s vs naive Functions app',
