@@ -142,6 +142,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
       ? undefined
       : createEscalator(config.escalation, {
           logger,
+          tracer: telemetry.tracer,
           ...deps.escalation,
           on: combineHandlers<EscalationEvents>(
             escalationLogEvents(logger),

@@ -4,6 +4,7 @@ import { SecretClient, type SecretClientOptions } from '@azure/keyvault-secrets'
 import type { AzureOpenAI } from 'openai';
 import type { EscalationSettings } from '../config/config';
 import type { SecretReader } from '../context/redis-connection';
+import type { StageTracer } from '../telemetry/stage-tracer';
 import type { Logger } from '../telemetry/logger';
 import { EscalationBreaker } from './breaker';
 import { AzureVerdictClient, createAzureOpenAI, entraTokenProvider, type VerdictClient } from './client';
@@ -28,6 +29,8 @@ export interface EscalatorWiring {
   readonly on?: Partial<EscalationEvents>;
   /** Monotonic clock, ms (share-cap window, latency). */
   readonly now?: () => number;
+  /** Stage spans (the `escalation` span); default none. */
+  readonly tracer?: StageTracer;
 }
 
 /** Reads one secret from Key Vault; the error names the secret, never a value. */
@@ -125,6 +128,7 @@ export function createEscalator(s: EscalationSettings, w: EscalatorWiring): Esca
     userHashKey,
     noteMaxChars: s.noteMaxChars,
     ...(w.on === undefined ? {} : { on: w.on }),
+    ...(w.tracer === undefined ? {} : { tracer: w.tracer }),
     ...(w.now === undefined ? {} : { now: w.now }),
   });
 }

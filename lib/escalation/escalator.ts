@@ -8,6 +8,7 @@ import type { EscalationPolicy } from './policy';
 import { buildPrompt } from './prompt';
 import type { EscalationEvents, EscalationInfo, EscalationTrigger } from './types';
 import { verdictDecision } from './verdict';
+import { noopTracer, type StageTracer } from '../telemetry/stage-tracer';
 
 /** Dependencies of an {@link Escalator}. */
 export interface EscalatorDeps {
@@ -28,6 +29,8 @@ export interface EscalatorDeps {
   readonly on?: Partial<EscalationEvents>;
   /** Monotonic clock, ms (latency). Default `performance.now`. */
   readonly now?: () => number;
+  /** Stage spans: each escalation sent or skipped runs in an `escalation` span. Default none. */
+  readonly tracer?: StageTracer;
 }
 
 /**
@@ -55,7 +58,24 @@ export class Escalator implements ResultReviewer {
         'local',
         failureBlock('capped', 'the escalation share cap is reached'),
       );
-    return this.escalate(event, local, policy.triggers);
+    const tracer = this.deps.tracer ?? noopTracer;
+    if (!tracer.enabled) return this.escalate(event, local, policy.triggers);
+    const attrs = {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': 'azure.ai.openai',
+      'gen_ai.request.model': this.deps.deployment,
+    };
+    return tracer.span('escalation', attrs, async (span) => {
+      const r = await this.escalate(event, local, policy.triggers);
+      const e = r.escalation;
+      span.setAttributes({
+        'llm.outcome': e?.outcome,
+        'breaker.state': this.deps.breaker.state,
+        'gen_ai.usage.input_tokens': e?.tokens.prompt,
+        'gen_ai.usage.output_tokens': e?.tokens.completion,
+      });
+      return r;
+    });
   }
 
   private async escalate(

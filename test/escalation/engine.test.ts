@@ -8,6 +8,8 @@ import type { Engine } from '../../lib/engine';
 import { AppError } from '../../lib/errors/errors';
 import type { ScoreResult } from '../../lib/scoring/scorer';
 import { silentLogger } from '../../lib/telemetry/logger';
+import { Telemetry } from '../../lib/telemetry/telemetry';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { FakeOpenAI } from '../../scripts/fake-openai-server';
 import { validEvent } from '../support/events';
 
@@ -108,5 +110,40 @@ describe('escalation wired through the engine (HTTP, batch and Service Bus paths
     const again = await engine.processMessage(body, { messageId: 'tx-sb-2' });
     assert.equal(again.kind, 'duplicate', 'the stored fallback stands: nothing is scored or sent again');
     assert.equal(fake.count, 1);
+  });
+});
+
+describe('escalation span', () => {
+  it('an escalated payment runs in an `escalation` span with the outcome, breaker state and tokens, no payment data', async () => {
+    const fake = await FakeOpenAI.create();
+    const exporter = new InMemorySpanExporter();
+    const telemetry = await Telemetry.create({
+      tracerProvider: new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }),
+    });
+    const config = loadConfig({
+      INFERENCE_MODE: 'inline',
+      REQUEST_DEADLINE_MS: '2000',
+      AZURE_OPENAI_ENDPOINT: fake.endpoint,
+      AZURE_OPENAI_DEPLOYMENT: 'gpt-4o-mini',
+      AZURE_OPENAI_API_KEY: 'test-api-key',
+      ESCALATION_MAX_SHARE: '1',
+    });
+    const engine = await createEngine(config, { logger: silentLogger, bus: new InProcessBus(), telemetry });
+    try {
+      await engine.start();
+      await engine.score(validEvent({ transactionId: 'tx-span', userId: 'user-span-raw-id', analysis: 'deep' }));
+      await engine.score(validEvent({ transactionId: 'tx-plain', userId: 'user-plain' }));
+      const spans = exporter.getFinishedSpans().filter((s) => s.name === 'escalation');
+      assert.equal(spans.length, 1, 'one escalation span: the payment that did not escalate has none');
+      const a = (spans[0] as (typeof spans)[number]).attributes;
+      assert.equal(a['llm.outcome'], 'ok');
+      assert.equal(a['breaker.state'], 'closed');
+      assert.equal(a['gen_ai.request.model'], 'gpt-4o-mini');
+      assert.ok(Number(a['gen_ai.usage.input_tokens']) > 0);
+      assert.ok(!JSON.stringify(a).includes('user-span-raw-id'));
+    } finally {
+      await engine.dispose();
+      await fake.close();
+    }
   });
 });
