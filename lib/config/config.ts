@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { configInvalid } from './config-error';
 import { z } from 'zod';
 import { AppError, type FieldError } from '../errors/errors';
 import { appRoot } from './app-root';
@@ -468,17 +469,7 @@ function deepFreeze<T>(o: T): T {
  */
 export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {
   const r = envSchema.safeParse(env);
-  if (!r.success) {
-    const errors: FieldError[] = r.error.issues.map((i) => ({
-      path: i.path.map(String).join('.'),
-      message: i.message,
-    }));
-    throw new AppError(
-      'config_invalid',
-      `Invalid settings: ${errors.map((e) => `${e.path} (${e.message})`).join('; ')}`,
-      { errors },
-    );
-  }
+  if (!r.success) throw configInvalid(r.error);
   const e = r.data;
   const escalation = escalationSettings(e);
   if (escalation.errors.length > 0) {

@@ -3,7 +3,7 @@
  * telemetry preload (`lib/telemetry/preload.ts`), which must start tracing before anything else loads.
  */
 import { z } from 'zod';
-import { AppError, type FieldError } from '../errors/errors';
+import { configInvalid } from './config-error';
 
 const emptyToUndefined = (v: unknown): unknown => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
@@ -64,16 +64,6 @@ export function telemetrySettingsFrom(e: TelemetryEnv): TelemetrySettings {
  */
 export function loadTelemetrySettings(env: Readonly<Record<string, string | undefined>>): TelemetrySettings {
   const r = z.object(telemetryEnvShape).safeParse(env);
-  if (!r.success) {
-    const errors: FieldError[] = r.error.issues.map((i) => ({
-      path: i.path.map(String).join('.'),
-      message: i.message,
-    }));
-    throw new AppError(
-      'config_invalid',
-      `Invalid settings: ${errors.map((e) => `${e.path} (${e.message})`).join('; ')}`,
-      { errors },
-    );
-  }
+  if (!r.success) throw configInvalid(r.error);
   return telemetrySettingsFrom(r.data);
 }

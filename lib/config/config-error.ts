@@ -1,0 +1,15 @@
+import type { z } from 'zod';
+import { AppError, type FieldError } from '../errors/errors';
+
+/**
+ * The `config_invalid` error for a failed settings parse: names every bad setting and why, never its value
+ * (settings may hold secrets).
+ */
+export function configInvalid(error: z.ZodError): AppError {
+  const errors: FieldError[] = error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+  return new AppError(
+    'config_invalid',
+    `Invalid settings: ${errors.map((e) => `${e.path} (${e.message})`).join('; ')}`,
+    { errors },
+  );
+}
