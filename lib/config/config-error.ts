@@ -6,10 +6,14 @@ import { AppError, type FieldError } from '../errors/errors';
  * (settings may hold secrets).
  */
 export function configInvalid(error: z.ZodError): AppError {
-  const errors: FieldError[] = error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+  return configInvalidFields(error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })));
+}
+
+/** The `config_invalid` error naming each of `errors` (settings that are inconsistent with each other). */
+export function configInvalidFields(errors: readonly FieldError[]): AppError {
   return new AppError(
     'config_invalid',
     `Invalid settings: ${errors.map((e) => `${e.path} (${e.message})`).join('; ')}`,
-    { errors },
+    { errors: [...errors] },
   );
 }

@@ -1,6 +1,6 @@
 import { getBearerTokenProvider, type TokenCredential } from '@azure/identity';
 import { AzureOpenAI } from 'openai';
-import type { EscalationSettings } from '../config/config';
+import type { EscalationSettings } from '../config/escalation-settings';
 import { EscalationFailure } from './failure';
 import type { PromptMessage } from './prompt';
 import type { LlmVerdict } from './types';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { DefaultAzureCredential, type TokenCredential } from '@azure/identity';
 import { SecretClient, type SecretClientOptions } from '@azure/keyvault-secrets';
 import type { AzureOpenAI } from 'openai';
-import type { EscalationSettings } from '../config/config';
+import type { EscalationSettings } from '../config/escalation-settings';
 import type { SecretReader } from '../context/redis-connection';
 import type { StageTracer } from '../telemetry/stage-tracer';
 import type { Logger } from '../telemetry/logger';

@@ -1,4 +1,5 @@
-import { loadConfig, type EscalationSettings } from '../../../lib/config/config';
+import { loadConfig } from '../../../lib/config/config';
+import type { EscalationSettings } from '../../../lib/config/escalation-settings';
 import { createEscalator, type EscalatorWiring } from '../../../lib/escalation/create-escalator';
 import type { Escalator } from '../../../lib/escalation/escalator';
 import type { EscalationEvents } from '../../../lib/escalation/types';
