@@ -50,15 +50,22 @@ export function problemResponse(err: unknown, context?: InvocationContext): Http
   return { status: e.status, jsonBody: toProblem(e, context?.invocationId), headers: problemHeaders(e) };
 }
 
-/** Wraps an HTTP handler so that any error becomes a problem response. */
+/** An HTTP handler of the v4 programming model. */
+export type HttpHandler = (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit>;
+
+/**
+ * Wraps an HTTP handler so that any error becomes a response: a problem document by default, or what
+ * `toResponse` makes of it (e.g. the inference protocol's `{ error }` body).
+ */
 export function withProblems(
-  handler: (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit>,
-): (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit> {
+  handler: HttpHandler,
+  toResponse: (err: unknown, context: InvocationContext) => HttpResponseInit = problemResponse,
+): HttpHandler {
   return async (request, context) => {
     try {
       return await handler(request, context);
     } catch (err) {
-      return problemResponse(err, context);
+      return toResponse(err, context);
     }
   };
 }

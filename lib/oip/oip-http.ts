@@ -3,9 +3,9 @@
  * `{ "error": "<message>" }` with `content-type: application/json` (not problem+json), with the status of
  * its stable code (`lib/errors/errors.ts`) and `Retry-After` where the code has one.
  */
-import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
+import type { HttpResponseInit, InvocationContext } from '@azure/functions';
 import { toAppError } from '../errors/errors';
-import { jsonResponse } from '../http/http-io';
+import { jsonResponse, withProblems, type HttpHandler } from '../http/http-io';
 import type { ReadyAnswer } from './oip-service';
 
 /** The protocol's error message of any thrown value: the detail, then every invalid field (`path: message`). */
@@ -35,14 +35,6 @@ export function readyResponse(r: ReadyAnswer, body: Record<string, unknown>): Ht
 }
 
 /** Wraps a handler so that any error becomes an {@link oipErrorResponse}. */
-export function withOipErrors(
-  handler: (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit>,
-): (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit> {
-  return async (request, context) => {
-    try {
-      return await handler(request, context);
-    } catch (err) {
-      return oipErrorResponse(err, context);
-    }
-  };
+export function withOipErrors(handler: HttpHandler): HttpHandler {
+  return withProblems(handler, oipErrorResponse);
 }
