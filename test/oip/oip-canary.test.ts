@@ -5,18 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sharedEngine } from '../../lib/app';
 import { FEATURE_COUNT } from '../../lib/features/featurizer';
-import type { LocalHost } from '../../local/host';
-import { ModelFeeder } from '../../local/model-feeder';
-import { startHost } from '../support/host';
 import { eventually } from '../rollout/support/eventually';
-import { copyBundled, manifestFor, models, writeFolderModel } from '../rollout/support/models';
+import { startEmbeddedRollout, type EmbeddedRollout } from '../rollout/support/embedded-rollout';
+import { type copyBundled, manifestFor, models, writeFolderModel } from '../rollout/support/models';
 import { assertError, call } from './support';
 
-let host: LocalHost;
 let api: string;
-let feeder: ModelFeeder | undefined;
+let rollout: EmbeddedRollout;
 let folder: Awaited<ReturnType<typeof copyBundled>>;
 
 /** sigmoid(-1.5): every score of the `shifted` candidate. */
@@ -35,18 +31,8 @@ async function infer(path: string): Promise<{ status: number; version: unknown; 
 }
 
 before(async () => {
-  folder = await copyBundled();
-  for (const k of ['REDIS_URL', 'ModelStorage', 'AzureWebJobsStorage']) delete process.env[k];
-  Object.assign(process.env, {
-    MODEL_DIR: folder.dir,
-    MODELS_CONTAINER: 'models',
-    INFERENCE_WORKERS: '1',
-    BATCH_MAX_SIZE: '8',
-    LOG_LEVEL: 'error',
-  });
-  host = await startHost();
-  api = `${host.url}/api`;
-  feeder = await ModelFeeder.start({ host, repository: (await sharedEngine()).models.repository, intervalMs: 50 });
+  rollout = await startEmbeddedRollout();
+  ({ api, folder } = rollout);
   const shifted = models.shifted();
   const manifest = await manifestFor('1.1.0', shifted, { golden: undefined, explanation: undefined });
   await writeFolderModel(folder.dir, '1.1.0', shifted, manifest, { rollout: 'candidate', force: 'true' });
@@ -63,11 +49,7 @@ before(async () => {
     'the canary candidate loaded',
   );
 });
-after(async () => {
-  await feeder?.stop();
-  await host.dispose();
-  await folder.remove();
-});
+after(() => rollout.dispose());
 
 describe('OIP versions with a canary', () => {
   it('serves the active version without a version, and exactly the version named with one', async () => {

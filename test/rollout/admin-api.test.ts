@@ -5,18 +5,16 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sharedEngine } from '../../lib/app';
 import type { ModelStatus } from '../../lib/rollout/model-admin';
 import type { LocalHost } from '../../local/host';
-import { ModelFeeder } from '../../local/model-feeder';
 import { validEvent } from '../support/events';
-import { startHost } from '../support/host';
-import { copyBundled, manifestFor, models, writeFolderModel } from './support/models';
+import { startEmbeddedRollout, type EmbeddedRollout } from './support/embedded-rollout';
+import { type copyBundled, manifestFor, models, writeFolderModel } from './support/models';
 import { eventually } from './support/eventually';
 
 let host: LocalHost;
 let api: string;
-let feeder: ModelFeeder | undefined;
+let rollout: EmbeddedRollout;
 let folder: Awaited<ReturnType<typeof copyBundled>>;
 
 async function call(
@@ -52,18 +50,8 @@ async function scoreVersion(userId = 'user-1', transactionId = 'tx-1'): Promise<
 }
 
 before(async () => {
-  folder = await copyBundled();
-  for (const k of ['REDIS_URL', 'ModelStorage', 'AzureWebJobsStorage']) delete process.env[k];
-  Object.assign(process.env, {
-    MODEL_DIR: folder.dir,
-    MODELS_CONTAINER: 'models',
-    INFERENCE_WORKERS: '1',
-    BATCH_MAX_SIZE: '8',
-    LOG_LEVEL: 'error',
-  });
-  host = await startHost();
-  api = `${host.url}/api`;
-  feeder = await ModelFeeder.start({ host, repository: (await sharedEngine()).models.repository, intervalMs: 50 });
+  rollout = await startEmbeddedRollout();
+  ({ host, api, folder } = rollout);
   const bytes = await models.same();
   await writeFolderModel(folder.dir, '1.1.0', bytes, await manifestFor('1.1.0', bytes));
   await eventually(
@@ -72,11 +60,7 @@ before(async () => {
     'the folder upload served',
   );
 });
-after(async () => {
-  await feeder?.stop();
-  await host.dispose();
-  await folder.remove();
-});
+after(() => rollout.dispose());
 
 describe('admin API', () => {
   it('shows the active and previous versions, this instance and the in-process store', async () => {

@@ -1,0 +1,48 @@
+import { sharedEngine } from '../../../lib/app';
+import type { LocalHost } from '../../../local/host';
+import { ModelFeeder } from '../../../local/model-feeder';
+import { startHost } from '../../support/host';
+import { copyBundled } from './models';
+
+/** The embedded default (no Redis, no storage account) with a copy of the bundled models folder feeding the blob trigger. */
+export interface EmbeddedRollout {
+  readonly host: LocalHost;
+  /** `http://127.0.0.1:<port>/api`. */
+  readonly api: string;
+  /** The models folder (a copy of the bundled one): write a version here to upload it. */
+  readonly folder: Awaited<ReturnType<typeof copyBundled>>;
+  /** Stops the feeder and the host, removes the folder. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Starts the local host on a copy of the bundled models folder (one worker, batches of 8), with the model
+ * feeder polling the folder every 50 ms as the models container.
+ */
+export async function startEmbeddedRollout(): Promise<EmbeddedRollout> {
+  const folder = await copyBundled();
+  for (const k of ['REDIS_URL', 'ModelStorage', 'AzureWebJobsStorage']) delete process.env[k];
+  Object.assign(process.env, {
+    MODEL_DIR: folder.dir,
+    MODELS_CONTAINER: 'models',
+    INFERENCE_WORKERS: '1',
+    BATCH_MAX_SIZE: '8',
+    LOG_LEVEL: 'error',
+  });
+  const host = await startHost();
+  const feeder = await ModelFeeder.start({
+    host,
+    repository: (await sharedEngine()).models.repository,
+    intervalMs: 50,
+  });
+  return {
+    host,
+    api: `${host.url}/api`,
+    folder,
+    dispose: async () => {
+      await feeder?.stop();
+      await host.dispose();
+      await folder.remove();
+    },
+  };
+}
