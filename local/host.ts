@@ -14,6 +14,8 @@
 import * as path from 'path';
 import { type CoreLogEntry, type CoreRegistry, type RegisteredFunction, installCoreShim } from './core-shim';
 import type { RpcBindingInfo, RpcInvocationRequest, RpcInvocationResponse, RpcLogLevel } from './core-types';
+import type { AdmissionStats } from '../lib/admission/admission-gate';
+import type { HostDoor } from './host-door';
 import { type ExtraRoutes, FunctionsHttpServer } from './http-server';
 import { type InvokeOptions, type InvokeResult, invoke, invokeRpc, runAppHooks } from './invoke';
 import { RouteTable } from './routes';
@@ -49,6 +51,11 @@ export interface LocalHostOptions {
   extraRoutes?: ExtraRoutes;
   /** Request body cap in bytes (413 beyond). Default 8 MiB. */
   maxBodyBytes?: number;
+  /**
+   * The door in front of the invocations (`./host-door`): an adaptive limit checked before a request's body
+   * is read, answering the excess with a cheap 503 + `Retry-After`. Default: none (every request is invoked).
+   */
+  door?: HostDoor;
   /** Directory reported to appStart hooks as `functionAppDirectory`. Default `process.cwd()`. */
   functionAppDirectory?: string;
   /** How long `dispose()` waits for in-flight work before force-closing. Default 10 s. */
@@ -165,6 +172,7 @@ export class LocalHost {
         routes,
         extraRoutes: opts.extraRoutes,
         maxBodyBytes: opts.maxBodyBytes ?? 8 * 1024 * 1024,
+        door: opts.door,
         log: (level, message) => log(level, message),
         invokeHttp: async (fn, http) => {
           const res = await invokeRpc(
@@ -219,6 +227,11 @@ export class LocalHost {
   /** Bound port. */
   get port(): number {
     return this.#server.port;
+  }
+
+  /** The door's limit and counters (`undefined` without a door). */
+  get doorStats(): AdmissionStats | undefined {
+    return this.#opts.door?.stats;
   }
 
   /** All registered functions, in registration order. */

@@ -9,6 +9,7 @@ import * as http from 'http';
 import type { AddressInfo } from 'net';
 import type { RegisteredFunction } from './core-shim';
 import type { RpcHttpData, RpcLogLevel } from './core-types';
+import type { HostDoor } from './host-door';
 import type { RouteTable } from './routes';
 import { type DecodedHttpResponse, toNodeResponseHeaders, toRpcHttpRequest } from './rpc';
 
@@ -31,6 +32,8 @@ export interface FunctionsHttpServerOptions {
   extraRoutes?: ExtraRoutes;
   /** Request body cap in bytes; larger bodies get 413. */
   maxBodyBytes: number;
+  /** The door before the body is read (see `./host-door`); none = every routed request is invoked. */
+  door?: HostDoor;
   log(level: RpcLogLevel, message: string): void;
 }
 
@@ -201,20 +204,46 @@ export class FunctionsHttpServer {
         headers: { allow: match.allow.join(', ') },
       });
     }
+    const door = this.#opts.door;
+    const pass = door === undefined ? 'unguarded' : door.enter(method);
+    if (pass === undefined && door !== undefined) {
+      // refused before anything else of the request is touched (Node discards the unread body)
+      res.writeHead(door.refusal.status, door.refusal.headers);
+      res.end(door.refusal.body);
+      return;
+    }
+    let status = 500;
+    try {
+      status = await this.#invoke(req, res, url, method, match.target, match.params);
+    } finally {
+      if (pass !== 'unguarded') pass?.leave(status);
+    }
+  }
+
+  /** Reads the body, invokes the function and writes its response; resolves to the status sent. */
+  async #invoke(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    url: URL,
+    method: string,
+    fn: RegisteredFunction,
+    params: Record<string, string>,
+  ): Promise<number> {
+    const instance = url.pathname;
     let body: Buffer;
     try {
       body = await readBody(req, this.#opts.maxBodyBytes);
     } catch (err) {
       if (!(err instanceof BodyTooLargeError)) throw err;
       res.setHeader('connection', 'close');
-      return sendProblem(res, 413, err.message, { instance });
+      sendProblem(res, 413, err.message, { instance });
+      return 413;
     }
-    const fn = match.target;
     const rpcRequest = toRpcHttpRequest({
       method,
       url: url.href,
       headers: req.headers,
-      params: match.params,
+      params,
       body,
       searchParams: url.searchParams,
     });
@@ -223,16 +252,16 @@ export class FunctionsHttpServer {
       response = await this.#opts.invokeHttp(fn, rpcRequest);
     } catch (err) {
       this.#opts.log('error', `Function '${fn.name}' failed: ${(err as Error)?.stack ?? String(err)}`);
-      return sendProblem(res, 500, `The function '${fn.name}' failed. See the host log for details.`, {
-        instance,
-      });
+      sendProblem(res, 500, `The function '${fn.name}' failed. See the host log for details.`, { instance });
+      return 500;
     }
     if (!response) {
       res.writeHead(204);
       res.end();
-      return;
+      return 204;
     }
     res.writeHead(response.status, toNodeResponseHeaders(response));
     res.end(response.body);
+    return response.status;
   }
 }

@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import { configureSharedEngine, inProcessBus, sharedEngine } from '../lib/app';
 import { InProcessTopicPublisher } from '../lib/async/result-publisher';
 import { LocalHost } from './host';
+import { appHostDoor } from './app-host-door';
 import { AsyncLineWriter } from './line-writer';
 import { ModelFeeder } from './model-feeder';
 import { ServiceBusEmulator } from './service-bus-emulator';
@@ -66,6 +67,7 @@ async function main(): Promise<void> {
     verbose,
     invocationLog: verbose,
     extraRoutes: serviceBus.route,
+    door: await appHostDoor(),
   });
   serviceBus.start(host);
   // the models container (models/ folder, or Azurite with AzureWebJobsStorage=UseDevelopmentStorage=true) feeds the blob trigger
