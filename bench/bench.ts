@@ -10,7 +10,8 @@
  * host-free references (`naive_functions_vs_naive` is what the host layer costs). The service also runs
  * at fixed rates: 80 % and 40 % of its own maximum. Servers are child processes that measure their own
  * event-loop lag. Then the overload scenario (bench/overload.ts): `<model>.overload` and
- * `<model>.ratios.overload_goodput_vs_max`.
+ * `<model>.ratios.overload_goodput_vs_max`; and the refusal cost (`refusal`: 503s per second when every
+ * request is refused at the host's door vs inside the function handler, `refusal.door_vs_handler`).
  * Writes bench/results/bench.json and bench/results/bench-latency.svg; prints a table.
  */
 import { promises as fs } from 'node:fs';
@@ -24,7 +25,7 @@ import { runJob, startServer, type ServerChild } from './children';
 import { loadRun, medianOf, type RunFigures } from './load';
 import { writeRandomModel } from './model-fixture';
 import { runEscalationScenario } from './escalation';
-import { overloadScenario, type OverloadFigures } from './overload';
+import { overloadScenario, refusalScenario, type OverloadFigures, type RefusalFigures } from './overload';
 import { paymentBody, USERS } from './payment-body';
 import {
   checkTargets,
@@ -263,8 +264,25 @@ async function main(): Promise<void> {
   await setup.exec();
   const figures: Record<string, ModelFigures> = {};
   let telemetry: TelemetryFigures | undefined;
+  let refusal: RefusalFigures | undefined;
   try {
     for (const m of await models(root)) figures[m.key] = await benchModel(m);
+    log('refusal cost: at the host door vs inside the handler (small model)');
+    const refusalEnv = {
+      MODEL_DIR: path.join(root, 'models'),
+      MODEL_NAME: 'fraud',
+      LOG_LEVEL: 'error',
+      REDIS_URL,
+      REDIS_KEY_PREFIX: 'bench:ref:',
+      ADMISSION_MAX_INFLIGHT: '1',
+      ADMISSION_MIN_INFLIGHT: '1',
+    };
+    refusal = await refusalScenario(
+      (at) => startServer('servers/refusing', { ...refusalEnv, REFUSE_AT: at }),
+      body,
+      PLAN.durationSec,
+      log,
+    );
     log('telemetry: tracing off vs on (small model)');
     telemetry = await benchTelemetry({
       env: {
@@ -287,6 +305,7 @@ async function main(): Promise<void> {
     machine: await machine(),
     settings: { quick: QUICK, ...PLAN, duration_total_s: Math.round((Date.now() - started) / 1000) },
     ...figures,
+    refusal,
     telemetry,
     targets,
   };
@@ -298,6 +317,8 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${table(figures)}\n\n`);
   for (const [key, f] of Object.entries(figures)) process.stdout.write(`${key} ratios: ${JSON.stringify(f.ratios)}\n`);
   process.stdout.write(`rule of 8 (heavy): ${JSON.stringify(figures['heavy']?.raw.rule_of_8)}\n`);
+  if (refusal !== undefined)
+    process.stdout.write(`refusal: door ÷ handler 503s per second = ${refusal.door_vs_handler}\n`);
   if (telemetry !== undefined)
     process.stdout.write(
       `telemetry: off ${telemetry.off.rps} req/s, on ${telemetry.on.rps} req/s, overhead_ratio ${telemetry.overhead_ratio} (goal <= 0.05)\n`,

@@ -45,6 +45,17 @@ export interface OverloadFigures {
   readonly max: ClosedLoopFigures;
   readonly overload: ClosedLoopFigures;
   readonly overload_goodput_vs_max: number;
+  /** The host door's and the engine gate's limits and counters after the overload run (`GET /__bench/admission`). */
+  readonly admission_after: unknown;
+}
+
+async function admissionStats(url: string): Promise<unknown> {
+  try {
+    const res = await fetch(`${url}/__bench/admission`, { signal: AbortSignal.timeout(5000) });
+    return res.ok ? await res.json() : null;
+  } catch {
+    return null;
+  }
 }
 
 function pct(sorted: readonly number[], p: number): number {
@@ -135,10 +146,55 @@ export async function overloadScenario(
       `${overload.shed} × 503 (p50 ${overload.p50_shed_ms} ms), ${overload.timeouts} timeouts, ` +
       `p99 accepted ${overload.p99_accepted_ms} ms`,
   );
-  return { max, overload, overload_goodput_vs_max: ratio };
+  const admission_after = await admissionStats(server.url);
+  log(`overload: admission after the run ${JSON.stringify(admission_after)}`);
+  return { max, overload, overload_goodput_vs_max: ratio, admission_after };
 }
 
-/** Standalone: `node dist/bench/overload.js [small|heavy] [--quick]`, one model, a fresh service. */
+/** What a refusal costs where it is made: 503s per second with every request refused (64 connections). */
+export interface RefusalFigures {
+  /** Refused by the host's door, before the body is read. */
+  readonly door: ClosedLoopFigures;
+  /** Refused by the engine's gate inside the function handler (no door). */
+  readonly handler: ClosedLoopFigures;
+  /** `door` 503s per second ÷ `handler` 503s per second. */
+  readonly door_vs_handler: number;
+}
+
+/**
+ * The refusal-cost scenario: the same service held full two ways (`bench/servers/refusing.ts`), each hit by
+ * {@link MAX_CONNECTIONS} closed-loop connections for `durationSec`, one after the other.
+ */
+export async function refusalScenario(
+  start: (refuseAt: 'door' | 'handler') => Promise<ServerChild>,
+  body: () => string,
+  durationSec: number,
+  log: (msg: string) => void,
+): Promise<RefusalFigures> {
+  const run = async (at: 'door' | 'handler'): Promise<ClosedLoopFigures> => {
+    const server = await start(at);
+    try {
+      await closedLoop(server.url, body, MAX_CONNECTIONS, 1);
+      return await closedLoop(server.url, body, MAX_CONNECTIONS, durationSec);
+    } finally {
+      await server.stop();
+    }
+  };
+  const door = await run('door');
+  const handler = await run('handler');
+  const rate = (f: ClosedLoopFigures): number => f.shed / Math.max(1e-9, f.duration_s);
+  const ratio = Number((rate(door) / Math.max(1, rate(handler))).toPrecision(3));
+  log(
+    `refusals: door ${Math.round(rate(door))} × 503/s (p50 ${door.p50_shed_ms} ms), ` +
+      `handler ${Math.round(rate(handler))} × 503/s (p50 ${handler.p50_shed_ms} ms): ${ratio}×`,
+  );
+  return { door, handler, door_vs_handler: ratio };
+}
+
+/**
+ * Standalone: `node dist/bench/overload.js [small|heavy] [--quick]`, one model, a fresh service;
+ * `node dist/bench/overload.js refusal [--quick]`, the refusal-cost scenario.
+ */
 async function main(): Promise<void> {
   const { startServer } = await import('./children');
   const { writeRandomModel } = await import('./model-fixture');
@@ -149,13 +205,30 @@ async function main(): Promise<void> {
   const quick = process.argv.includes('--quick');
   const dir = key === 'heavy' ? path.join(appRoot(), 'bench', 'models', 'heavy') : path.join(appRoot(), 'models');
   if (key === 'heavy') await writeRandomModel(dir, { hidden: [2048, 2048, 2048], seed: 7 });
-  const server = await startServer('servers/service', {
+  const env = {
     MODEL_DIR: dir,
     MODEL_NAME: 'fraud',
     LOG_LEVEL: 'error',
     REDIS_URL: process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379',
     REDIS_KEY_PREFIX: 'bench:svc:',
-  });
+  };
+  if (process.argv.includes('refusal')) {
+    const f = await refusalScenario(
+      (at) =>
+        startServer('servers/refusing', {
+          ...env,
+          REFUSE_AT: at,
+          ADMISSION_MAX_INFLIGHT: '1',
+          ADMISSION_MIN_INFLIGHT: '1',
+        }),
+      paymentBody,
+      quick ? 3 : 10,
+      (m) => process.stderr.write(`[refusal] ${m}\n`),
+    );
+    process.stdout.write(`${JSON.stringify({ refusal: f }, null, 2)}\n`);
+    return;
+  }
+  const server = await startServer('servers/service', env);
   try {
     const f = await overloadScenario(
       server,

@@ -3,7 +3,9 @@
  * (the real `@azure/functions` library, the function adapters, the shared engine). Settings come from
  * the environment the orchestrator sets (MODEL_DIR, INFERENCE_*, BATCH_*, REDIS_URL, ...).
  */
+import type * as http from 'node:http';
 import * as path from 'node:path';
+import { sharedEngine } from '../../lib/app';
 import { appHostDoor } from '../../local/app-host-door';
 import { LocalHost } from '../../local/host';
 import { announce, statsRoute } from './common';
@@ -13,11 +15,21 @@ const MODULES = ['hooks', 'health', 'score', 'score-batch'].map((m) =>
 );
 
 async function main(): Promise<void> {
-  const host = await LocalHost.create({
+  let host: LocalHost | undefined;
+  /** `GET /__bench/admission`: the door's and the engine gate's limits and counters. */
+  const admissionRoute = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean> => {
+    if (!(req.url ?? '').startsWith('/__bench/admission')) return statsRoute(req, res);
+    const body = { door: host?.doorStats ?? null, engine: (await sharedEngine()).admissionStats ?? null };
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+    return true;
+  };
+  host = await LocalHost.create({
     port: 0,
     appModules: MODULES,
     log: () => undefined,
-    extraRoutes: statsRoute,
+    extraRoutes: admissionRoute,
+    // BENCH_NO_DOOR=1: without the host's door (refusals only inside the handler), for comparison
     door: process.env['BENCH_NO_DOOR'] === '1' ? undefined : await appHostDoor(),
   });
   announce(host.port);
