@@ -15,16 +15,16 @@ const MODULES = ['hooks', 'health', 'score', 'score-batch'].map((m) =>
 );
 
 async function main(): Promise<void> {
-  let host: LocalHost | undefined;
+  const started: { host?: LocalHost } = {};
   /** `GET /__bench/admission`: the door's and the engine gate's limits and counters. */
   const admissionRoute = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean> => {
     if (!(req.url ?? '').startsWith('/__bench/admission')) return statsRoute(req, res);
-    const body = { door: host?.doorStats ?? null, engine: (await sharedEngine()).admissionStats ?? null };
+    const body = { door: started.host?.doorStats ?? null, engine: (await sharedEngine()).admissionStats ?? null };
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
     return true;
   };
-  host = await LocalHost.create({
+  const host = await LocalHost.create({
     port: 0,
     appModules: MODULES,
     log: () => undefined,
@@ -32,6 +32,7 @@ async function main(): Promise<void> {
     // BENCH_NO_DOOR=1: without the host's door (refusals only inside the handler), for comparison
     door: process.env['BENCH_NO_DOOR'] === '1' ? undefined : await appHostDoor(),
   });
+  started.host = host;
   announce(host.port);
   process.on('SIGTERM', () => void host.dispose().finally(() => process.exit(0)));
 }
