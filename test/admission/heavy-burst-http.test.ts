@@ -1,7 +1,7 @@
 /**
  * 2 000 concurrent valid requests at once on the heavy bench model (17 → 3×2048 → 1, worker threads),
- * through the local Functions host (own process, default settings). Every request gets an answer: 200
- * with a score, or 503 + Retry-After + problem+json, `overloaded` (refused at the door) or
+ * through the local Functions host with its door, as `npm start` runs (own process, default settings).
+ * Every request gets an answer: 200 with a score, or 503 + Retry-After + problem+json, `overloaded` (refused at the door) or
  * `deadline_exceeded` (inference could not meet its deadline). None hangs, none is reset, none fails
  * otherwise, and the gate releases every admission. Which answer each request gets depends on the
  * machine's speed, so the counts are printed, not asserted; that admitted requests meet their
@@ -69,8 +69,9 @@ describe('2 000 concurrent requests on the heavy model', () => {
     }
     const stats = (await sharedEngine()).admissionStats;
     assert.equal(stats?.inflight, 0, 'every admission was released');
+    assert.equal(host.doorStats?.inflight, 0, "every pass through the host's door was released");
     process.stdout.write(
-      `# heavy burst: ${ok.length} × 200, 503s ${JSON.stringify(codes)}, gate ${JSON.stringify(stats)}\n`,
+      `# heavy burst: ${ok.length} × 200, 503s ${JSON.stringify(codes)}, gate ${JSON.stringify(stats)}, door ${JSON.stringify(host.doorStats)}\n`,
     );
   });
 });

@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { appHostDoor } from '../../../local/app-host-door';
 import { LocalHost } from '../../../local/host';
 
 /** The compiled function modules the scoring tests serve (explicit, so unrelated triggers stay out). */
@@ -7,11 +8,12 @@ export const SCORING_MODULES = ['hooks', 'health', 'score', 'score-batch'].map((
 );
 
 /**
- * Serves the app's scoring functions over real HTTP through the local Functions host. Settings come
- * from `process.env` (read once by `sharedEngine()`): set them before calling this. One per process.
+ * Serves the app's scoring functions over real HTTP through the local Functions host, with the host's
+ * door as `npm start` has it. Settings come from `process.env` (read once by `sharedEngine()`, which this
+ * creates): set them before calling this. One per process.
  */
-export function startServiceHost(): Promise<LocalHost> {
-  return LocalHost.create({ port: 0, appModules: SCORING_MODULES, log: () => undefined });
+export async function startServiceHost(): Promise<LocalHost> {
+  return LocalHost.create({ port: 0, appModules: SCORING_MODULES, log: () => undefined, door: await appHostDoor() });
 }
 
 /** POSTs JSON; fails (rejects) if no answer comes within `timeoutMs` (default 20 s). */
