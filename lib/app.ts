@@ -15,7 +15,7 @@ import type { ContextProvider } from './context/context-provider';
 import { createContextProvider, type ContextProviderDeps } from './context/create-context-provider';
 import { planRedisConnection } from './context/redis-connection';
 import { Engine } from './engine';
-import { createEscalator, type EscalatorWiring } from './escalation/create-escalator';
+import type { EscalatorWiring } from './escalation/create-escalator';
 import type { EscalationEvents } from './escalation/types';
 import { FEATURE_NAMES } from './features/featurizer';
 import type { BackendFactory } from './inference/backend';
@@ -137,10 +137,11 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     }),
   });
   const rollout = (late.rollout = await plan.complete({ sessions, factory }));
+  // loaded only when escalation is on: the OpenAI SDK, Azure identity and Key Vault clients cost start-up time
   const escalator =
     config.escalation === undefined
       ? undefined
-      : createEscalator(config.escalation, {
+      : (await import('./escalation/create-escalator')).createEscalator(config.escalation, {
           logger,
           tracer: telemetry.tracer,
           ...deps.escalation,

@@ -1,4 +1,4 @@
-import { DefaultAzureCredential, type TokenCredential } from '@azure/identity';
+import type { TokenCredential } from '@azure/identity';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/config';
 import type { SessionManager } from '../inference/session-manager';
@@ -6,7 +6,7 @@ import type { Scorer } from '../scoring/scorer';
 import type { Logger } from '../telemetry/logger';
 import { AsyncScorer } from './async-scorer';
 import type { InProcessBus } from './in-process-bus';
-import { InProcessTopicPublisher, ServiceBusTopicPublisher, type ResultPublisher } from './result-publisher';
+import { InProcessTopicPublisher, type ResultPublisher } from './result-publisher';
 import { MemoryResultStore, RedisResultStore } from './result-store';
 import { LocalTransactionGuard, RedisTransactionGuard } from './transaction-guard';
 
@@ -51,11 +51,13 @@ export async function createAsyncScorer(
       : new LocalTransactionGuard();
   let publisher = w.publisher;
   if (publisher === undefined && serviceBus.fullyQualifiedNamespace !== undefined) {
+    // the Azure SDK loads only here, when a namespace is configured (start-up time of `npm start`)
     const credential =
       w.credential ??
-      new DefaultAzureCredential(
+      new (await import('@azure/identity')).DefaultAzureCredential(
         serviceBus.clientId === undefined ? {} : { managedIdentityClientId: serviceBus.clientId },
       );
+    const { ServiceBusTopicPublisher } = await import('./service-bus-publisher');
     publisher = await ServiceBusTopicPublisher.create(
       { fullyQualifiedNamespace: serviceBus.fullyQualifiedNamespace, credential },
       serviceBus.resultsTopic,

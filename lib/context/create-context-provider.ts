@@ -1,5 +1,5 @@
-import { DefaultAzureCredential, type TokenCredential } from '@azure/identity';
-import { SecretClient, type SecretClientOptions } from '@azure/keyvault-secrets';
+import type { TokenCredential } from '@azure/identity';
+import type { SecretClientOptions } from '@azure/keyvault-secrets';
 import type { Redis, RedisOptions } from 'ioredis';
 import { AppError } from '../errors/errors';
 import type { Logger } from '../telemetry/logger';
@@ -21,7 +21,6 @@ import {
   type RedisSettings,
   type SecretReader,
 } from './redis-connection';
-import { createRedisClient, createRedisRemote } from './redis-remote';
 import { MemoryVelocityStore } from './velocity';
 
 /** The settings the context store reads (the `redis` and `context` slices of the config). */
@@ -152,8 +151,9 @@ export async function createContextProvider(
   const timers = deps.timers ?? realTimers;
   const connectWaitMs = deps.connectWaitMs ?? 3000;
   let credential = deps.credential;
-  const getCredential = (): TokenCredential =>
-    (credential ??= new DefaultAzureCredential(
+  // The Azure SDK clients and ioredis load only on the path that uses them (start-up time of `npm start`).
+  const getCredential = async (): Promise<TokenCredential> =>
+    (credential ??= new (await import('@azure/identity')).DefaultAzureCredential(
       r.managedIdentityClientId === undefined ? {} : { managedIdentityClientId: r.managedIdentityClientId },
     ));
 
@@ -162,7 +162,7 @@ export async function createContextProvider(
     let connection: RedisOptions = {};
     if (plan.mode === 'entra') {
       auth = await EntraTokenAuth.create({
-        credential: getCredential(),
+        credential: await getCredential(),
         username: plan.username,
         timers,
         ...(now === undefined ? {} : { now }),
@@ -177,12 +177,18 @@ export async function createContextProvider(
       };
     } else if (plan.mode === 'keyvault') {
       connection = await readRedisSecret(
-        deps.secretReader ?? new SecretClient(plan.vaultUrl, getCredential(), deps.secretClientOptions),
+        deps.secretReader ??
+          new (await import('@azure/keyvault-secrets')).SecretClient(
+            plan.vaultUrl,
+            await getCredential(),
+            deps.secretClientOptions,
+          ),
         plan.secretName,
       );
     } else {
       connection = urlOptions;
     }
+    const { createRedisClient, createRedisRemote } = await import('./redis-remote');
     const client =
       deps.redis ?? (deps.createClient ?? createRedisClient)({ ...baseRedisOptions(r.timeoutMs), ...connection });
     const remote = await createRedisRemote(client, {

@@ -4,8 +4,7 @@
  * `DefaultAzureCredential` (a user-assigned managed identity when a client id is given).
  */
 import type { TokenCredential } from '@azure/identity';
-import { DefaultAzureCredential } from '@azure/identity';
-import { BlobServiceClient, type ContainerClient, type StoragePipelineOptions } from '@azure/storage-blob';
+import type { BlobServiceClient, ContainerClient, StoragePipelineOptions } from '@azure/storage-blob';
 import { AppError } from '../errors/errors';
 import { readBounded } from '../http/bounded-read';
 import { manifestBlobName, modelBlobName, type ModelRef } from './model-path';
@@ -66,18 +65,24 @@ export class BlobModelRepository implements ModelRepository {
     credential?: TokenCredential,
     pipeline: StoragePipelineOptions = {},
   ): BlobModelRepository {
+    // The SDK loads only when a storage account is configured, not on every start (the local folder needs none).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { BlobServiceClient: Client } = require('@azure/storage-blob') as typeof import('@azure/storage-blob');
     let service: BlobServiceClient;
     if (s.connectionString !== undefined) {
       try {
-        service = BlobServiceClient.fromConnectionString(s.connectionString, pipeline);
+        service = Client.fromConnectionString(s.connectionString, pipeline);
       } catch (err) {
         throw new AppError('config_invalid', 'The model storage connection string is not valid.', { cause: err });
       }
     } else if (s.blobServiceUri !== undefined) {
       const cred =
         credential ??
-        new DefaultAzureCredential(s.clientId === undefined ? {} : { managedIdentityClientId: s.clientId });
-      service = new BlobServiceClient(s.blobServiceUri, cred, pipeline);
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        new (require('@azure/identity') as typeof import('@azure/identity')).DefaultAzureCredential(
+          s.clientId === undefined ? {} : { managedIdentityClientId: s.clientId },
+        );
+      service = new Client(s.blobServiceUri, cred, pipeline);
     } else {
       throw new AppError(
         'config_invalid',

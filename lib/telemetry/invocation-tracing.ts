@@ -18,23 +18,35 @@ import {
   type Context,
   type Link,
 } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import type { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { errorType, otelTracer, tracingState } from './tracing';
 
-const w3c = new W3CTraceContextPropagator();
+let propagator: W3CTraceContextPropagator | undefined;
+/**
+ * The W3C propagator, made on first use. Both callers run only while tracing is on, when the tracing SDK
+ * has already loaded `@opentelemetry/core`; with tracing off, start-up never loads it.
+ */
+function w3c(): W3CTraceContextPropagator {
+  if (propagator === undefined) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const core = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
+    propagator = new core.W3CTraceContextPropagator();
+  }
+  return propagator;
+}
 
 /** The context a W3C `traceparent` (and `tracestate`) names; the root context if absent or malformed. */
 export function contextFromTraceparent(traceparent: unknown, tracestate?: unknown): Context {
   if (typeof traceparent !== 'string') return ROOT_CONTEXT;
   const carrier: Record<string, string> = { traceparent };
   if (typeof tracestate === 'string') carrier['tracestate'] = tracestate;
-  return w3c.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter);
+  return w3c().extract(ROOT_CONTEXT, carrier, defaultTextMapGetter);
 }
 
 /** The active span's W3C `traceparent`, or `undefined` when no span is recording. */
 export function activeTraceparent(): string | undefined {
   const carrier: Record<string, string> = {};
-  w3c.inject(context.active(), carrier, defaultTextMapSetter);
+  w3c().inject(context.active(), carrier, defaultTextMapSetter);
   return carrier['traceparent'];
 }
 

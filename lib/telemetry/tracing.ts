@@ -9,17 +9,9 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { SpanKind, SpanStatusCode, trace, type Attributes, type Tracer } from '@opentelemetry/api';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  BatchSpanProcessor,
-  SimpleSpanProcessor,
-  type SpanExporter,
-  type SpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { Resource } from '@opentelemetry/resources';
+import type { SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { TelemetrySettings } from '../config/telemetry-settings';
-import { JsonLinesSpanExporter } from './json-span-exporter';
 import { noopTracer, type SpanAttributes, type StageName, type StageSpan, type StageTracer } from './stage-tracer';
 
 /** The tracer's instrumentation scope name. */
@@ -55,14 +47,20 @@ let userIdKey: Buffer = randomBytes(32);
 export function startTracing(settings: TelemetrySettings, overrides: TracingOverrides = {}): TracingState {
   if (state !== undefined) return state;
   if (settings.userIdKey !== undefined) userIdKey = Buffer.from(settings.userIdKey, 'utf8');
+  const exporting =
+    overrides.exporter !== undefined || settings.tracesExporter === 'console' || settings.tracesExporter === 'otlp';
+  // Off: nothing of the tracing SDK is loaded (it costs start-up time); the API's no-op tracer serves.
+  if (!exporting && settings.appInsightsConnectionString === undefined) return (state = OFF);
+  const sdk = tracingSdk();
   const processor = (e: SpanExporter): SpanProcessor =>
     overrides.processor === 'simple'
-      ? new SimpleSpanProcessor(e)
-      : new BatchSpanProcessor(e, { scheduledDelayMillis: 200 });
+      ? new sdk.base.SimpleSpanProcessor(e)
+      : new sdk.base.BatchSpanProcessor(e, { scheduledDelayMillis: 200 });
   const extra: SpanProcessor[] = [];
   if (overrides.exporter !== undefined) extra.push(processor(overrides.exporter));
-  else if (settings.tracesExporter === 'console') extra.push(processor(new JsonLinesSpanExporter()));
+  else if (settings.tracesExporter === 'console') extra.push(processor(new sdk.JsonLinesSpanExporter()));
   else if (settings.tracesExporter === 'otlp') extra.push(processor(otlpExporter(settings.otlpEndpoint)));
+  const resource = (): Resource => sdk.resourceFromAttributes({ [sdk.ATTR_SERVICE_NAME]: settings.serviceName });
 
   if (settings.appInsightsConnectionString !== undefined && overrides.exporter === undefined) {
     // Loaded only here: the distro patches http, the Azure SDK and redis clients as they are required next.
@@ -70,7 +68,7 @@ export function startTracing(settings: TelemetrySettings, overrides: TracingOver
     const ai = require('applicationinsights') as typeof import('applicationinsights');
     ai.useAzureMonitor({
       azureMonitorExporterOptions: { connectionString: settings.appInsightsConnectionString },
-      resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName }),
+      resource: resource(),
       spanProcessors: extra,
     });
     state = {
@@ -85,14 +83,28 @@ export function startTracing(settings: TelemetrySettings, overrides: TracingOver
     return state;
   }
   if (extra.length === 0) return (state = OFF);
-  const provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName }),
+  const provider = new sdk.NodeTracerProvider({
+    resource: resource(),
     spanProcessors: extra,
   });
   provider.register(); // global provider, AsyncLocalStorage context, W3C trace-context propagation
   const mode = overrides.exporter !== undefined ? 'custom' : settings.tracesExporter === 'otlp' ? 'otlp' : 'console';
   state = { enabled: true, mode, flush: () => provider.forceFlush(), shutdown: () => provider.shutdown() };
   return state;
+}
+
+/** The tracing SDK, loaded on the first {@link startTracing} that exports (never when tracing is off). */
+function tracingSdk() {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const base = require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
+  const { NodeTracerProvider } =
+    require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
+  const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
+  const { ATTR_SERVICE_NAME } =
+    require('@opentelemetry/semantic-conventions') as typeof import('@opentelemetry/semantic-conventions');
+  const { JsonLinesSpanExporter } = require('./json-span-exporter') as typeof import('./json-span-exporter');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return { base, NodeTracerProvider, resourceFromAttributes, ATTR_SERVICE_NAME, JsonLinesSpanExporter };
 }
 
 function otlpExporter(endpoint: string): SpanExporter {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { RetryMode } from '@azure/service-bus';
-import { ServiceBusTopicPublisher } from '../../lib/async/result-publisher';
+import { ServiceBusTopicPublisher } from '../../lib/async/service-bus-publisher';
 import type { AppError } from '../../lib/errors/errors';
 import { AmqpPeer } from '../support/amqp-peer';
 

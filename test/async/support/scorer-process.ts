@@ -10,7 +10,8 @@
  */
 import { createEngine } from '../../../lib/app';
 import type { MessageMeta } from '../../../lib/async/async-scorer';
-import { ServiceBusTopicPublisher, type ResultPublisher } from '../../../lib/async/result-publisher';
+import type { ResultPublisher } from '../../../lib/async/result-publisher';
+import { ServiceBusTopicPublisher } from '../../../lib/async/service-bus-publisher';
 import { loadConfig } from '../../../lib/config/config';
 import type { BackendFactory } from '../../../lib/inference/backend';
 import { inlineBackendFactory } from '../../../lib/inference/ort-session';
