@@ -175,6 +175,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     bus: deps.bus ?? inProcessBus(),
     ...(deps.publisher === undefined ? {} : { publisher: deps.publisher }),
     decoratePublisher: (p) => tracedPublisher(p, telemetry, config.serviceBus.resultsTopic, now),
+    tracer: telemetry.tracer,
   });
   const admission = new AdmissionGate(
     {

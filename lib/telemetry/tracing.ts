@@ -8,7 +8,7 @@
  * - else tracing is off: no provider, {@link stageTracer} is the no-op one.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { SpanKind, SpanStatusCode, trace, type Attributes, type Tracer } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   BatchSpanProcessor,
@@ -120,38 +120,65 @@ export function otelTracer(): Tracer {
 
 const KINDS: Partial<Record<string, SpanKind>> = { publish: SpanKind.PRODUCER, escalation: SpanKind.CLIENT };
 
-/** Drops `undefined` values. */
-export function cleanAttributes(attrs: SpanAttributes): Attributes {
-  const out: Attributes = {};
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined) out[k] = v;
-  return out;
-}
-
 /** The error code recorded on a failed span (`AppError.code`, else the error's name). */
 export function errorType(err: unknown): string {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : err instanceof Error ? err.name : 'error';
 }
 
+/** Marks `span` failed: status ERROR and `error.type` = the error's code. */
+function fail(span: Span, err: unknown): void {
+  const type = errorType(err);
+  span.setAttribute('error.type', type);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: type });
+}
+
+/**
+ * Stage spans on an OpenTelemetry tracer. Attributes go to the SDK as given: it copies them and drops
+ * `undefined` values itself (`Span.setAttribute`), so no cleaned copy is built per span.
+ */
 class OtelStageTracer implements StageTracer {
   readonly enabled = true;
   constructor(private readonly tracer: Tracer) {}
 
   span<T>(name: StageName, attrs: SpanAttributes, fn: (span: StageSpan) => Promise<T>): Promise<T> {
     const kind = KINDS[name] ?? SpanKind.INTERNAL;
-    return this.tracer.startActiveSpan(name, { kind, attributes: cleanAttributes(attrs) }, async (span) => {
+    // one `then` instead of an async wrapper: every promise costs more once async context tracking is on
+    return this.tracer.startActiveSpan(name, { kind, attributes: attrs }, (span) => {
+      let result: Promise<T>;
       try {
-        return await fn({ setAttributes: (a) => void span.setAttributes(cleanAttributes(a)) });
+        result = fn(stageSpan(span));
       } catch (err) {
-        const type = errorType(err);
-        span.setAttribute('error.type', type);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: type });
-        throw err;
-      } finally {
+        fail(span, err);
         span.end();
+        return Promise.reject(err as Error);
       }
+      return result.then(
+        (value) => (span.end(), value),
+        (err: unknown) => {
+          fail(span, err);
+          span.end();
+          throw err;
+        },
+      );
     });
   }
+
+  spanSync<T>(name: StageName, attrs: SpanAttributes, fn: (span: StageSpan) => T): T {
+    const span = this.tracer.startSpan(name, { kind: KINDS[name] ?? SpanKind.INTERNAL, attributes: attrs });
+    try {
+      return fn(stageSpan(span));
+    } catch (err) {
+      fail(span, err);
+      throw err;
+    } finally {
+      span.end();
+    }
+  }
+}
+
+function stageSpan(span: Span): StageSpan {
+  return { setAttributes: (a) => void span.setAttributes(a) };
 }
 
 /** The stage tracer: OpenTelemetry-backed when tracing is on (or a provider is given), else the no-op one. */
