@@ -17,6 +17,7 @@ import { traceRedisCommands } from './redis-spans';
 import type { SpanAttributes, StageTracer } from './stage-tracer';
 import { otelTracer, stageTracer, TRACER_NAME, tracingState } from './tracing';
 import type { ScorerEvents } from '../scoring/scorer';
+import type { BlobRepositoryEvents } from '../rollout/blob-model-repository';
 
 /** Where a scored payment came in. */
 export type ScoringPath = 'http' | 'batch' | 'queue';
@@ -253,6 +254,14 @@ export class Telemetry {
       },
       loadFailed: () => this.modelLoads.add(1, { outcome: 'failed' }),
     };
+  }
+
+  /**
+   * Handlers for the models container's events: each call to Blob Storage (model and manifest downloads,
+   * properties, listing) as `scoring.external.duration{dependency=blob}`. Never the blob's name.
+   */
+  blobEvents(): Partial<BlobRepositoryEvents> {
+    return { blobCall: (e) => this.external('blob', e.ms, e.ok) };
   }
 
   /** Handlers for the admission gate's events. */
