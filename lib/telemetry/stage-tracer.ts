@@ -28,6 +28,8 @@ export type StageName =
 
 /** The span a stage runs in: it may add attributes learnt while running (e.g. `cache.hit`). */
 export interface StageSpan {
+  /** False when the span is not recorded (tracing off, or the trace not sampled): skip computing attributes. */
+  readonly recording: boolean;
   setAttributes(attrs: SpanAttributes): void;
 }
 
@@ -48,7 +50,7 @@ export interface StageTracer {
   spanSync<T>(name: StageName, attrs: SpanAttributes, fn: (span: StageSpan) => T): T;
 }
 
-const NOOP_SPAN: StageSpan = { setAttributes: () => undefined };
+const NOOP_SPAN: StageSpan = { recording: false, setAttributes: () => undefined };
 
 /** Tracing off: runs the function, records nothing. */
 export const noopTracer: StageTracer = {

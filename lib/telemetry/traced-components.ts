@@ -26,7 +26,9 @@ export function tracedContext(provider: ContextProvider, t: Telemetry, now: () =
   if (!t.tracer.enabled) return { lookup, dispose: () => provider.dispose() };
   return {
     lookup: (event, options) =>
-      t.tracer.span('context', { 'user.id': hashUserId(event.userId) }, async (span) => {
+      t.tracer.span('context', {}, async (span) => {
+        if (!span.recording) return lookup(event, options); // not sampled: no hash, no attributes
+        span.setAttributes({ 'user.id': hashUserId(event.userId) });
         const t0 = now();
         const r = await lookup(event, options);
         span.setAttributes({
