@@ -26,6 +26,7 @@ import { writeRandomModel } from './model-fixture';
 import { runEscalationScenario } from './escalation';
 import { overloadScenario, type OverloadFigures } from './overload';
 import { paymentBody, USERS } from './payment-body';
+import { deleteKeys } from './redis-keys';
 import {
   checkTargets,
   latencySvg,
@@ -235,16 +236,6 @@ async function machine(): Promise<Record<string, unknown>> {
     onnxruntime: ortVersion,
     date: new Date().toISOString(),
   };
-}
-
-/** Deletes every key matching `pattern` (SCAN + UNLINK in chunks). */
-async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    if (keys.length > 0) await redis.unlink(...keys);
-    cursor = next;
-  } while (cursor !== '0');
 }
 
 async function main(): Promise<void> {

@@ -8,6 +8,7 @@ import Redis from 'ioredis';
 import { startServer, type ServerChild } from './children';
 import { loadRun, medianOf, type RunFigures } from './load';
 import { paymentBody } from './payment-body';
+import { deleteKeys } from './redis-keys';
 
 /** What {@link benchTelemetry} reports (`bench.json` → `telemetry`). */
 export interface TelemetryFigures {
@@ -96,12 +97,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify(figures)}\n`);
   } finally {
     const redis = new Redis(redisUrl);
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', 'bench:tel:*', 'COUNT', 1000);
-      if (keys.length > 0) await redis.unlink(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    await deleteKeys(redis, 'bench:tel:*');
     redis.disconnect();
   }
 }
