@@ -8,11 +8,20 @@ import { describe, it } from 'node:test';
 import { AggregationTemporality, DataPointType, MeterProvider, type SumMetricData } from '@opentelemetry/sdk-metrics';
 import {
   AlwaysOffSampler,
+  AlwaysOnSampler,
   BasicTracerProvider,
+  ParentBasedSampler,
+  type Sampler,
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { context, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
 import { AppError } from '../../lib/errors/errors';
+import type { InferenceBackend } from '../../lib/inference/backend';
+import type { Lease } from '../../lib/inference/session-manager';
+import { Telemetry } from '../../lib/telemetry/telemetry';
+import { tracedRouter } from '../../lib/telemetry/traced-components';
 import { BoundedMemo } from '../../lib/telemetry/bounded-memo';
 import { SummedCounter } from '../../lib/telemetry/summed-counter';
 import { stageTracer } from '../../lib/telemetry/tracing';
@@ -86,5 +95,51 @@ describe('cheap per-request recording', () => {
       off.spanSync('validate', {}, (s) => s.recording),
       false,
     );
+  });
+
+  it('inference spans are made only under a recorded parent: an unsampled trace gets none', async () => {
+    const exporter = new InMemorySpanExporter();
+    const decided: string[] = []; // spans the SDK was asked to sample: each is span work, recorded or not
+    const parentBased = new ParentBasedSampler({ root: new AlwaysOnSampler() });
+    const sampler: Sampler = {
+      shouldSample: (...args) => (decided.push(args[2]), parentBased.shouldSample(...args)),
+      toString: () => 'counting',
+    };
+    const provider = new NodeTracerProvider({ sampler, spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    provider.register(); // the global tracer and an async context manager, as startTracing does
+    const t = await Telemetry.create({ tracerProvider: provider });
+    const backend = {
+      info: { executionProviders: ['cpu'] },
+      run: () =>
+        Promise.resolve({ scores: Float32Array.of(0.1), timing: { queueMs: 1, inferenceMs: 2, batchSize: 4 } }),
+    } as unknown as InferenceBackend;
+    const lease = { manifest: { name: 'fraud', version: '1.0.0' }, backend, release: () => undefined } as Lease;
+    const router = tracedRouter({ acquire: () => lease, shadow: () => undefined }, t);
+    const underCaller = (flags: TraceFlags) => {
+      const caller = trace.setSpanContext(ROOT_CONTEXT, {
+        traceId: '0af7651916cd43dd8448eb211c80319c',
+        spanId: 'b7ad6b7169203331',
+        traceFlags: flags,
+        isRemote: true,
+      });
+      return context.with(caller, () =>
+        provider.getTracer('t').startActiveSpan('root', (root) =>
+          router
+            .acquire('u')
+            .backend.run(new Float32Array(17), 1)
+            .finally(() => root.end()),
+        ),
+      );
+    };
+    await underCaller(TraceFlags.NONE);
+    assert.deepEqual(decided, ['root'], 'unsampled: no inference span is even started');
+    assert.equal(exporter.getFinishedSpans().length, 0);
+    await underCaller(TraceFlags.SAMPLED);
+    assert.deepEqual(
+      exporter.getFinishedSpans().map((s) => s.name),
+      ['inference.queue', 'inference.run', 'root'],
+    );
+    assert.equal(exporter.getFinishedSpans()[1]?.attributes['batch.size'], 4);
+    await provider.shutdown();
   });
 });
