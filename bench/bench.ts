@@ -27,6 +27,7 @@ import { writeRandomModel } from './model-fixture';
 import { runEscalationScenario } from './escalation';
 import { overloadScenario, refusalScenario, type OverloadFigures, type RefusalFigures } from './overload';
 import { paymentBody, USERS } from './payment-body';
+import { deleteKeys } from './redis-keys';
 import {
   checkTargets,
   latencySvg,
@@ -236,16 +237,6 @@ async function machine(): Promise<Record<string, unknown>> {
     onnxruntime: ortVersion,
     date: new Date().toISOString(),
   };
-}
-
-/** Deletes every key matching `pattern` (SCAN + UNLINK in chunks). */
-async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    if (keys.length > 0) await redis.unlink(...keys);
-    cursor = next;
-  } while (cursor !== '0');
 }
 
 async function main(): Promise<void> {

@@ -6,6 +6,8 @@ import * as path from 'node:path';
 export interface ServerChild {
   readonly name: string;
   readonly url: string;
+  /** The server's process id (its main thread's id too, on Linux). */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -58,6 +60,7 @@ export function startServer(name: string, env: Record<string, string>, timeoutMs
       resolve({
         name,
         url: `http://127.0.0.1:${line.slice('LISTENING '.length).trim()}`,
+        pid: child.pid as number,
         stop: () =>
           new Promise<void>((done) => {
             if (child.exitCode !== null || child.signalCode !== null) return done(); // exited, or killed by a signal

@@ -3,8 +3,12 @@
  * and with tracing and metrics on, exporting to discarding sinks (`servers/service-traced`), side by side in
  * alternating rounds of the same closed-loop load. `overhead_ratio` = 1 − rps(on) / rps(off); target ≤ 0.05.
  */
+import * as path from 'node:path';
+import Redis from 'ioredis';
 import { startServer, type ServerChild } from './children';
 import { loadRun, medianOf, type RunFigures } from './load';
+import { paymentBody } from './payment-body';
+import { deleteKeys } from './redis-keys';
 
 /** What {@link benchTelemetry} reports (`bench.json` → `telemetry`). */
 export interface TelemetryFigures {
@@ -60,3 +64,42 @@ export async function benchTelemetry(o: TelemetryBenchOptions): Promise<Telemetr
     await Promise.all([servers.off?.stop(), servers.on?.stop()]);
   }
 }
+
+/**
+ * Standalone: `node dist/bench/telemetry.js [--quick] [--rounds N]` runs only this comparison against the bundled
+ * model and `BENCH_REDIS_URL` (default `redis://127.0.0.1:6379`) and prints the figures as JSON. Quick: 1 round
+ * of 3 s (1 s warm-up); else 3 rounds of 10 s (2 s warm-up), as `npm run bench`. 32 connections.
+ */
+async function main(): Promise<void> {
+  const argv = process.argv;
+  const quick = argv.includes('--quick');
+  const at = argv.indexOf('--rounds');
+  const rounds = at >= 0 ? Number(argv[at + 1]) : quick ? 1 : 3;
+  const root = path.resolve(__dirname, '..', '..');
+  const log = (msg: string): void => void process.stderr.write(`[telemetry] ${msg}\n`);
+  const redisUrl = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+  try {
+    const figures = await benchTelemetry({
+      env: {
+        MODEL_DIR: path.join(root, 'models'),
+        MODEL_NAME: 'fraud',
+        LOG_LEVEL: 'error',
+        REDIS_URL: redisUrl,
+        REDIS_KEY_PREFIX: 'bench:tel:',
+      },
+      rounds,
+      durationSec: quick ? 3 : 10,
+      warmSec: quick ? 1 : 2,
+      connections: 32,
+      body: paymentBody,
+      log,
+    });
+    process.stdout.write(`${JSON.stringify(figures)}\n`);
+  } finally {
+    const redis = new Redis(redisUrl);
+    await deleteKeys(redis, 'bench:tel:*');
+    redis.disconnect();
+  }
+}
+
+if (require.main === module) void main();

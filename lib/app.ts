@@ -110,7 +110,13 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     deps.context === undefined &&
     (deps.contextDeps?.redis !== undefined || planRedisConnection(config.redis).mode !== 'none');
   const redis = redisConfigured && context instanceof CachedContextProvider ? () => context.redisClient : undefined;
-  const plan = planRollout(config, modelSource, { logger, redis, tracer: telemetry.tracer, ...deps.rollout });
+  const plan = planRollout(config, modelSource, {
+    logger,
+    redis,
+    tracer: telemetry.tracer,
+    blob: telemetry.blobEvents(),
+    ...deps.rollout,
+  });
   const late: { rollout?: ModelRollout } = {}; // set below; the loaded event may only fire after createEngine
   const sessions = await SessionManager.create({
     source: plan.source,
@@ -176,6 +182,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     bus: deps.bus ?? inProcessBus(),
     ...(deps.publisher === undefined ? {} : { publisher: deps.publisher }),
     decoratePublisher: (p) => tracedPublisher(p, telemetry, config.serviceBus.resultsTopic, now),
+    tracer: telemetry.tracer,
   });
   const admission = new AdmissionGate(
     {

@@ -103,7 +103,7 @@ export class Engine {
    */
   async score(body: unknown, options?: ScoreOptions): Promise<ScoreResult> {
     return this.measured('http', async () => {
-      const event = await this.validate(() => parsePaymentEvent(body));
+      const event = this.validate(() => parsePaymentEvent(body));
       await this.parts.sessions.ensureReady();
       return this.observe('http', await this.parts.scorer.score(event, options));
     });
@@ -121,10 +121,10 @@ export class Engine {
     return r;
   }
 
-  /** Runs parsing in the `validate` span when tracing is on. */
-  private validate<T>(parse: () => T): Promise<T> | T {
+  /** Runs parsing (synchronous) in the `validate` span when tracing is on. */
+  private validate<T>(parse: () => T): T {
     const tracer = this.parts.telemetry?.tracer;
-    return tracer?.enabled === true ? tracer.span('validate', {}, () => Promise.resolve(parse())) : parse();
+    return tracer?.enabled === true ? tracer.spanSync('validate', {}, parse) : parse();
   }
 
   /** Records `scoring.request.duration` (outcome `ok`, `rejected` or the error code) around one request. */
@@ -164,7 +164,7 @@ export class Engine {
     const results: BatchItemResult[] = new Array<BatchItemResult>(items.length);
     const valid: PaymentEvent[] = [];
     const at: number[] = [];
-    await this.validate(() =>
+    this.validate(() =>
       items.forEach((item, i) => {
         try {
           valid.push(parsePaymentEvent(item, `events.${i}`));

@@ -1,34 +1,15 @@
-import { AppError, toAppError, toProblem, type FieldError } from '../errors/errors';
+import { AppError, toAppError } from '../errors/errors';
 import type { SessionManager } from '../inference/session-manager';
-import { parsePaymentEvent, type PaymentEvent } from '../scoring/event-schema';
+import type { PaymentEvent } from '../scoring/event-schema';
 import type { Scorer } from '../scoring/scorer';
+import { noopTracer, type StageTracer } from '../telemetry/stage-tracer';
 import { BatchLocks, type LockedStatus } from './batch-locks';
-import { bodyText, decodeBody } from './message-body';
 import type { ResultPublisher } from './result-publisher';
 import type { AsyncScoreResult, ResultStore } from './result-store';
 import type { TransactionGuard } from './transaction-guard';
+import { validateBatch, type MessageMeta, type QueueMessage, type RejectedMessage } from './validate-batch';
 
-/** Trigger metadata of a Service Bus message that the scorer uses. */
-export interface MessageMeta {
-  readonly messageId?: string;
-  readonly deliveryCount?: number;
-  readonly enqueuedTimeUtc?: string;
-  readonly correlationId?: string;
-  readonly applicationProperties?: Readonly<Record<string, unknown>>;
-}
-
-/** A message that can never be scored: sent to the rejected queue with the reason and the original body. */
-export interface RejectedMessage {
-  readonly reason: 'invalid_json' | 'validation_failed';
-  readonly detail: string;
-  readonly errors: readonly FieldError[];
-  /** The original message body, as text. */
-  readonly originalBody: string;
-  readonly messageId?: string;
-  readonly correlationId?: string;
-  readonly deliveryCount?: number;
-  readonly rejectedAt: string;
-}
+export type { MessageMeta, QueueMessage, RejectedMessage } from './validate-batch';
 
 /**
  * What processing one message produced: `scored` (published now; `replayed` if the stored result was
@@ -39,12 +20,6 @@ export type MessageOutcome =
   /** The transaction's result was already published (confirmed and recorded): nothing was sent. */
   | { readonly kind: 'duplicate'; readonly transactionId: string }
   | { readonly kind: 'rejected'; readonly rejection: RejectedMessage };
-
-/** One message of a delivery batch: its body and its trigger metadata. */
-export interface QueueMessage {
-  readonly body: unknown;
-  readonly meta: MessageMeta;
-}
 
 /** Dependencies of {@link AsyncScorer}. */
 export interface AsyncScorerDeps {
@@ -61,6 +36,11 @@ export interface AsyncScorerDeps {
    * trips that the request path's `REDIS_TIMEOUT_MS` (25 ms) is not sized for. Default: the scorer's.
    */
   readonly deadlineMs?: number;
+  /**
+   * Spans: one `validate` span per delivery batch around decoding and validating its messages
+   * (`messaging.batch.message_count`, `validate.rejected`). Default none.
+   */
+  readonly tracer?: StageTracer;
 }
 
 /**
@@ -98,26 +78,15 @@ export class AsyncScorer {
    */
   async processBatch(messages: readonly QueueMessage[]): Promise<MessageOutcome[]> {
     const outcomes = new Array<MessageOutcome | undefined>(messages.length);
-    const failures = new Map<number, unknown>();
-    const events = new Map<number, PaymentEvent>(); // first message of each transaction → its event
-    const firstOf = new Map<string, number>();
-    const repeats: [number, number][] = [];
-    messages.forEach((m, i) => {
-      let event: PaymentEvent;
-      try {
-        event = parsePaymentEvent(decodeBody(m.body));
-      } catch (err) {
-        const e = toAppError(err);
-        if (e.code === 'invalid_json' || e.code === 'validation_failed')
-          outcomes[i] = { kind: 'rejected', rejection: this.rejection(e, m.body, m.meta) };
-        else failures.set(i, e);
-        return;
-      }
-      const first = firstOf.get(event.transactionId);
-      if (first !== undefined) return void repeats.push([i, first]);
-      firstOf.set(event.transactionId, i);
-      events.set(i, event);
-    });
+    const tracer = this.deps.tracer ?? noopTracer;
+    const { events, repeats, rejected, failures } = tracer.enabled
+      ? tracer.spanSync('validate', { 'messaging.batch.message_count': messages.length }, (span) => {
+          const v = validateBatch(messages, this.now);
+          span.setAttributes({ 'validate.rejected': v.rejected.size });
+          return v;
+        })
+      : validateBatch(messages, this.now);
+    for (const [i, rejection] of rejected) outcomes[i] = { kind: 'rejected', rejection };
     if (events.size > 0) await this.processEvents(messages, events, outcomes, failures);
     for (const [i, first] of repeats) {
       if (failures.has(first)) failures.set(i, failures.get(first));
@@ -268,20 +237,6 @@ export class AsyncScorer {
       body: result,
       applicationProperties: { decision: result.decision, modelVersion: result.model.version },
     });
-  }
-
-  private rejection(e: AppError, message: unknown, meta: MessageMeta): RejectedMessage {
-    const problem = toProblem(e);
-    return {
-      reason: e.code === 'invalid_json' ? 'invalid_json' : 'validation_failed',
-      detail: problem.detail,
-      errors: problem.errors ?? [],
-      originalBody: bodyText(message),
-      ...(meta.messageId === undefined ? {} : { messageId: String(meta.messageId) }),
-      ...(meta.correlationId === undefined ? {} : { correlationId: meta.correlationId }),
-      ...(meta.deliveryCount === undefined ? {} : { deliveryCount: meta.deliveryCount }),
-      rejectedAt: new Date(this.now()).toISOString(),
-    };
   }
 }
 

@@ -4,6 +4,7 @@ import type { Config } from '../config/config';
 import type { SessionManager } from '../inference/session-manager';
 import type { Scorer } from '../scoring/scorer';
 import type { Logger } from '../telemetry/logger';
+import type { StageTracer } from '../telemetry/stage-tracer';
 import { AsyncScorer } from './async-scorer';
 import type { InProcessBus } from './in-process-bus';
 import { InProcessTopicPublisher, type ResultPublisher } from './result-publisher';
@@ -23,6 +24,8 @@ export interface AsyncScorerWiring {
   readonly publisher?: ResultPublisher;
   /** Wraps the publisher the scorer uses (telemetry: `publish` span, `traceparent` on each result). */
   readonly decoratePublisher?: (publisher: ResultPublisher) => ResultPublisher;
+  /** Spans: the `validate` span of each delivery batch. Default none. */
+  readonly tracer?: StageTracer;
   readonly credential?: TokenCredential;
   /** Wall clock, epoch ms. */
   readonly now?: () => number;
@@ -72,6 +75,7 @@ export async function createAsyncScorer(
     guard,
     publisher: w.decoratePublisher?.(publisher) ?? publisher,
     deadlineMs: config.inference.deadlineMaxMs,
+    tracer: w.tracer,
     ...(w.now === undefined ? {} : { now: w.now }),
   });
   return { asyncScorer, publisher };

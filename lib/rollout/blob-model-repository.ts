@@ -30,6 +30,33 @@ export interface BlobStorageSettings {
   readonly container: string;
 }
 
+/** What the blob repository reports; the telemetry module records it as `scoring.external.duration{dependency=blob}`. */
+export interface BlobRepositoryEvents {
+  /**
+   * One call to Blob Storage ended. `operation`: `download` (a model or manifest, timed until its body was
+   * read or refused), `properties` or `list`; `ms`: its duration, milliseconds; `ok`: false when the service
+   * or the network failed (the repository then throws `dependency_unavailable`); an absent blob (404) and a
+   * refused oversize download are answers, so `ok` is true. Never carries the blob's name.
+   */
+  blobCall(e: {
+    readonly operation: 'download' | 'properties' | 'list';
+    readonly ms: number;
+    readonly ok: boolean;
+  }): void;
+}
+
+/** Options of {@link BlobModelRepository.create}. */
+export interface BlobRepositoryOptions {
+  /** For identity-based access. Default `DefaultAzureCredential`. */
+  readonly credential?: TokenCredential;
+  /** Storage client pipeline options (retries, HTTP client). Default the SDK's. */
+  readonly pipeline?: StoragePipelineOptions;
+  /** Timing of every call to the service. Default none. */
+  readonly on?: Partial<BlobRepositoryEvents>;
+  /** Monotonic clock, ms. Default `performance.now`. */
+  readonly now?: () => number;
+}
+
 /** Whether the settings name a storage account (else the local folder is the repository). */
 export function blobConfigured(s: BlobStorageSettings): boolean {
   return s.connectionString !== undefined || s.blobServiceUri !== undefined;
@@ -50,21 +77,21 @@ function unavailable(err: unknown): AppError {
 
 /** Reads models from a blob container. */
 export class BlobModelRepository implements ModelRepository {
+  private readonly now: () => number;
   private constructor(
     private readonly client: ContainerClient,
     readonly container: string,
     readonly description: string,
-  ) {}
+    private readonly options: BlobRepositoryOptions,
+  ) {
+    this.now = options.now ?? (() => performance.now());
+  }
 
   /**
-   * @param credential for identity-based access; default `DefaultAzureCredential`.
    * @throws AppError `config_invalid` when neither a connection string nor a service URI is set, or the connection string is malformed.
    */
-  static create(
-    s: BlobStorageSettings,
-    credential?: TokenCredential,
-    pipeline: StoragePipelineOptions = {},
-  ): BlobModelRepository {
+  static create(s: BlobStorageSettings, options: BlobRepositoryOptions = {}): BlobModelRepository {
+    const { credential, pipeline = {} } = options;
     // The SDK loads only when a storage account is configured, not on every start (the local folder needs none).
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { BlobServiceClient: Client } = require('@azure/storage-blob') as typeof import('@azure/storage-blob');
@@ -94,7 +121,24 @@ export class BlobModelRepository implements ModelRepository {
       service.getContainerClient(s.container),
       s.container,
       `blob container ${s.container} (${endpoint.origin}${endpoint.pathname.replace(/\/$/, '')})`,
+      options,
     );
+  }
+
+  /** Runs one call to the service and reports its duration; `ok` unless it ends in `dependency_unavailable`. */
+  private async timed<T>(operation: 'download' | 'properties' | 'list', call: () => Promise<T>): Promise<T> {
+    const report = this.options.on?.blobCall;
+    if (report === undefined) return call();
+    const t0 = this.now();
+    let ok = true;
+    try {
+      return await call();
+    } catch (err) {
+      ok = !(err instanceof AppError && err.code === 'dependency_unavailable');
+      throw err;
+    } finally {
+      report({ operation, ms: this.now() - t0, ok });
+    }
   }
 
   /**
@@ -102,7 +146,16 @@ export class BlobModelRepository implements ModelRepository {
    * streamed through a byte counter (and the sha256). Past the cap the stream is destroyed.
    * @returns `undefined` for a blob that does not exist.
    */
-  private async download(
+  private download(
+    name: string,
+    maxBytes: number,
+    tooBig: (size: number) => AppError,
+    sha256: boolean,
+  ): Promise<{ bytes: Uint8Array; sha256?: string } | undefined> {
+    return this.timed('download', () => this.read(name, maxBytes, tooBig, sha256));
+  }
+
+  private async read(
     name: string,
     maxBytes: number,
     tooBig: (size: number) => AppError,
@@ -138,14 +191,16 @@ export class BlobModelRepository implements ModelRepository {
     return { bytes: r.bytes, sha256: r.sha256 as string };
   }
 
-  async properties(ref: ModelRef): Promise<ModelProperties | undefined> {
-    try {
-      const p = await this.client.getBlobClient(modelBlobName(ref)).getProperties();
-      return { size: p.contentLength ?? 0, etag: p.etag ?? '', metadata: p.metadata ?? {} };
-    } catch (err) {
-      if (statusOf(err) === 404) return undefined;
-      throw unavailable(err);
-    }
+  properties(ref: ModelRef): Promise<ModelProperties | undefined> {
+    return this.timed('properties', async () => {
+      try {
+        const p = await this.client.getBlobClient(modelBlobName(ref)).getProperties();
+        return { size: p.contentLength ?? 0, etag: p.etag ?? '', metadata: p.metadata ?? {} };
+      } catch (err) {
+        if (statusOf(err) === 404) return undefined;
+        throw unavailable(err);
+      }
+    });
   }
 
   async readManifest(ref: ModelRef): Promise<string | undefined> {
@@ -153,7 +208,11 @@ export class BlobModelRepository implements ModelRepository {
     return r === undefined ? undefined : Buffer.from(r.bytes).toString('utf8');
   }
 
-  async list(): Promise<ModelBlob[]> {
+  list(): Promise<ModelBlob[]> {
+    return this.timed('list', () => this.listAll());
+  }
+
+  private async listAll(): Promise<ModelBlob[]> {
     const out: ModelBlob[] = [];
     try {
       for await (const b of this.client.listBlobsFlat({ includeMetadata: true })) {

@@ -17,7 +17,7 @@ import { batchedBackendFactory, resolveMode } from '../inference/backend-factory
 import { SessionManager } from '../inference/session-manager';
 import type { Logger } from '../telemetry/logger';
 import type { ModelSource } from '../models/model-folder';
-import { BlobModelRepository, blobConfigured } from './blob-model-repository';
+import { BlobModelRepository, blobConfigured, type BlobRepositoryEvents } from './blob-model-repository';
 import { FleetAgent, type FleetAgentEvents } from './fleet-agent';
 import { FleetModelSource } from './fleet-model-source';
 import { MemoryFleetStore, type FleetStore } from './fleet-store';
@@ -52,6 +52,8 @@ export interface RolloutDeps {
   readonly on?: Partial<FleetAgentEvents>;
   /** Spans: `model.rollout` per upload, `model.check.<check>` per validation check. Default none. */
   readonly tracer?: StageTracer;
+  /** Timing of the models container's calls (blob storage only; ignored with `repository`). Default none. */
+  readonly blob?: Partial<BlobRepositoryEvents>;
 }
 
 /** Step one's result: the startup model source, and step two. */
@@ -105,7 +107,10 @@ export function planRollout(config: Config, base: ModelSource, deps: RolloutDeps
     (deps.redis !== undefined ? new RedisFleetStore(deps.redis, config.redis.keyPrefix) : new MemoryFleetStore());
   const bundled = new FolderModelRepository(config.model.dir, r.storage.container);
   const repository =
-    deps.repository ?? (blobConfigured(r.storage) ? BlobModelRepository.create(r.storage, deps.credential) : bundled);
+    deps.repository ??
+    (blobConfigured(r.storage)
+      ? BlobModelRepository.create(r.storage, { credential: deps.credential, on: deps.blob })
+      : bundled);
   logger.info(`model rollout: fleet store ${store.description}, models from ${repository.description}`, {
     instanceId,
     reconcileSec: r.reconcileIntervalMs / 1000,

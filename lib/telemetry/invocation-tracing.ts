@@ -17,6 +17,7 @@ import {
   type Attributes,
   type Context,
   type Link,
+  type Tracer,
 } from '@opentelemetry/api';
 import type { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { errorType, otelTracer, tracingState } from './tracing';
@@ -144,11 +145,24 @@ function runRoot(inv: InvocationContext, trigger: unknown, fn: () => unknown): P
     }
   }
   const parent = contextFromTraceparent(inv.traceContext?.traceParent, inv.traceContext?.traceState);
-  return otelTracer().startActiveSpan(name, { kind, attributes, links }, parent, async (span) => {
+  tracer ??= otelTracer();
+  return tracer.startActiveSpan(name, { kind, attributes, links }, parent, (span) => {
+    const failed = (err: unknown): never => {
+      span.setAttribute('error.type', errorType(err));
+      span.setStatus({ code: SpanStatusCode.ERROR, message: errorType(err) });
+      span.end();
+      throw err;
+    };
+    let result: unknown;
     try {
-      const result = await fn();
+      result = fn();
+    } catch (err) {
+      return Promise.reject(err as Error).catch(failed);
+    }
+    // one `then` rather than an async wrapper: promises cost more while async context tracking is on
+    return Promise.resolve(result).then((value) => {
       if (http) {
-        const status = (result as { status?: unknown } | null)?.status;
+        const status = (value as { status?: unknown } | null)?.status;
         const code = typeof status === 'number' ? status : 200;
         span.setAttribute('http.response.status_code', code);
         if (code >= 500) {
@@ -156,13 +170,11 @@ function runRoot(inv: InvocationContext, trigger: unknown, fn: () => unknown): P
           span.setStatus({ code: SpanStatusCode.ERROR });
         }
       }
-      return result;
-    } catch (err) {
-      span.setAttribute('error.type', errorType(err));
-      span.setStatus({ code: SpanStatusCode.ERROR, message: errorType(err) });
-      throw err;
-    } finally {
       span.end();
-    }
+      return value;
+    }, failed);
   });
 }
+
+/** The tracer of invocation root spans, looked up once (tracing is on by the first invocation it wraps). */
+let tracer: Tracer | undefined;

@@ -52,18 +52,21 @@ export function traceRedisCommands(options: RedisTracingOptions): () => void {
     start(ctx) {
       const active = context.active();
       // only commands made on behalf of a traced operation: no root spans for background reconnects and pings
+      const parent = options.tracer === undefined ? undefined : trace.getSpan(active);
+      // only a recorded parent gets children: an unsampled trace costs no attributes and no span
       const span =
-        options.tracer !== undefined && trace.getSpan(active) !== undefined
-          ? options.tracer.startSpan(
+        parent?.isRecording() === true
+          ? (options.tracer as Tracer).startSpan(
               ctx.command ?? 'redis',
               {
                 kind: SpanKind.CLIENT,
                 attributes: {
                   'db.system.name': 'redis',
                   'db.operation.name': (ctx.command ?? '').toUpperCase(),
-                  ...(ctx.database === undefined ? {} : { 'db.namespace': String(ctx.database) }),
-                  ...(ctx.serverAddress === undefined ? {} : { 'server.address': ctx.serverAddress }),
-                  ...(ctx.serverPort === undefined ? {} : { 'server.port': ctx.serverPort }),
+                  // undefined values are dropped by the SDK
+                  'db.namespace': ctx.database === undefined ? undefined : String(ctx.database),
+                  'server.address': ctx.serverAddress,
+                  'server.port': ctx.serverPort,
                 },
               },
               active,

@@ -4,7 +4,7 @@
  * preload); this class only creates instruments on the global (or given) providers. Only lib/telemetry
  * imports OpenTelemetry or the Application Insights SDK.
  */
-import { metrics, type Attributes, type Meter, type MeterProvider, type TracerProvider } from '@opentelemetry/api';
+import { metrics, type Meter, type MeterProvider, type TracerProvider } from '@opentelemetry/api';
 import type { CacheStatus } from '../context/context-provider';
 import type { AdmissionEvents } from '../admission/admission-gate';
 import type { ContextEvents } from '../context/events';
@@ -14,9 +14,11 @@ import type { BatcherEvents, BatcherStats } from '../inference/batcher-types';
 import type { SessionManagerEvents } from '../inference/session-manager';
 import type { WorkerPoolEvents } from '../inference/worker-pool-types';
 import { traceRedisCommands } from './redis-spans';
+import { createInstruments, type Instruments } from './instruments';
 import type { SpanAttributes, StageTracer } from './stage-tracer';
 import { otelTracer, stageTracer, TRACER_NAME, tracingState } from './tracing';
 import type { ScorerEvents } from '../scoring/scorer';
+import type { BlobRepositoryEvents } from '../rollout/blob-model-repository';
 
 /** Where a scored payment came in. */
 export type ScoringPath = 'http' | 'batch' | 'queue';
@@ -35,109 +37,18 @@ export interface TelemetryOptions {
 export class Telemetry {
   /** Stage spans (the no-op tracer when tracing is off). */
   readonly tracer: StageTracer;
-  private readonly requests;
-  private readonly scores;
-  private readonly requestMs;
-  private readonly inferenceMs;
-  private readonly externalMs;
-  private readonly cacheHits;
-  private readonly cacheMisses;
-  private readonly batchRows;
-  private readonly batchMs;
-  private readonly shed;
-  private readonly expired;
-  private readonly workerExits;
-  private readonly degraded;
-  private readonly corrupt;
-  private readonly modelLoads;
-  private readonly modelLoadMs;
-  private readonly swaps;
-  private readonly escalations;
-  private readonly escalationTokens;
-  private readonly escalationCost;
-  private readonly admissionRefused;
-  private readonly admissionLimit;
-  private readonly breakerTransitions;
+  private readonly m: Instruments;
   private readonly backends = new Set<{ readonly stats: BatcherStats }>();
   private served: { name: string; version: string } | undefined;
   private breakerOpen = 0;
-  private readonly invalidScores;
 
   private constructor(meter: Meter, tracer: StageTracer) {
     this.tracer = tracer;
-    const ms = (name: string, description: string) => meter.createHistogram(name, { unit: 'ms', description });
-    this.requests = meter.createCounter('scoring.requests', { description: 'Scored payments' });
-    this.scores = meter.createHistogram('scoring.score', { description: 'Fraud probability of scored payments' });
-    this.requestMs = ms(
-      'scoring.request.duration',
-      'Engine entry to answer, per payment request (ModelInference + ExternalCall + the rest)',
-    );
-    this.inferenceMs = ms('scoring.inference.duration', 'ModelInference: the inference of the batch a request ran in');
-    this.externalMs = ms('scoring.external.duration', 'ExternalCall: one call to a dependency (attribute dependency)');
-    this.cacheHits = meter.createCounter('scoring.cache.hits', { description: 'Context lookups answered by a tier' });
-    this.cacheMisses = meter.createCounter('scoring.cache.misses', {
-      description: 'Context lookups a tier could not answer',
+    this.m = createInstruments(meter, {
+      queuedRows: () => [...this.backends].reduce((n, b) => n + b.stats.queuedRows, 0),
+      served: () => this.served,
+      breakerOpen: () => this.breakerOpen,
     });
-    this.batchRows = meter.createHistogram('inference.batch.rows', { description: 'Rows per inference batch' });
-    this.batchMs = ms('inference.batch.duration', 'Batch dispatch to result');
-    this.shed = meter.createCounter('scoring.shed', {
-      description: 'Requests refused on arrival (queue full or deadline)',
-    });
-    this.expired = meter.createCounter('inference.expired', {
-      description: 'Queued requests that started past their deadline (they still run)',
-    });
-    this.workerExits = meter.createCounter('inference.worker.exits', {
-      description: 'Inference workers that died and were replaced',
-    });
-    this.degraded = meter.createCounter('context.degraded', { description: 'Context lookups answered degraded' });
-    this.corrupt = meter.createCounter('context.corrupt', {
-      description: 'Unreadable cached contexts treated as misses',
-    });
-    this.modelLoads = meter.createCounter('model.loads', { description: 'Model load attempts' });
-    this.invalidScores = meter.createCounter('scoring.invalid_score', {
-      description: 'Model outputs that were not a finite number in [0, 1] (answered review: fail closed)',
-    });
-    this.modelLoadMs = ms('model.load.duration', 'Model load and warm-up time');
-    this.swaps = meter.createCounter('scoring.model.swaps', {
-      description: 'Served model version changes on this instance',
-    });
-    this.escalations = meter.createCounter('scoring.escalations', { description: 'LLM escalations, by outcome' });
-    this.breakerTransitions = meter.createCounter('scoring.breaker.transitions', {
-      description: 'LLM circuit breaker state changes',
-    });
-    this.escalationTokens = meter.createCounter('scoring.escalation.tokens', {
-      unit: '{token}',
-      description: 'LLM tokens used by escalations (attribute kind: prompt | completion)',
-    });
-    this.escalationCost = meter.createCounter('scoring.escalation.cost', {
-      unit: 'USD',
-      description: 'Estimated LLM cost of escalations, from the configured prices per 1k tokens',
-    });
-    this.admissionRefused = meter.createCounter('admission.refused', {
-      description: 'Requests refused at the door (503 overloaded)',
-    });
-    this.admissionLimit = meter.createHistogram('admission.limit', {
-      description: 'Admission limit (requests inside the engine) after each change',
-    });
-    meter
-      .createObservableGauge('scoring.batch.queue_depth', {
-        unit: '{row}',
-        description: 'Rows waiting for an inference worker, all served versions',
-      })
-      .addCallback((r) => r.observe([...this.backends].reduce((n, b) => n + b.stats.queuedRows, 0)));
-    meter
-      .createObservableGauge('scoring.model.served', {
-        description: 'The model version this instance serves (value 1; attributes model.name, model.version)',
-      })
-      .addCallback((r) => {
-        if (this.served !== undefined)
-          r.observe(1, { 'model.name': this.served.name, 'model.version': this.served.version });
-      });
-    meter
-      .createObservableGauge('scoring.breaker.open', {
-        description: 'LLM circuit breaker open (1) or not (0) on this instance',
-      })
-      .addCallback((r) => r.observe(this.breakerOpen));
   }
 
   /**
@@ -176,27 +87,31 @@ export class Telemetry {
     score?: number;
     inferenceMs?: number;
   }): void {
-    const attrs: Attributes = { path: e.path, decision: e.decision, cache: e.cache, 'model.version': e.modelVersion };
-    this.requests.add(1, attrs);
-    if (e.score !== undefined) this.scores.record(e.score, { 'model.version': e.modelVersion });
-    if (e.inferenceMs !== undefined) this.inferenceMs.record(e.inferenceMs, { 'model.version': e.modelVersion });
+    this.m.requests.add(`${e.path}|${e.decision}|${e.cache}|${e.modelVersion}`, 1, () => ({
+      path: e.path,
+      decision: e.decision,
+      cache: e.cache,
+      'model.version': e.modelVersion,
+    }));
+    if (e.score !== undefined) this.m.scores.record(e.score, { 'model.version': e.modelVersion });
+    if (e.inferenceMs !== undefined) this.m.inferenceMs.record(e.inferenceMs, { 'model.version': e.modelVersion });
   }
 
   /** Handlers for the scorer's events: `scoring.invalid_score` counts model outputs that failed closed. */
   scorerEvents(): Partial<ScorerEvents> {
     return {
-      invalidScore: (e) => this.invalidScores.add(1, { 'model.version': e.modelVersion, kind: e.kind }),
+      invalidScore: (e) => this.m.invalidScores.add(1, { 'model.version': e.modelVersion, kind: e.kind }),
     };
   }
 
   /** One engine request ended (`outcome`: `ok` or the error code), `ms` from entry to answer. */
   request(e: { path: ScoringPath; outcome: string; ms: number }): void {
-    this.requestMs.record(e.ms, { path: e.path, outcome: e.outcome });
+    this.m.requestMs.record(e.ms, { path: e.path, outcome: e.outcome });
   }
 
   /** One call to a dependency took `ms`. */
   external(dependency: Dependency, ms: number, ok: boolean): void {
-    this.externalMs.record(ms, { dependency, ok });
+    this.m.externalMs.record(ms, { dependency, ok });
   }
 
   /**
@@ -204,10 +119,11 @@ export class Telemetry {
    * L2 did not answer (origin load, or degraded) is an L2 miss. Hit ratio = hits / (hits + L2 misses).
    */
   cacheLookup(cache: CacheStatus, tier: 'l1' | 'l2' | undefined): void {
-    if (cache === 'hit' && tier === 'l1') return this.cacheHits.add(1, { tier: 'l1' });
-    this.cacheMisses.add(1, { tier: 'l1' });
-    if (cache === 'hit') this.cacheHits.add(1, { tier: 'l2' });
-    else this.cacheMisses.add(1, { tier: 'l2', degraded: cache === 'degraded' });
+    if (cache === 'hit' && tier === 'l1') return this.m.cacheHits.add('l1', 1, () => ({ tier: 'l1' }));
+    this.m.cacheMisses.add('l1', 1, () => ({ tier: 'l1' }));
+    if (cache === 'hit') this.m.cacheHits.add('l2', 1, () => ({ tier: 'l2' }));
+    else if (cache === 'degraded') this.m.cacheMisses.add('l2|degraded', 1, () => ({ tier: 'l2', degraded: true }));
+    else this.m.cacheMisses.add('l2', 1, () => ({ tier: 'l2', degraded: false }));
   }
 
   /** Runs `fn` in a stage span (kept for callers of the earlier API). */
@@ -219,24 +135,24 @@ export class Telemetry {
   batcherEvents(): Partial<BatcherEvents> {
     return {
       batchFinished: (e) => {
-        this.batchRows.record(e.rows, { ok: e.ok });
-        this.batchMs.record(e.ms, { ok: e.ok, ...(e.code === undefined ? {} : { code: e.code }) });
+        this.m.batchRows.record(e.rows, { ok: e.ok });
+        this.m.batchMs.record(e.ms, { ok: e.ok, ...(e.code === undefined ? {} : { code: e.code }) });
       },
-      shed: (e) => this.shed.add(1, { reason: e.reason }),
-      expired: (e) => this.expired.add(e.rows),
+      shed: (e) => this.m.shed.add(1, { reason: e.reason }),
+      expired: (e) => this.m.expired.add(e.rows),
     };
   }
 
   /** Handlers for the worker pool's events. */
   poolEvents(): Partial<WorkerPoolEvents> {
-    return { workerExit: () => this.workerExits.add(1) };
+    return { workerExit: () => this.m.workerExits.add(1) };
   }
 
   /** Handlers for the context store's events. */
   contextEvents(): Partial<ContextEvents> {
     return {
-      degraded: (e) => this.degraded.add(1, { reason: e.reason }),
-      corrupt: (e) => this.corrupt.add(1, { tier: e.tier }),
+      degraded: (e) => this.m.degraded.add(1, { reason: e.reason }),
+      corrupt: (e) => this.m.corrupt.add(1, { tier: e.tier }),
     };
   }
 
@@ -244,22 +160,30 @@ export class Telemetry {
   sessionEvents(): Partial<SessionManagerEvents> {
     return {
       loaded: (e) => {
-        this.modelLoads.add(1, { outcome: 'loaded', 'model.version': e.version });
-        this.modelLoadMs.record(e.loadMs, { 'model.version': e.version });
+        this.m.modelLoads.add(1, { outcome: 'loaded', 'model.version': e.version });
+        this.m.modelLoadMs.record(e.loadMs, { 'model.version': e.version });
         const before = this.served;
         if (before !== undefined && (before.version !== e.version || before.name !== e.name))
-          this.swaps.add(1, { 'model.name': e.name, from: before.version, to: e.version });
+          this.m.swaps.add(1, { 'model.name': e.name, from: before.version, to: e.version });
         this.served = { name: e.name, version: e.version };
       },
-      loadFailed: () => this.modelLoads.add(1, { outcome: 'failed' }),
+      loadFailed: () => this.m.modelLoads.add(1, { outcome: 'failed' }),
     };
+  }
+
+  /**
+   * Handlers for the models container's events: each call to Blob Storage (model and manifest downloads,
+   * properties, listing) as `scoring.external.duration{dependency=blob}`. Never the blob's name.
+   */
+  blobEvents(): Partial<BlobRepositoryEvents> {
+    return { blobCall: (e) => this.external('blob', e.ms, e.ok) };
   }
 
   /** Handlers for the admission gate's events. */
   admissionEvents(): Partial<AdmissionEvents> {
     return {
-      refused: () => this.admissionRefused.add(1),
-      limitChanged: (e) => this.admissionLimit.record(e.to),
+      refused: () => this.m.admissionRefused.add(1),
+      limitChanged: (e) => this.m.admissionLimit.record(e.to),
     };
   }
 
@@ -271,15 +195,15 @@ export class Telemetry {
   escalationEvents(): Partial<EscalationEvents> {
     return {
       escalated: (e) => {
-        this.escalations.add(1, { outcome: e.outcome });
+        this.m.escalations.add(1, { outcome: e.outcome });
         if (sent(e.outcome)) this.external('openai', e.latencyMs, e.outcome === 'ok');
-        if (e.promptTokens > 0) this.escalationTokens.add(e.promptTokens, { kind: 'prompt', model: e.model });
+        if (e.promptTokens > 0) this.m.escalationTokens.add(e.promptTokens, { kind: 'prompt', model: e.model });
         if (e.completionTokens > 0)
-          this.escalationTokens.add(e.completionTokens, { kind: 'completion', model: e.model });
-        if (e.costUsd > 0) this.escalationCost.add(e.costUsd, { model: e.model });
+          this.m.escalationTokens.add(e.completionTokens, { kind: 'completion', model: e.model });
+        if (e.costUsd > 0) this.m.escalationCost.add(e.costUsd, { model: e.model });
       },
       breakerStateChanged: (e) => {
-        this.breakerTransitions.add(1, { from: e.previous, to: e.state });
+        this.m.breakerTransitions.add(1, { from: e.previous, to: e.state });
         this.breakerOpen = e.state === 'open' ? 1 : 0;
       },
     };

@@ -2,7 +2,7 @@
  * Decorators that put the scoring stages in spans and metrics without the components knowing: the
  * composition root wraps the context provider, the request router and the result publisher with these.
  */
-import { SpanStatusCode, type Attributes } from '@opentelemetry/api';
+import { SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
 import type { OutgoingMessage } from '../async/in-process-bus';
 import type { ResultPublisher } from '../async/result-publisher';
 import type { ContextProvider } from '../context/context-provider';
@@ -26,7 +26,9 @@ export function tracedContext(provider: ContextProvider, t: Telemetry, now: () =
   if (!t.tracer.enabled) return { lookup, dispose: () => provider.dispose() };
   return {
     lookup: (event, options) =>
-      t.tracer.span('context', { 'user.id': hashUserId(event.userId) }, async (span) => {
+      t.tracer.span('context', {}, async (span) => {
+        if (!span.recording) return lookup(event, options); // not sampled: no hash, no attributes
+        span.setAttributes({ 'user.id': hashUserId(event.userId) });
         const t0 = now();
         const r = await lookup(event, options);
         span.setAttributes({
@@ -76,6 +78,8 @@ function tracedBackend(b: InferenceBackend, m: Lease['manifest']): InferenceBack
       return b.info;
     },
     async run(input: Float32Array, rows: number, options?: RunOptions): Promise<RunResult> {
+      const parent = trace.getActiveSpan();
+      if (parent !== undefined && !parent.isRecording()) return b.run(input, rows, options); // trace not sampled
       const start = performance.timeOrigin + performance.now(); // span times are epoch ms
       try {
         const r = await b.run(input, rows, options);

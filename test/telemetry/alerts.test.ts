@@ -28,9 +28,11 @@ describe('alerts as code', () => {
   it('reads only metrics and span names the app records', async () => {
     const sources = (
       await Promise.all(
-        ['lib/telemetry/telemetry.ts', 'lib/telemetry/invocation-tracing.ts', 'lib/telemetry/traced-components.ts'].map(
-          (f) => fs.readFile(path.join(ROOT, f), 'utf8'),
-        ),
+        [
+          'lib/telemetry/instruments.ts',
+          'lib/telemetry/invocation-tracing.ts',
+          'lib/telemetry/traced-components.ts',
+        ].map((f) => fs.readFile(path.join(ROOT, f), 'utf8')),
       )
     ).join('\n');
     for (const r of await bicepRules()) {

@@ -158,6 +158,12 @@ describe('traces and metrics through the local host', () => {
     assert.equal(root.parentSpanContext?.spanId, producer.spanId);
     assert.equal(root.attributes['messaging.system'], 'servicebus');
     for (const name of ['context', 'inference.queue', 'inference.run', 'publish']) one(trace, name);
+    // one `validate` span per delivery batch, under the invocation root, in the producer's trace
+    const validate = one(trace, 'validate');
+    assert.equal(validate.parentSpanContext?.spanId, root.spanContext().spanId, 'validate is a child of the root');
+    assert.equal(validate.spanContext().traceId, producer.traceId);
+    assert.equal(validate.attributes['messaging.batch.message_count'], 1);
+    assert.equal(validate.attributes['validate.rejected'], 0);
     const publish = one(trace, 'publish');
     assert.equal(publish.kind, SpanKind.PRODUCER);
     assert.equal(publish.attributes['messaging.destination.name'], 'risk-completed');
@@ -165,6 +171,24 @@ describe('traces and metrics through the local host', () => {
     const tp = `00-${producer.traceId}-${publish.spanContext().spanId}-01`;
     assert.equal(result.applicationProperties['traceparent'], tp);
     assert.equal(result.applicationProperties['Diagnostic-Id'], tp);
+  });
+
+  it('a Service Bus message that can never be scored: the validate span counts it as rejected', async () => {
+    const producer = newTraceparent();
+    inProcessBus().send('payments', {
+      messageId: 'msg-tr-bad',
+      body: { ...validEvent({ transactionId: 'tr-sb-bad' }), amount: 'not a number' },
+      applicationProperties: { traceparent: producer.traceparent },
+    });
+    const trace = await waitFor('the rejected message trace', () => {
+      const s = spansOf(exporter.getFinishedSpans(), producer.traceId);
+      return s.some((x) => x.name === 'scoreQueue') ? s : undefined;
+    });
+    const validate = one(trace, 'validate');
+    assert.equal(validate.parentSpanContext?.spanId, one(trace, 'scoreQueue').spanContext().spanId);
+    assert.equal(validate.attributes['messaging.batch.message_count'], 1);
+    assert.equal(validate.attributes['validate.rejected'], 1);
+    assert.ok(!trace.some((x) => x.name === 'inference.run'), 'a rejected message is not scored');
   });
 
   it('a model upload: model.rollout under the invocation, one child span per validation check', async () => {
