@@ -138,6 +138,14 @@ async function benchModel(m: BenchModel): Promise<ModelFigures> {
     const at40runs: RunFigures[] = [];
     for (let i = 0; i < PLAN.rateRuns; i++) at40runs.push(await run('service', PLAN.durationSec, at40offered));
     const at40 = medianOf(at40runs);
+    // the fair peer and the host-free reference at the same offered rate: whose tail is it?
+    const peerAt40 = async (name: string): Promise<{ p50_ms: number; p99_ms: number; max_ms: number }> => {
+      const runs: RunFigures[] = [];
+      for (let i = 0; i < PLAN.rateRuns; i++) runs.push(await run(name, PLAN.durationSec, at40offered));
+      const m = medianOf(runs);
+      return { p50_ms: m.p50_ms, p99_ms: m.p99_ms, max_ms: m.max_ms };
+    };
+    const peersAt40 = { naive_functions: await peerAt40('naive_functions'), naive: await peerAt40('naive') };
     const serviceAt40 = {
       offered: at40offered,
       rps: at40.rps,
@@ -146,8 +154,12 @@ async function benchModel(m: BenchModel): Promise<ModelFigures> {
       max_ms: at40.max_ms,
       loop_lag_p99_ms: at40.loop_lag_p99_ms,
       non2xx: at40.non2xx,
+      peers: peersAt40,
     };
-    log(`${m.key}: service at 40 % (${at40offered} req/s offered): p99 ${at40.p99_ms} ms`);
+    log(
+      `${m.key}: at 40 % (${at40offered} req/s offered): p99 service ${at40.p99_ms} ms, ` +
+        `naive_functions ${peersAt40.naive_functions.p99_ms} ms, naive ${peersAt40.naive.p99_ms} ms`,
+    );
     const batchEndpoint = await batchEndpointRun((servers['service'] as ServerChild).url);
     log(
       `${m.key}: batch endpoint (${BATCH_EVENTS} events × ${BATCH_CONNECTIONS} conns): ${batchEndpoint.events_per_s} events/s, non2xx ${batchEndpoint.non2xx}`,

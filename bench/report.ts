@@ -47,6 +47,8 @@ export interface ModelFigures {
     readonly max_ms: number;
     readonly loop_lag_p99_ms: number;
     readonly non2xx: number;
+    /** The naive Functions app (fair peer) and the naive server (host-free) at the same offered rate. */
+    readonly peers?: Readonly<Record<'naive_functions' | 'naive', { p50_ms: number; p99_ms: number; max_ms: number }>>;
   };
   /** `POST /api/score/batch` at 64 events × 8 connections. */
   readonly batch_endpoint?: BatchEndpointFigures;
@@ -236,6 +238,8 @@ export function table(figures: Record<string, ModelFigures>): string {
       String(a40.non2xx),
       '-',
     ]);
+    for (const [peer, v] of Object.entries(a40.peers ?? {}))
+      rows.push([key, `${peer} @40%`, '-', String(v.p50_ms), String(v.p99_ms), String(v.max_ms), '-', '-', '-', '-']);
     const r = f.raw;
     rows.push([
       key,
