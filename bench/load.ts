@@ -1,5 +1,6 @@
 /** One HTTP load run with autocannon, plus the server's own event-loop figures for that run. */
 import autocannon from 'autocannon';
+import { openLoop } from './open-loop';
 
 /** What one run measured. Latencies in ms; `rps` counts 2xx answers only. */
 export interface RunFigures {
@@ -23,7 +24,7 @@ export interface LoadOptions {
   readonly body: () => string;
   readonly connections: number;
   readonly durationSec: number;
-  /** Fixed offered rate, req/s (all connections together); default: as fast as answers come (closed loop). */
+  /** Fixed offered rate, req/s, sent open-loop (`connections` is then unused); default: closed loop. */
   readonly rate?: number;
 }
 
@@ -32,9 +33,27 @@ async function serverStats(url: string, reset: boolean): Promise<{ loop_lag_p99_
   return (await res.json()) as { loop_lag_p99_ms: number; rss_mb: number };
 }
 
-/** Runs autocannon against `url + path`; resets and then reads the server's lag figures around the run. */
+/**
+ * Runs the load against `url + path`: autocannon's closed loop, or, with `rate`, the open-loop
+ * constant-rate generator (`./open-loop`: autocannon's rate mode sends bursts, see there). Resets and then
+ * reads the server's lag figures around the run.
+ */
 export async function loadRun(o: LoadOptions): Promise<RunFigures> {
   await serverStats(o.url, true);
+  if (o.rate !== undefined) {
+    const f = await openLoop({ url: o.url, path: o.path, body: o.body, rate: o.rate, durationSec: o.durationSec });
+    const server = await serverStats(o.url, true);
+    return {
+      rps: f.rps,
+      p50_ms: f.p50_ms,
+      p99_ms: f.p99_ms,
+      max_ms: f.max_ms,
+      loop_lag_p99_ms: server.loop_lag_p99_ms,
+      rss_mb: server.rss_mb,
+      non2xx: f.non2xx,
+      errors: f.errors,
+    };
+  }
   let batchSum = 0;
   let batchCount = 0;
   const result = await autocannon({

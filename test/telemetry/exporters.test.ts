@@ -57,6 +57,11 @@ describe('console exporter, trace context, settings', () => {
       assert.ok(isTraceparent(fresh.traceParent), String(fresh.traceParent));
       assert.notEqual(fresh.traceParent, tp);
     }
+    // new traces draw their ids from a refilled random pool: across several refills, every one is valid and distinct
+    const fresh = Array.from({ length: 1000 }, () => String(invocationTraceContext(undefined).traceParent));
+    assert.ok(fresh.every((t) => isTraceparent(t)));
+    assert.equal(new Set(fresh.map((t) => t.slice(3, 35))).size, 1000, 'distinct trace ids');
+    assert.equal(new Set(fresh.map((t) => t.slice(36, 52))).size, 1000, 'distinct span ids');
     assert.equal(trace.getSpanContext(contextFromTraceparent('nonsense')), undefined);
     assert.equal(trace.getSpanContext(contextFromTraceparent(tp))?.spanId, '00f067aa0ba902b7');
   });
