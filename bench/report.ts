@@ -7,6 +7,9 @@ export interface RawFigures {
   readonly rps_best: number;
   readonly best_batch: number;
   readonly best_threads: number;
+  /** Best rows/s with one intra-op thread (the service's one worker × one thread here), and its batch size. */
+  readonly rps_best_t1?: number;
+  readonly best_batch_t1?: number;
   readonly p50_ms: number;
   readonly p99_ms: number;
   readonly max_ms: number;

@@ -26,7 +26,7 @@ export function resolveDeadlineMs(
 
 /**
  * The default deadline of a batch request of `events` valid events, ms: `deadlineMs` plus
- * `batchDeadlinePerEventMs` (`BATCH_DEADLINE_PER_EVENT_MS`, 1) for every event after the first,
+ * `batchDeadlinePerEventMs` (`BATCH_DEADLINE_PER_EVENT_MS`, 2) for every event after the first,
  * capped at `deadlineMaxMs`. (An `x-deadline-ms` header replaces it: the caller's deadline is kept.)
  */
 export function batchDeadlineMs(
