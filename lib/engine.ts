@@ -92,6 +92,29 @@ export class Engine {
       : gate.run(fn, isInferenceRefusal);
   }
 
+  /**
+   * Like {@link admit}, for a caller that can wait (a Service Bus delivery): when the gate is full it waits
+   * up to `ADMISSION_QUEUE_WAIT_MS` for a freed slot (ahead of new HTTP arrivals) instead of being refused at
+   * once, because a refused delivery goes back to the queue and counts a delivery attempt toward the
+   * dead-letter limit.
+   * @throws AppError `overloaded` (transient) when no slot frees in time; `fn` then never runs.
+   */
+  async admitWaiting<T>(fn: () => Promise<T>): Promise<T> {
+    const gate = this.parts.admission;
+    if (gate === undefined) return fn();
+    const ticket = await gate.admitWithin(this.parts.config.admission.queueWaitMs);
+    if (ticket === undefined)
+      throw new AppError('overloaded', 'The service is at capacity; retry shortly.', { retryAfterSec: 1 });
+    try {
+      const result = await fn();
+      ticket.release('ok');
+      return result;
+    } catch (err) {
+      ticket.release(isInferenceRefusal(err) ? 'dropped' : 'ok');
+      throw err;
+    }
+  }
+
   /** Loads and warms the model (single-flight). Logs the outcome; rethrows a failure. */
   async start(): Promise<void> {
     await this.parts.sessions.ensureReady();
@@ -211,7 +234,7 @@ export class Engine {
     return this.measured(
       'queue',
       async () => {
-        const outcomes = await this.admit(() => this.parts.asyncScorer.processBatch(messages));
+        const outcomes = await this.admitWaiting(() => this.parts.asyncScorer.processBatch(messages));
         for (const o of outcomes) if (o.kind === 'scored' && !o.replayed) this.observe('queue', o.result);
         return outcomes;
       },

@@ -62,7 +62,20 @@ export interface AdmissionStats {
   readonly admitted: number;
   readonly refused: number;
   readonly dropped: number;
+  /** Callers of `admitWithin` waiting for a slot now. */
+  readonly waiting: number;
 }
+
+/** Timers for {@link AdmissionGate.admitWithin} (injected in tests). */
+export interface GateTimers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const realTimers: GateTimers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+};
 
 /** Events for telemetry. */
 export interface AdmissionEvents {
@@ -85,6 +98,8 @@ export class AdmissionGate {
   private threshold = Number.POSITIVE_INFINITY;
   private lastDecrease = Number.NEGATIVE_INFINITY;
   private readonly backoff: number;
+  /** Callers of {@link admitWithin} waiting for a slot, oldest first. */
+  private readonly waiters: ((ticket: AdmissionTicket) => void)[] = [];
 
   constructor(
     private readonly options: AdmissionOptions,
@@ -101,7 +116,7 @@ export class AdmissionGate {
 
   /** Running totals and the current limit. */
   get stats(): AdmissionStats {
-    return { limit: this.limit, inflight: this.inflightCount, ...this.counts };
+    return { limit: this.limit, inflight: this.inflightCount, ...this.counts, waiting: this.waiters.length };
   }
 
   /** The current limit (requests inside the engine at once). */
@@ -122,9 +137,39 @@ export class AdmissionGate {
     this.inflightCount++;
     this.counts.admitted++;
     if (this.inflightCount >= this.limit) this.windowSaturated = true;
+    return this.ticket(now);
+  }
+
+  /**
+   * Admits a request, waiting up to `maxWaitMs` for a slot when the engine is full, for callers that can
+   * wait (a Service Bus delivery: refusing it would send it back to the queue and count a delivery).
+   * Waiters get freed slots first, oldest first, ahead of new arrivals; resolves to `undefined` (counted as
+   * refused) if none frees in time.
+   */
+  admitWithin(maxWaitMs: number, timers: GateTimers = realTimers): Promise<AdmissionTicket | undefined> {
+    const ticket = this.tryAdmit();
+    if (ticket !== undefined || maxWaitMs <= 0) return Promise.resolve(ticket);
+    this.counts.refused--; // not refused yet: it waits
+    return new Promise((resolve) => {
+      const waiter = (t: AdmissionTicket): void => {
+        timers.clearTimeout(timer);
+        resolve(t);
+      };
+      const timer = timers.setTimeout(() => {
+        const i = this.waiters.indexOf(waiter);
+        if (i >= 0) this.waiters.splice(i, 1);
+        this.counts.refused++;
+        resolve(undefined);
+      }, maxWaitMs);
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** A ticket for a slot already counted in `inflightCount`. */
+  private ticket(at: number): AdmissionTicket {
     let released = false;
     return {
-      at: now,
+      at,
       release: (outcome = 'ok') => {
         if (released) return;
         released = true;
@@ -134,7 +179,16 @@ export class AdmissionGate {
           this.counts.dropped++;
           this.windowDrops++;
         }
-        this.roll(this.now());
+        const now = this.now();
+        this.roll(now);
+        const next = this.inflightCount < this.limit ? this.waiters.shift() : undefined;
+        if (next !== undefined) {
+          // the freed slot goes to the oldest waiter at once, before any new arrival can take it
+          this.inflightCount++;
+          this.counts.admitted++;
+          if (this.inflightCount >= this.limit) this.windowSaturated = true;
+          next(this.ticket(now));
+        }
       },
     };
   }

@@ -58,6 +58,7 @@ const envShape = z.object({
   ADMISSION_MAX_INFLIGHT: int(1, 1_000_000, 1024),
   ADMISSION_MIN_INFLIGHT: int(1, 1_000_000, 16),
   ADMISSION_INTERVAL_MS: int(1, 60_000, 100),
+  ADMISSION_QUEUE_WAIT_MS: int(0, 60_000, 5000),
   REDIS_URL: optStr,
   REDIS_KEY_PREFIX: z.preprocess(emptyToUndefined, z.string().max(64).default('scoring:')),
   REDIS_TIMEOUT_MS: int(1, 10_000, 25),
@@ -210,6 +211,8 @@ export interface Config {
     readonly minInflight: number;
     /** Interval between limit changes, ms (`ADMISSION_INTERVAL_MS`, 100). */
     readonly intervalMs: number;
+    /** How long a Service Bus delivery waits for a slot before it is sent back to the queue, ms (`ADMISSION_QUEUE_WAIT_MS`, 5000; 0 = no wait). */
+    readonly queueWaitMs: number;
   };
   readonly redis: {
     readonly url: string | undefined;
@@ -331,6 +334,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       maxInflight: e.ADMISSION_MAX_INFLIGHT,
       minInflight: Math.min(e.ADMISSION_MIN_INFLIGHT, e.ADMISSION_MAX_INFLIGHT),
       intervalMs: e.ADMISSION_INTERVAL_MS,
+      queueWaitMs: e.ADMISSION_QUEUE_WAIT_MS,
     },
     redis: {
       url: e.REDIS_URL,

@@ -115,7 +115,7 @@ describe('AdmissionGate (property)', () => {
       gate.run(() => Promise.reject(new Error('boom'))),
       /boom/,
     );
-    assert.deepEqual(gate.stats, { limit: 1, inflight: 0, admitted: 3, refused: 1, dropped: 0 });
+    assert.deepEqual(gate.stats, { limit: 1, inflight: 0, admitted: 3, refused: 1, dropped: 0, waiting: 0 });
     t += 1;
   });
 

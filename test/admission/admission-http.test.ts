@@ -23,6 +23,7 @@ before(async () => {
     LOG_LEVEL: 'error',
     ADMISSION_MAX_INFLIGHT: String(MAX_INFLIGHT),
     ADMISSION_MIN_INFLIGHT: String(MAX_INFLIGHT), // a fixed limit: this file tests the door, not the adaptation
+    ADMISSION_QUEUE_WAIT_MS: '200', // a Service Bus delivery waits this long for a slot, then goes back to the queue
     SCORING_QUEUE: 'payments',
     RESULTS_TOPIC: 'risk-completed',
     REJECTED_QUEUE: 'scoring-rejected',
@@ -79,7 +80,28 @@ describe('admission at the door', () => {
     assert.equal(bad.status, 400, 'once admitted, bad input gets its own problem');
   });
 
-  it('a refused Service Bus message goes back to the queue: a transient failure, not a rejection, nothing stored', async () => {
+  it('a Service Bus delivery waits for a slot instead of being refused: scored once the gate has room', async () => {
+    const event = validEvent({ transactionId: 'sb-wait-1' });
+    const release = await fillGate();
+    const refusedBefore = engine.admissionStats?.refused ?? 0;
+    const delivery = host.invoke('scoreQueue', JSON.stringify(event), { MessageId: 'm-wait', DeliveryCount: 1 });
+    for (let turns = 0; engine.admissionStats?.waiting !== 1; turns++) {
+      assert.ok(turns < 10_000, 'the delivery never reached the gate');
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    // the delivery waits in the gate (it holds no slot and was not refused): free the slots
+    await release();
+    await delivery; // scored, not thrown back to the queue
+    assert.equal(engine.admissionStats?.refused, refusedBefore, 'the waiting delivery was not refused');
+    const again = await engine.processMessage(JSON.stringify(event), { messageId: 'm-wait', deliveryCount: 2 });
+    // already scored and published by the waiting delivery: a redelivery finds it (never a second score)
+    assert.ok(
+      again.kind === 'duplicate' || (again.kind === 'scored' && again.replayed),
+      `stored by the waiting delivery: ${JSON.stringify(again).slice(0, 300)}`,
+    );
+  });
+
+  it('a Service Bus message refused after its wait goes back to the queue: a transient failure, not a rejection, nothing stored', async () => {
     const event = validEvent({ transactionId: 'sb-door-1' });
     const release = await fillGate();
     try {
