@@ -183,7 +183,7 @@ async function benchModel(m: BenchModel): Promise<ModelFigures> {
       batch_endpoint: batchEndpoint,
       ...extra,
       max_64: overload.max,
-      overload: overload.overload,
+      overload: { ...overload.overload, admission_after: overload.admission_after },
       ratios: {
         ...ratios(bare, naive, raw, service, naiveFunctions),
         overload_goodput_vs_max: overload.overload_goodput_vs_max,
