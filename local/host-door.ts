@@ -2,7 +2,7 @@
  * The local host's door: an adaptive concurrency limit in front of the function invocations, checked
  * right after routing and before the request body is read, converted to RPC data or handed to
  * `@azure/functions`. Past the limit the host answers at once with a precomputed 503 (`overloaded`,
- * `Retry-After`), which costs a few microseconds of the event loop instead of a whole invocation.
+ * `Retry-After`): Node's HTTP parsing and one write instead of a whole invocation.
  *
  * Why in the host: under a closed loop far above capacity (1 000 connections), every refusal inside the
  * function handler still pays the host's and the library's per-invocation work (body read, RPC
