@@ -1,11 +1,5 @@
 /** Redis connection settings: plan order, connection strings, and the Key Vault path (no Azure here: local vault and redis-server). */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import * as fs from 'node:fs';
-import * as https from 'node:https';
-import type { AddressInfo } from 'node:net';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { TokenCredential } from '@azure/identity';
 import { loadConfig } from '../../lib/config/config';
@@ -21,6 +15,7 @@ import {
 import { AppError } from '../../lib/errors/errors';
 import { parsePaymentEvent } from '../../lib/scoring/event-schema';
 import { validEvent } from '../support/events';
+import { startKeyVaultPeer } from '../support/key-vault-peer';
 import { eventually, FakeClock, FakeTimers, OwnRedis, recordingLogger, testPrefix } from './support';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -191,58 +186,10 @@ describe('Key Vault', () => {
 
 describe('Key Vault through the real SecretClient (local HTTPS vault, injected credential)', () => {
   it('answers the vault challenge with a token for the vault, reads the secret and connects', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kv-'));
-    cleanups.push(() => Promise.resolve(fs.rmSync(dir, { recursive: true, force: true })));
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        `${dir}/k.pem`,
-        '-out',
-        `${dir}/c.pem`,
-        '-days',
-        '1',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-      ],
-      { stdio: 'ignore' },
-    );
     const redis = await OwnRedis.start(['--requirepass', SECRET]);
     cleanups.push(() => redis.kill());
-    const seen: string[] = [];
-    const vault = https.createServer(
-      { key: fs.readFileSync(`${dir}/k.pem`), cert: fs.readFileSync(`${dir}/c.pem`) },
-      (req, res) => {
-        seen.push(`${req.method} ${req.url?.split('?')[0]} ${req.headers.authorization ?? 'anonymous'}`);
-        if (req.headers.authorization !== 'Bearer kv-token') {
-          res
-            .writeHead(401, {
-              'www-authenticate':
-                'Bearer authorization="https://login.microsoftonline.com/tenant-1", resource="https://vault.azure.net"',
-            })
-            .end();
-          return;
-        }
-        const { port } = vault.address() as AddressInfo;
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(
-          JSON.stringify({
-            value: `redis://:${encodeURIComponent(SECRET)}@127.0.0.1:${redis.port}`,
-            id: `https://127.0.0.1:${port}/secrets/redis-conn/v1`,
-            attributes: { enabled: true },
-          }),
-        );
-      },
-    );
-    await new Promise<void>((r) => vault.listen(0, '127.0.0.1', r));
-    cleanups.push(() => new Promise((r) => vault.close(() => r())));
+    const vault = await startKeyVaultPeer(() => `redis://:${encodeURIComponent(SECRET)}@127.0.0.1:${redis.port}`);
+    cleanups.push(() => vault.close());
     const scopes: string[] = [];
     const credential: TokenCredential = {
       getToken: (s, o) => (
@@ -251,9 +198,8 @@ describe('Key Vault through the real SecretClient (local HTTPS vault, injected c
       ),
     };
     const logger = recordingLogger();
-    const vaultUrl = `https://127.0.0.1:${(vault.address() as AddressInfo).port}`;
     const settings = loadConfig({
-      KEY_VAULT_URL: vaultUrl,
+      KEY_VAULT_URL: vault.url,
       REDIS_SECRET_NAME: 'redis-conn',
       REDIS_KEY_PREFIX: testPrefix('kv2'),
       REDIS_TIMEOUT_MS: '250',
@@ -261,14 +207,10 @@ describe('Key Vault through the real SecretClient (local HTTPS vault, injected c
     const provider = await createContextProvider(settings, {
       credential,
       logger,
-      secretClientOptions: {
-        disableChallengeResourceVerification: true,
-        tlsOptions: { ca: fs.readFileSync(`${dir}/c.pem`) },
-        retryOptions: { maxRetries: 0 },
-      },
+      secretClientOptions: vault.secretClientOptions,
     });
     cleanups.push(() => provider.dispose());
-    assert.deepEqual(seen, ['GET /secrets/redis-conn/ anonymous', 'GET /secrets/redis-conn/ Bearer kv-token']);
+    assert.deepEqual(vault.seen, ['GET /secrets/redis-conn/ anonymous', 'GET /secrets/redis-conn/ Bearer kv-token']);
     assert.deepEqual(scopes, ['https://vault.azure.net/.default tenant=tenant-1']);
     assert.notEqual(
       (await provider.lookup(parsePaymentEvent(validEvent({ transactionId: 'kv2-1' })))).cache,

@@ -1,16 +1,11 @@
 /** Authentication of the escalation client (no Azure here: a loopback stand-in, a local HTTPS vault, an injected credential). */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import * as fs from 'node:fs';
-import * as https from 'node:https';
-import type { AddressInfo } from 'node:net';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { TokenCredential } from '@azure/identity';
 import { MeterProvider, MetricReader, type DataPoint } from '@opentelemetry/sdk-metrics';
 import { Telemetry } from '../../lib/telemetry/telemetry';
 import { FakeOpenAI } from '../../scripts/fake-openai-server';
+import { startKeyVaultPeer } from '../support/key-vault-peer';
 import { deep, escalatorFor, localResult } from './support/escalator';
 
 describe('escalation client authentication', () => {
@@ -49,45 +44,7 @@ describe('escalation client authentication', () => {
   });
 
   it('Key Vault: the key read through the real SecretClient from a local HTTPS vault is sent as api-key', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kv-aoai-'));
-    execFileSync(
-      'openssl',
-      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${dir}/k.pem`, '-out', `${dir}/c.pem`].concat([
-        '-days',
-        '1',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-      ]),
-      { stdio: 'ignore' },
-    );
-    const seen: string[] = [];
-    const vault = https.createServer(
-      { key: fs.readFileSync(`${dir}/k.pem`), cert: fs.readFileSync(`${dir}/c.pem`) },
-      (req, res) => {
-        seen.push(`${req.url?.split('?')[0]} ${req.headers.authorization ?? 'anonymous'}`);
-        if (req.headers.authorization !== 'Bearer kv-token') {
-          res
-            .writeHead(401, {
-              'www-authenticate':
-                'Bearer authorization="https://login.microsoftonline.com/tenant-1", resource="https://vault.azure.net"',
-            })
-            .end();
-          return;
-        }
-        const { port } = vault.address() as AddressInfo;
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(
-          JSON.stringify({
-            value: 'key-from-vault',
-            id: `https://127.0.0.1:${port}/secrets/aoai-key/v1`,
-            attributes: { enabled: true },
-          }),
-        );
-      },
-    );
-    await new Promise<void>((r) => vault.listen(0, '127.0.0.1', r));
+    const vault = await startKeyVaultPeer(() => 'key-from-vault');
     try {
       const credential: TokenCredential = {
         getToken: () => Promise.resolve({ token: 'kv-token', expiresOnTimestamp: Date.now() + 3_600_000 }),
@@ -96,16 +53,12 @@ describe('escalation client authentication', () => {
         fake,
         {
           AZURE_OPENAI_API_KEY: '',
-          KEY_VAULT_URL: `https://127.0.0.1:${(vault.address() as AddressInfo).port}`,
+          KEY_VAULT_URL: vault.url,
           AZURE_OPENAI_KEY_SECRET_NAME: 'aoai-key',
         },
         {
           credential,
-          secretClientOptions: {
-            disableChallengeResourceVerification: true,
-            tlsOptions: { ca: fs.readFileSync(`${dir}/c.pem`) },
-            retryOptions: { maxRetries: 0 },
-          },
+          secretClientOptions: vault.secretClientOptions,
         },
       );
       const r = await escalator.review(deep(), localResult());
@@ -113,10 +66,13 @@ describe('escalation client authentication', () => {
       assert.equal(fake.requests.at(-1)?.headers['api-key'], 'key-from-vault');
       assert.equal(fake.requests.at(-1)?.headers['authorization'], undefined);
       await escalator.review(deep(), localResult());
-      assert.deepEqual(seen, ['/secrets/aoai-key/ anonymous', '/secrets/aoai-key/ Bearer kv-token'], 'read once');
+      assert.deepEqual(
+        vault.seen,
+        ['GET /secrets/aoai-key/ anonymous', 'GET /secrets/aoai-key/ Bearer kv-token'],
+        'read once',
+      );
     } finally {
-      await new Promise<void>((r) => vault.close(() => r()));
-      fs.rmSync(dir, { recursive: true, force: true });
+      await vault.close();
     }
   });
 });
