@@ -116,6 +116,26 @@ export async function invokeRpc(
   }
 }
 
+/** Runs the pre/post invocation hooks with a context carrying the read-only hook and invocation data. */
+async function invocationHooks(
+  registry: CoreRegistry,
+  coreCtx: CoreInvocationContext,
+  kind: 'preInvocation' | 'postInvocation',
+  hookCtx: Record<string, unknown>,
+  hookData: Record<string, unknown>,
+  context: unknown,
+): Promise<void> {
+  readOnly(hookCtx, 'hookData', () => hookData);
+  readOnly(hookCtx, 'appHookData', () => registry.appHookData);
+  readOnly(hookCtx, 'invocationContext', () => context);
+  coreCtx.state = `${kind}Hooks`;
+  try {
+    await executeHooks(registry, kind, hookCtx);
+  } finally {
+    coreCtx.state = undefined;
+  }
+}
+
 async function runInvocation(
   registry: CoreRegistry,
   fn: RegisteredFunction,
@@ -135,15 +155,7 @@ async function runInvocation(
   let callback = fn.callback;
   if (registry.hooks.preInvocation.length > 0) {
     const pre: Record<string, unknown> = { functionCallback: fn.callback, inputs: args.inputs };
-    readOnly(pre, 'hookData', () => hookData);
-    readOnly(pre, 'appHookData', () => registry.appHookData);
-    readOnly(pre, 'invocationContext', () => context);
-    coreCtx.state = 'preInvocationHooks';
-    try {
-      await executeHooks(registry, 'preInvocation', pre);
-    } finally {
-      coreCtx.state = undefined;
-    }
+    await invocationHooks(registry, coreCtx, 'preInvocation', pre, hookData, context);
     inputs = pre['inputs'] as unknown[];
     callback = pre['functionCallback'] as FunctionCallback;
   }
@@ -160,15 +172,7 @@ async function runInvocation(
   }
   if (registry.hooks.postInvocation.length > 0) {
     const post: Record<string, unknown> = { inputs, result, error };
-    readOnly(post, 'hookData', () => hookData);
-    readOnly(post, 'appHookData', () => registry.appHookData);
-    readOnly(post, 'invocationContext', () => context);
-    coreCtx.state = 'postInvocationHooks';
-    try {
-      await executeHooks(registry, 'postInvocation', post);
-    } finally {
-      coreCtx.state = undefined;
-    }
+    await invocationHooks(registry, coreCtx, 'postInvocation', post, hookData, context);
     result = post['result'];
     error = post['error'];
   }
