@@ -99,20 +99,9 @@ export class Engine {
    * dead-letter limit.
    * @throws AppError `overloaded` (transient) when no slot frees in time; `fn` then never runs.
    */
-  async admitWaiting<T>(fn: () => Promise<T>): Promise<T> {
+  admitWaiting<T>(fn: () => Promise<T>): Promise<T> {
     const gate = this.parts.admission;
-    if (gate === undefined) return fn();
-    const ticket = await gate.admitWithin(this.parts.config.admission.queueWaitMs);
-    if (ticket === undefined)
-      throw new AppError('overloaded', 'The service is at capacity; retry shortly.', { retryAfterSec: 1 });
-    try {
-      const result = await fn();
-      ticket.release('ok');
-      return result;
-    } catch (err) {
-      ticket.release(isInferenceRefusal(err) ? 'dropped' : 'ok');
-      throw err;
-    }
+    return gate === undefined ? fn() : gate.runWithin(this.parts.config.admission.queueWaitMs, fn, isInferenceRefusal);
   }
 
   /** Loads and warms the model (single-flight). Logs the outcome; rethrows a failure. */

@@ -198,13 +198,7 @@ export class AdmissionGate {
    * @throws AppError `overloaded` when the engine is full.
    */
   admit(): AdmissionTicket {
-    const ticket = this.tryAdmit();
-    if (ticket === undefined) {
-      throw new AppError('overloaded', 'The service is at capacity; retry shortly.', {
-        retryAfterSec: this.options.retryAfterSec ?? 1,
-      });
-    }
-    return ticket;
+    return this.tryAdmit() ?? this.refuse();
   }
 
   /**
@@ -216,15 +210,26 @@ export class AdmissionGate {
     fn: (ticket: AdmissionTicket) => Promise<T>,
     isDrop: (err: unknown) => boolean = () => false,
   ): Promise<T> {
-    const ticket = this.admit();
-    try {
-      const result = await fn(ticket);
-      ticket.release('ok');
-      return result;
-    } catch (err) {
-      ticket.release(isDrop(err) ? 'dropped' : 'ok');
-      throw err;
-    }
+    return holding(this.admit(), fn, isDrop);
+  }
+
+  /**
+   * {@link run}, waiting up to `maxWaitMs` for a slot as {@link admitWithin} does.
+   * @throws AppError `overloaded` before `fn` starts when no slot frees in time; else whatever `fn` throws.
+   */
+  async runWithin<T>(
+    maxWaitMs: number,
+    fn: (ticket: AdmissionTicket) => Promise<T>,
+    isDrop: (err: unknown) => boolean = () => false,
+    timers?: GateTimers,
+  ): Promise<T> {
+    return holding((await this.admitWithin(maxWaitMs, timers)) ?? this.refuse(), fn, isDrop);
+  }
+
+  private refuse(): never {
+    throw new AppError('overloaded', 'The service is at capacity; retry shortly.', {
+      retryAfterSec: this.options.retryAfterSec ?? 1,
+    });
   }
 
   /**
@@ -257,6 +262,22 @@ export class AdmissionGate {
     this.windowAnswered = 0;
     this.windowSaturated = this.inflightCount >= this.limit;
     if (this.limit !== from) this.on.limitChanged?.({ from, to: this.limit, drops });
+  }
+}
+
+/** Runs `fn` holding `ticket`, released when `fn` settles: `dropped` if `isDrop` recognises its error, else `ok`. */
+async function holding<T>(
+  ticket: AdmissionTicket,
+  fn: (ticket: AdmissionTicket) => Promise<T>,
+  isDrop: (err: unknown) => boolean,
+): Promise<T> {
+  try {
+    const result = await fn(ticket);
+    ticket.release('ok');
+    return result;
+  } catch (err) {
+    ticket.release(isDrop(err) ? 'dropped' : 'ok');
+    throw err;
   }
 }
 
