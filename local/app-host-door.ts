@@ -8,6 +8,6 @@ import { HostDoor } from './host-door';
 
 /** A {@link HostDoor} with the shared engine's admission settings (creates the shared engine). */
 export async function appHostDoor(): Promise<HostDoor> {
-  const { maxInflight, minInflight, intervalMs } = (await sharedEngine()).config.admission;
-  return new HostDoor({ maxLimit: maxInflight, minLimit: minInflight, intervalMs });
+  const { maxInflight, minInflight, intervalMs, holdMs } = (await sharedEngine()).config.admission;
+  return new HostDoor({ maxLimit: maxInflight, minLimit: minInflight, intervalMs, holdMs });
 }

@@ -22,6 +22,10 @@
  * @module
  */
 import { AdmissionGate, type AdmissionEvents, type AdmissionStats } from '../lib/admission/admission-gate';
+import type { HoldScheduler } from './connection-hold';
+
+/** Default hold of a refused keep-alive connection, ms (see {@link HostDoorOptions.holdMs}). */
+export const DEFAULT_HOLD_MS = 500;
 
 /** Settings of a {@link HostDoor}. */
 export interface HostDoorOptions {
@@ -33,6 +37,13 @@ export interface HostDoorOptions {
   readonly intervalMs?: number;
   /** `Retry-After` of a refusal, s; default 1. */
   readonly retryAfterSec?: number;
+  /**
+   * After a refusal, how long the host waits before it reads that keep-alive connection's next request, ms
+   * (`./connection-hold`); 0 = read it at once. Default {@link DEFAULT_HOLD_MS}, never more than `Retry-After`.
+   */
+  readonly holdMs?: number;
+  /** Timer for the holds (injected in tests); default an unref'd `setTimeout`. */
+  readonly holdScheduler?: HoldScheduler;
   /** Clock in ms (injected in tests); default `performance.now`. */
   readonly now?: () => number;
   /** Limit changes and refusals (for logs or tests). */
@@ -58,15 +69,22 @@ export class HostDoor {
   readonly #gate: AdmissionGate;
   /** The one refusal every refused request gets (built once: refusing allocates nothing per request). */
   readonly refusal: DoorRefusal;
+  /** How long a refused keep-alive connection is held before its next request is read, ms (0 = not held). */
+  readonly holdMs: number;
+  /** The timer of those holds (`undefined` = the default). */
+  readonly holdScheduler: HoldScheduler | undefined;
 
   constructor(options: HostDoorOptions = {}) {
     const maxLimit = options.maxLimit ?? 1024;
+    const retryAfterSec = options.retryAfterSec ?? 1;
+    this.holdMs = Math.max(0, Math.min(options.holdMs ?? DEFAULT_HOLD_MS, retryAfterSec * 1000));
+    this.holdScheduler = options.holdScheduler;
     this.#gate = new AdmissionGate(
       {
         maxLimit,
         minLimit: Math.min(options.minLimit ?? 16, maxLimit),
         intervalMs: options.intervalMs ?? 100,
-        retryAfterSec: options.retryAfterSec ?? 1,
+        retryAfterSec,
       },
       options.now,
       options.on,
@@ -85,7 +103,7 @@ export class HostDoor {
       headers: {
         'content-type': 'application/problem+json; charset=utf-8',
         'content-length': body.length,
-        'retry-after': String(options.retryAfterSec ?? 1),
+        'retry-after': String(retryAfterSec),
       },
       body,
     };

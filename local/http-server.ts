@@ -9,6 +9,7 @@ import * as http from 'http';
 import type { AddressInfo } from 'net';
 import type { RegisteredFunction } from './core-shim';
 import type { RpcHttpData, RpcLogLevel } from './core-types';
+import { holdConnection } from './connection-hold';
 import type { HostDoor } from './host-door';
 import type { RouteTable } from './routes';
 import { type DecodedHttpResponse, toNodeResponseHeaders, toRpcHttpRequest } from './rpc';
@@ -210,6 +211,8 @@ export class FunctionsHttpServer {
       // refused before anything else of the request is touched (Node discards the unread body)
       res.writeHead(door.refusal.status, door.refusal.headers);
       res.end(door.refusal.body);
+      // the client was told to come back after Retry-After: its next request on this connection waits
+      if (!this.#closing) holdConnection(req.socket, door.holdMs, door.holdScheduler);
       return;
     }
     let status = 500;

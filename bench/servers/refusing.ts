@@ -15,7 +15,7 @@ const MODULES = ['hooks', 'score'].map((m) => path.join(__dirname, '..', '..', '
 
 async function main(): Promise<void> {
   const atDoor = process.env['REFUSE_AT'] === 'door';
-  const door = atDoor ? new HostDoor({ maxLimit: 1, minLimit: 1 }) : undefined;
+  const door = atDoor ? new HostDoor({ maxLimit: 1, minLimit: 1, holdMs: 0 }) : undefined;
   const host = await LocalHost.create({
     port: 0,
     appModules: MODULES,

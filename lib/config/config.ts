@@ -59,6 +59,7 @@ const envShape = z.object({
   ADMISSION_MIN_INFLIGHT: int(1, 1_000_000, 16),
   ADMISSION_INTERVAL_MS: int(1, 60_000, 100),
   ADMISSION_QUEUE_WAIT_MS: int(0, 60_000, 5000),
+  ADMISSION_HOLD_MS: int(0, 1000, 500),
   REDIS_URL: optStr,
   REDIS_KEY_PREFIX: z.preprocess(emptyToUndefined, z.string().max(64).default('scoring:')),
   REDIS_TIMEOUT_MS: int(1, 10_000, 25),
@@ -213,6 +214,8 @@ export interface Config {
     readonly intervalMs: number;
     /** How long a Service Bus delivery waits for a slot before it is sent back to the queue, ms (`ADMISSION_QUEUE_WAIT_MS`, 5000; 0 = no wait). */
     readonly queueWaitMs: number;
+    /** After the local host's door refuses a request, how long it waits before it reads that keep-alive connection's next one, ms (`ADMISSION_HOLD_MS`, 500; 0 = at once; at most the 1 s `Retry-After`). */
+    readonly holdMs: number;
   };
   readonly redis: {
     readonly url: string | undefined;
@@ -335,6 +338,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       minInflight: Math.min(e.ADMISSION_MIN_INFLIGHT, e.ADMISSION_MAX_INFLIGHT),
       intervalMs: e.ADMISSION_INTERVAL_MS,
       queueWaitMs: e.ADMISSION_QUEUE_WAIT_MS,
+      holdMs: e.ADMISSION_HOLD_MS,
     },
     redis: {
       url: e.REDIS_URL,

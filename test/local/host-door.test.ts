@@ -1,8 +1,8 @@
 /**
  * The local host's door (`local/host-door.ts`): pure behaviour on an injected clock, then through the
  * local host over HTTP with a fixture app: past the limit a POST is answered 503 `overloaded` +
- * `Retry-After` without invoking the function (its body unread, the keep-alive connection still usable),
- * GET always passes, and a function's own 503 counts as a drop.
+ * `Retry-After` without invoking the function (its body unread, the keep-alive connection still usable
+ * once its hold has passed), GET always passes, and a function's own 503 counts as a drop.
  */
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
@@ -31,6 +31,13 @@ describe('HostDoor (injected clock)', () => {
     assert.equal(typeof door.enter('POST'), 'object', 'a slot freed by an answer admits the next request');
   });
 
+  it('holds a refused connection for holdMs (default 500), never longer than Retry-After', () => {
+    assert.equal(new HostDoor().holdMs, 500);
+    assert.equal(new HostDoor({ holdMs: 5000 }).holdMs, 1000, 'capped at the 1 s Retry-After');
+    assert.equal(new HostDoor({ holdMs: 1500, retryAfterSec: 2 }).holdMs, 1500);
+    assert.equal(new HostDoor({ holdMs: 0 }).holdMs, 0, '0 = the next request is read at once');
+  });
+
   it("lowers the limit when the function's answers are 503s (drops), never below the floor", () => {
     const changes: { from: number; to: number }[] = [];
     const door = new HostDoor({
@@ -55,13 +62,15 @@ describe('the door in the local host (HTTP)', () => {
   let host: LocalHost;
   let fixture: typeof import('./fixtures/door-app');
   let agent: http.Agent;
+  /** The holds the door scheduled (`holdMs` each), fired by the test instead of a timer. */
+  const holds: { fn: () => void; ms: number }[] = [];
 
   before(async () => {
     host = await LocalHost.create({
       port: 0,
       appModules: [path.join(__dirname, 'fixtures', 'door-app.js')],
       log: () => undefined,
-      door: new HostDoor({ maxLimit: 2, minLimit: 2 }),
+      door: new HostDoor({ maxLimit: 2, minLimit: 2, holdMs: 250, holdScheduler: (fn, ms) => holds.push({ fn, ms }) }),
     });
     fixture = await import('./fixtures/door-app');
     agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -102,9 +111,24 @@ describe('the door in the local host (HTTP)', () => {
     assert.equal((JSON.parse(refused.text) as { code: string }).code, 'overloaded');
     assert.equal(fixture.state.workInvocations, 2, 'the refused request never reached the function');
     assert.equal(host.doorStats?.refused, 1);
+    assert.deepEqual(
+      holds.map((h) => h.ms),
+      [250],
+      'the refused connection is held for holdMs',
+    );
 
-    const probe = await request('GET', 'probe', '', agent); // same keep-alive socket as the refused POST
+    // the next request on the refused keep-alive socket waits for the hold; another connection does not
+    const probes = fixture.state.probeInvocations;
+    let heldProbeAnswered = false;
+    const heldProbe = request('GET', 'probe', '', agent).then((r) => ((heldProbeAnswered = true), r));
+    const other = await request('GET', 'probe', '');
+    assert.equal(other.status, 200);
+    assert.equal(fixture.state.probeInvocations, probes + 1, 'only the probe on the other connection was read');
+    assert.equal(heldProbeAnswered, false, 'the held connection was not read before its hold ended');
+    holds.shift()?.fn();
+    const probe = await heldProbe;
     assert.equal(probe.status, 200, 'GET is not guarded, and the unread body did not break the connection');
+    assert.equal(fixture.state.probeInvocations, probes + 2);
 
     fixture.releaseAll();
     const answers = await Promise.all(held);
