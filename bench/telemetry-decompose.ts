@@ -1,8 +1,8 @@
 /**
  * Where the telemetry overhead goes, by part: `node dist/bench/telemetry-decompose.js [--rate 500] [--rounds 12]
  * [--seconds 2]`. Runs the service with telemetry off, then with one part on at a time (`context`: only the
- * async context tracking OpenTelemetry needs; `metrics`; `spans`: tracing without metrics), and all on
- * (`servers/service-traced.ts`), each at the same fixed offered rate (so batching is alike), in interleaved
+ * async context tracking OpenTelemetry needs; `metrics`; `spans`: tracing without metrics), all on, and
+ * `deployed` (sampled as the Azure Monitor distro does by default: 5 traces/s) (`servers/service-traced.ts`), each at the same fixed offered rate (so batching is alike), in interleaved
  * rounds, and reports the median main-thread CPU per request of each (Linux: `/proc/<pid>/task/<pid>/stat`,
  * 10 ms ticks). At a fixed rate every arm serves the same load, so the CPU difference is the part's cost,
  * without the closed loop's feedback (a slower arm batches less, which makes every request dearer).
@@ -15,7 +15,7 @@ import { loadRun } from './load';
 import { paymentBody } from './payment-body';
 import { deleteKeys } from './redis-keys';
 
-const ARMS = ['off', 'context', 'metrics', 'spans', 'on'] as const;
+const ARMS = ['off', 'context', 'metrics', 'spans', 'on', 'deployed'] as const;
 type Arm = (typeof ARMS)[number];
 
 /** Main-thread CPU time of a process so far, µs (utime + stime of its first thread, 10 ms ticks). */
