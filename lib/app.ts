@@ -31,6 +31,7 @@ import type { ModelRollout } from './rollout/model-rollout';
 import { Scorer } from './scoring/scorer';
 import { createJsonLogger, type Logger } from './telemetry/logger';
 import { combineHandlers, Telemetry } from './telemetry/telemetry';
+import { tracedCatalog } from './telemetry/traced-catalog';
 import { tracedContext, tracedPublisher, tracedRouter } from './telemetry/traced-components';
 
 /** Dependencies a caller may inject; every one has a production default. */
@@ -197,7 +198,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
   const catalogs: ModelCatalog[] = [
     new RolloutCatalog({ name: config.model.name, sessions, router: rollout.router, store: rollout.store }),
     ...(extra === undefined ? [] : [extra]),
-  ];
+  ].map((c) => tracedCatalog(c, telemetry));
   const readinessMonitor = new ReadinessMonitor({
     sessions,
     intervalMs: config.model.healthProbeIntervalMs,

@@ -97,6 +97,11 @@ export class Telemetry {
     if (e.inferenceMs !== undefined) this.m.inferenceMs.record(e.inferenceMs, { 'model.version': e.modelVersion });
   }
 
+  /** One inference outside the scorer (the Open Inference Protocol): `scoring.inference.duration`, ms. */
+  inferred(modelVersion: string, inferenceMs: number): void {
+    this.m.inferenceMs.record(inferenceMs, { 'model.version': modelVersion });
+  }
+
   /** Handlers for the scorer's events: `scoring.invalid_score` counts model outputs that failed closed. */
   scorerEvents(): Partial<ScorerEvents> {
     return {

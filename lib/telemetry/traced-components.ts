@@ -7,6 +7,7 @@ import type { OutgoingMessage } from '../async/in-process-bus';
 import type { ResultPublisher } from '../async/result-publisher';
 import type { ContextProvider } from '../context/context-provider';
 import type { InferenceBackend, RunOptions, RunResult } from '../inference/backend';
+import type { TensorTiming } from '../inference/tensor';
 import type { Lease } from '../inference/session-manager';
 import type { RequestRouter } from '../scoring/scorer';
 import { activeTraceparent } from './invocation-tracing';
@@ -67,42 +68,56 @@ export function tracedRouter(router: RequestRouter, t: Telemetry): RequestRouter
 }
 
 function tracedBackend(b: InferenceBackend, m: Lease['manifest']): InferenceBackend {
-  const model: Attributes = {
-    'model.name': m.name,
-    'model.version': m.version,
-    'model.provider': b.info.executionProviders[0] ?? 'unknown',
-  };
-  const tracer = otelTracer();
+  const spans = inferenceSpans(b, m.name, m.version);
   return {
     get info() {
       return b.info;
     },
-    async run(input: Float32Array, rows: number, options?: RunOptions): Promise<RunResult> {
-      const parent = trace.getActiveSpan();
-      if (parent !== undefined && !parent.isRecording()) return b.run(input, rows, options); // trace not sampled
-      const start = performance.timeOrigin + performance.now(); // span times are epoch ms
-      try {
-        const r = await b.run(input, rows, options);
-        const { queueMs, inferenceMs, batchSize } = r.timing;
-        const attrs = { ...model, 'batch.size': batchSize, 'request.rows': rows };
-        tracer.startSpan('inference.queue', { attributes: attrs, startTime: start }).end(start + queueMs);
-        const run = tracer.startSpan('inference.run', { attributes: attrs, startTime: start + queueMs });
-        run.end(start + queueMs + inferenceMs);
-        return r;
-      } catch (err) {
-        const span = tracer.startSpan('inference.queue', {
-          attributes: { ...model, 'request.rows': rows },
-          startTime: start,
-        });
-        span.setAttribute('error.type', errorType(err));
-        span.setStatus({ code: SpanStatusCode.ERROR, message: errorType(err) });
-        span.end();
-        throw err;
-      }
-    },
-    // the generic tensor path (Open Inference Protocol) is not traced per stage yet
+    run: (input: Float32Array, rows: number, options?: RunOptions): Promise<RunResult> =>
+      spans(rows, () => b.run(input, rows, options)),
     infer: (request, options) => b.infer(request, options),
     dispose: () => b.dispose(),
+  };
+}
+
+/**
+ * Runs `call` (one inference on backend `b` of model `name` `version`) and, once it settles, records its
+ * `inference.queue` and `inference.run` spans from the backend's own timing (an `inference.queue` span with
+ * `error.type` if it failed). Nothing when the active trace is not sampled.
+ */
+export function inferenceSpans(
+  b: InferenceBackend,
+  name: string,
+  version: string,
+): <R extends { readonly timing: TensorTiming }>(rows: number, call: () => Promise<R>) => Promise<R> {
+  const model: Attributes = {
+    'model.name': name,
+    'model.version': version,
+    'model.provider': b.info.executionProviders[0] ?? 'unknown',
+  };
+  const tracer = otelTracer();
+  return async (rows, call) => {
+    const parent = trace.getActiveSpan();
+    if (parent !== undefined && !parent.isRecording()) return call(); // trace not sampled
+    const start = performance.timeOrigin + performance.now(); // span times are epoch ms
+    try {
+      const r = await call();
+      const { queueMs, inferenceMs, batchSize } = r.timing;
+      const attrs = { ...model, 'batch.size': batchSize, 'request.rows': rows };
+      tracer.startSpan('inference.queue', { attributes: attrs, startTime: start }).end(start + queueMs);
+      const run = tracer.startSpan('inference.run', { attributes: attrs, startTime: start + queueMs });
+      run.end(start + queueMs + inferenceMs);
+      return r;
+    } catch (err) {
+      const span = tracer.startSpan('inference.queue', {
+        attributes: { ...model, 'request.rows': rows },
+        startTime: start,
+      });
+      span.setAttribute('error.type', errorType(err));
+      span.setStatus({ code: SpanStatusCode.ERROR, message: errorType(err) });
+      span.end();
+      throw err;
+    }
   };
 }
 

@@ -20,6 +20,7 @@ import { post, startHostWithLog } from './host';
 import { testRedis } from '../support/redis';
 import { bundledBytes, copyBundled, writeFolderModel } from '../rollout/support/models';
 import { collectMetrics, newTraceparent, one, spansOf, TestReader, waitFor } from './support';
+import { FEATURE_COUNT } from '../../lib/features/featurizer';
 
 // before anything loads the app: the preload then finds tracing started and keeps this exporter
 const exporter = new InMemorySpanExporter();
@@ -215,6 +216,44 @@ describe('traces and metrics through the local host', () => {
       ['sha256', 'features', 'signature', 'load', 'warmup', 'golden', 'shift'],
     );
     for (const c of checks) assert.equal(c.parentSpanContext?.spanId, rollout.spanContext().spanId);
+  });
+
+  it('an Open Inference Protocol infer: inference spans under the invocation, and the inference duration', async () => {
+    const before = (await collectMetrics(reader)).get('scoring.inference.duration')?.points ?? [];
+    const count = (points: typeof before): number =>
+      points.reduce((n, p) => n + ((p.value as { count?: number }).count ?? 0), 0);
+    const caller = newTraceparent();
+    const rows = 3;
+    const r = await post(
+      `${host.url}/api/v2/models/fraud/infer`,
+      JSON.stringify({
+        inputs: [
+          {
+            name: 'features',
+            shape: [rows, FEATURE_COUNT],
+            datatype: 'FP32',
+            data: Array.from({ length: rows * FEATURE_COUNT }, (_, i) => (i % 5) / 5),
+          },
+        ],
+      }),
+      { 'content-type': 'application/json', traceparent: caller.traceparent },
+    );
+    assert.equal(r.status, 200, JSON.stringify(r.json));
+    const trace = await waitFor('the infer trace', () => {
+      const s = spansOf(exporter.getFinishedSpans(), caller.traceId);
+      return s.some((x) => x.name === 'POST /api/v2/models/{name}/infer') ? s : undefined;
+    });
+    const root = one(trace, 'POST /api/v2/models/{name}/infer');
+    assert.equal(root.parentSpanContext?.spanId, caller.spanId);
+    for (const name of ['inference.queue', 'inference.run']) {
+      const span = one(trace, name);
+      assert.equal(span.parentSpanContext?.spanId, root.spanContext().spanId, `${name} is a child of the root`);
+      assert.equal(span.attributes['model.name'], 'fraud');
+      assert.equal(span.attributes['model.version'], r.json['model_version'], 'the version that answered');
+      assert.equal(span.attributes['request.rows'], rows);
+    }
+    const after = (await collectMetrics(reader)).get('scoring.inference.duration')?.points ?? [];
+    assert.equal(count(after), count(before) + 1, 'one more inference recorded');
   });
 
   it('records the metrics with their units', async () => {
