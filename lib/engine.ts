@@ -4,11 +4,18 @@ import type { Config } from './config/config';
 import type { ContextProvider } from './context/context-provider';
 import { batchDeadlineMs } from './inference/deadline';
 import type { ReadinessMonitor } from './inference/readiness-monitor';
-import type { Health, SessionManager } from './inference/session-manager';
-import type { FleetReadiness } from './rollout/fleet-agent';
+import {
+  healthDetail,
+  publicReadiness,
+  type EngineReadiness,
+  type HealthDetail,
+  type PublicReadiness,
+} from './inference/readiness-views';
+import type { SessionManager } from './inference/session-manager';
 import type { ModelRollout } from './rollout/model-rollout';
 import type { OipService } from './oip/oip-service';
-import { AppError, toProblem, type FieldError, type Problem } from './errors/errors';
+import { AppError, toProblem } from './errors/errors';
+import { batchItems, type BatchItemResult } from './scoring/batch-body';
 import { parsePaymentEvent, type PaymentEvent } from './scoring/event-schema';
 import type { ScoreOptions, ScoreResult, Scorer } from './scoring/scorer';
 import type { Logger } from './telemetry/logger';
@@ -237,7 +244,7 @@ export class Engine {
    * instance's place in the fleet (`fleet.stale`: it could not load the version the pointer names and
    * serves an older one). Starts loading if nothing is loaded yet. The detailed view: admin only.
    */
-  readiness(): Health & { readonly fleet?: FleetReadiness } {
+  readiness(): EngineReadiness {
     if (!this.parts.sessions.isReady) void this.parts.sessions.ensureReady().catch(() => undefined);
     const r = this.parts.sessions.health;
     return this.parts.rollout === undefined ? r : { ...r, fleet: this.parts.rollout.readiness() };
@@ -245,27 +252,12 @@ export class Engine {
 
   /** The anonymous readiness answer (`GET /api/health/ready`): status and model only, nothing else. */
   ready(): PublicReadiness {
-    const r = this.readiness();
-    const m = r.model;
-    return {
-      status: r.ready ? 'ready' : 'not_ready',
-      model: m === undefined ? null : { name: m.name, version: m.version },
-    };
+    return publicReadiness(this.readiness());
   }
 
   /** The detailed health view (`GET /api/models/health`, authLevel admin). */
   healthDetail(): HealthDetail {
-    const r = this.readiness();
-    return {
-      status: r.ready ? 'ready' : 'not_ready',
-      model: r.model ?? null,
-      executionProviders: r.ready ? r.executionProviders : [],
-      fallbackReason: (r.ready ? r.fallbackReason : undefined) ?? null,
-      reason: r.ready ? null : r.reason,
-      lastCheckAt: r.checkedAt === undefined ? null : new Date(r.checkedAt).toISOString(),
-      probeIntervalSec: this.parts.config.model.healthProbeIntervalMs / 1000,
-      fleet: r.fleet ?? null,
-    };
+    return healthDetail(this.readiness(), this.parts.config.model.healthProbeIntervalMs / 1000);
   }
 
   /** Releases everything the engine holds. */
@@ -283,51 +275,5 @@ function isInferenceRefusal(err: unknown): boolean {
   return err instanceof AppError && (err.code === 'deadline_exceeded' || err.code === 'overloaded');
 }
 
-/** `GET /api/health/ready`: nothing beyond the status and the model served (no instance, no reasons). */
-export interface PublicReadiness {
-  readonly status: 'ready' | 'not_ready';
-  /** The version loaded, `null` while none is. */
-  readonly model: { readonly name: string; readonly version: string } | null;
-}
-
-/** `GET /api/models/health` (admin): the detailed view. */
-export interface HealthDetail {
-  readonly status: 'ready' | 'not_ready';
-  readonly model: { readonly name: string; readonly version: string } | null;
-  /** Execution providers the session really uses. */
-  readonly executionProviders: readonly string[];
-  /** Why the requested providers were not used, if they were not. */
-  readonly fallbackReason: string | null;
-  /** Why not ready (load error, failed sample inference). */
-  readonly reason: string | null;
-  /** When the sample inference behind this state ran (ISO 8601), `null` before the first. */
-  readonly lastCheckAt: string | null;
-  /** `HEALTH_PROBE_INTERVAL_SEC`. */
-  readonly probeIntervalSec: number;
-  /** This instance's place in the model rollout. */
-  readonly fleet: FleetReadiness | null;
-}
-
-/** One entry of a batch response: a score result, or the problem of an invalid event. */
-export type BatchItemResult = ScoreResult | { readonly transactionId?: string; readonly error: Problem };
-
-/** The `events` array of a batch body. @throws AppError `validation_failed` / `payload_too_large`. */
-function batchItems(body: unknown, maxEvents: number): unknown[] {
-  const errors: FieldError[] = [];
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    errors.push({ path: '', message: 'must be an object like { "events": [...] }' });
-  } else {
-    for (const key of Object.keys(body)) if (key !== 'events') errors.push({ path: key, message: 'unknown field' });
-    const events = (body as { events?: unknown }).events;
-    if (events === undefined) errors.push({ path: 'events', message: 'is required' });
-    else if (!Array.isArray(events)) errors.push({ path: 'events', message: 'must be an array of payment events' });
-    else if (events.length === 0) errors.push({ path: 'events', message: 'must contain at least 1 event' });
-    else if (events.length > maxEvents) {
-      throw new AppError('payload_too_large', `A batch holds at most ${maxEvents} events.`, {
-        errors: [{ path: 'events', message: `must contain at most ${maxEvents} events` }],
-      });
-    }
-    if (errors.length === 0) return events as unknown[];
-  }
-  throw new AppError('validation_failed', `${errors.length} invalid field(s).`, { errors });
-}
+export type { BatchItemResult } from './scoring/batch-body';
+export type { HealthDetail, PublicReadiness } from './inference/readiness-views';
