@@ -15,6 +15,10 @@
  * or inference that could not meet the deadline) is a drop and lowers the limit; saturated intervals
  * without drops raise it. It starts at its maximum (a fresh instance takes a burst whole).
  *
+ * After a refusal the host holds that keep-alive connection for `holdMs` before it reads its next request
+ * (`./connection-hold`): under a closed loop, refused clients would otherwise come straight back and fill
+ * the event loop with refusals.
+ *
  * Only methods that carry work pass through the door (`POST`, `PUT`, `PATCH`, `DELETE`): `GET`, `HEAD`
  * and `OPTIONS` (health probes, metadata) always pass, so an overloaded instance still answers its
  * readiness probe from the state the engine holds.
