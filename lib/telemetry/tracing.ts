@@ -169,6 +169,7 @@ class OtelStageTracer implements StageTracer {
   constructor(private readonly tracer: Tracer) {}
 
   span<T>(name: StageName, attrs: SpanAttributes, fn: (span: StageSpan) => Promise<T>): Promise<T> {
+    if (unsampledParent()) return fn(UNSAMPLED); // no span, no context switch, no promise of ours
     const kind = KINDS[name] ?? SpanKind.INTERNAL;
     // one `then` instead of an async wrapper: every promise costs more once async context tracking is on
     return this.tracer.startActiveSpan(name, { kind, attributes: attrs }, (span) => {
@@ -192,6 +193,7 @@ class OtelStageTracer implements StageTracer {
   }
 
   spanSync<T>(name: StageName, attrs: SpanAttributes, fn: (span: StageSpan) => T): T {
+    if (unsampledParent()) return fn(UNSAMPLED);
     const span = this.tracer.startSpan(name, { kind: KINDS[name] ?? SpanKind.INTERNAL, attributes: attrs });
     try {
       return fn(stageSpan(span));
@@ -203,6 +205,19 @@ class OtelStageTracer implements StageTracer {
     }
   }
 }
+
+/**
+ * Whether the active span exists and is not recorded (its trace was not sampled). Its children would be
+ * non-recording too, and in an unsampled trace a stage span only costs (the sampler's decision, a span
+ * object, an active-context switch): so an unsampled trace gets none. What propagates downstream (a
+ * published message's `traceparent`) is then the root's span context, still with the unsampled flag.
+ */
+function unsampledParent(): boolean {
+  const parent = trace.getActiveSpan();
+  return parent !== undefined && !parent.isRecording();
+}
+
+const UNSAMPLED: StageSpan = { recording: false, setAttributes: () => undefined };
 
 function stageSpan(span: Span): StageSpan {
   return { recording: span.isRecording(), setAttributes: (a) => void span.setAttributes(a) };
