@@ -14,6 +14,7 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
+  TraceFlags,
   type Attributes,
   type Context,
   type Link,
@@ -36,9 +37,34 @@ function w3c(): W3CTraceContextPropagator {
   return propagator;
 }
 
-/** The context a W3C `traceparent` (and `tracestate`) names; the root context if absent or malformed. */
+/** A version-00 `traceparent` as the Functions host and our own producers write it (lowercase hex). */
+const CANONICAL_TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-(0[01])$/;
+const ZERO_TRACE_ID = '0'.repeat(32);
+const ZERO_SPAN_ID = '0'.repeat(16);
+
+/**
+ * The context a W3C `traceparent` (and `tracestate`) names; the root context if absent or malformed. The
+ * common case (a canonical version-00 header without `tracestate`, as every invocation has) is parsed here
+ * with one simple pattern; anything else goes through OpenTelemetry's W3C propagator, whose general parse
+ * (a look-ahead pattern, then a hex check of each id) cost more than the span itself in a profile. Both give
+ * the same context: `test/telemetry/traceparent.property.test.ts`.
+ */
 export function contextFromTraceparent(traceparent: unknown, tracestate?: unknown): Context {
   if (typeof traceparent !== 'string') return ROOT_CONTEXT;
+  if (tracestate === undefined) {
+    const m = CANONICAL_TRACEPARENT.exec(traceparent);
+    if (m !== null) {
+      const traceId = m[1] as string;
+      const spanId = m[2] as string;
+      if (traceId === ZERO_TRACE_ID || spanId === ZERO_SPAN_ID) return ROOT_CONTEXT;
+      return trace.setSpanContext(ROOT_CONTEXT, {
+        traceId,
+        spanId,
+        traceFlags: m[3] === '01' ? TraceFlags.SAMPLED : TraceFlags.NONE,
+        isRemote: true,
+      });
+    }
+  }
   const carrier: Record<string, string> = { traceparent };
   if (typeof tracestate === 'string') carrier['tracestate'] = tracestate;
   return w3c().extract(ROOT_CONTEXT, carrier, defaultTextMapGetter);
