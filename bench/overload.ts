@@ -6,7 +6,13 @@
  *
  * Reported as `<model>.overload` (`connections`, `goodput_rps` = 200s per second, `shed` = 503s,
  * `p99_accepted_ms`, the 503s' own latency, timeouts) and `<model>.ratios.overload_goodput_vs_max`
- * (target ≥ 0.8). Standalone: `node dist/bench/overload.js [small|heavy] [--quick]` (tuning aid).
+ * (target ≥ 0.8). Standalone: `node dist/bench/overload.js [small|heavy] [--quick]` (tuning aid);
+ * `ADMISSION_HOLD_MS=0` in the environment runs the service without the door's connection hold.
+ *
+ * All latencies are the load generator's. autocannon ignores `Retry-After`, so with the door's hold
+ * (`admission_after.door.hold_ms`) a request sent right after a 503 waits out the hold in its connection
+ * before the host reads it: the 503s' latency here is then mostly the hold, and so is part of the
+ * accepted requests' tail.
  */
 import autocannon from 'autocannon';
 import type { ServerChild } from './children';

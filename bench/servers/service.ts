@@ -16,21 +16,26 @@ const MODULES = ['hooks', 'health', 'score', 'score-batch'].map((m) =>
 
 async function main(): Promise<void> {
   const started: { host?: LocalHost } = {};
-  /** `GET /__bench/admission`: the door's and the engine gate's limits and counters. */
+  /** `GET /__bench/admission`: the door's and the engine gate's limits and counters, and the door's hold (ms). */
   const admissionRoute = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean> => {
     if (!(req.url ?? '').startsWith('/__bench/admission')) return statsRoute(req, res);
-    const body = { door: started.host?.doorStats ?? null, engine: (await sharedEngine()).admissionStats ?? null };
+    const stats = started.host?.doorStats;
+    const body = {
+      door: stats === undefined ? null : { ...stats, hold_ms: door?.holdMs },
+      engine: (await sharedEngine()).admissionStats ?? null,
+    };
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
     return true;
   };
+  // BENCH_NO_DOOR=1: without the host's door (refusals only inside the handler), for comparison
+  const door = process.env['BENCH_NO_DOOR'] === '1' ? undefined : await appHostDoor();
   const host = await LocalHost.create({
     port: 0,
     appModules: MODULES,
     log: () => undefined,
     extraRoutes: admissionRoute,
-    // BENCH_NO_DOOR=1: without the host's door (refusals only inside the handler), for comparison
-    door: process.env['BENCH_NO_DOOR'] === '1' ? undefined : await appHostDoor(),
+    door,
   });
   started.host = host;
   announce(host.port);
