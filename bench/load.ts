@@ -88,7 +88,7 @@ export async function loadRun(o: LoadOptions): Promise<RunFigures> {
     loop_lag_p99_ms: server.loop_lag_p99_ms,
     rss_mb: server.rss_mb,
     non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
+    errors: result.errors, // autocannon counts each timeout as an error too
     ...(batchCount > 0 ? { mean_batch_size: Math.round((batchSum / batchCount) * 100) / 100 } : {}),
   };
 }
