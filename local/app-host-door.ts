@@ -4,10 +4,17 @@
  * @module
  */
 import { sharedEngine } from '../lib/app';
-import { HostDoor } from './host-door';
+import { HostDoor, type HostDoorOptions } from './host-door';
 
 /** A {@link HostDoor} with the shared engine's admission settings (creates the shared engine). */
-export async function appHostDoor(): Promise<HostDoor> {
-  const { maxInflight, minInflight, intervalMs, holdMs } = (await sharedEngine()).config.admission;
-  return new HostDoor({ maxLimit: maxInflight, minLimit: minInflight, intervalMs, holdMs });
+export async function appHostDoor(overrides: HostDoorOptions = {}): Promise<HostDoor> {
+  const { maxInflight, minInflight, intervalMs, holdMs, hostTargetMs } = (await sharedEngine()).config.admission;
+  return new HostDoor({
+    maxLimit: maxInflight,
+    minLimit: minInflight,
+    intervalMs,
+    holdMs,
+    ...(hostTargetMs > 0 ? { latencyTargetMs: hostTargetMs } : {}),
+    ...overrides,
+  });
 }

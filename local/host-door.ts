@@ -19,6 +19,10 @@
  * (`./connection-hold`): under a closed loop, refused clients would otherwise come straight back and fill
  * the event loop with refusals.
  *
+ * With `latencyTargetMs`, an answer that came later than the target also counts as a drop (the host's own
+ * queue is too long), and a drained door starts over at its maximum: libuv accepts one connection per
+ * loop iteration, so a saturated loop keeps new connections waiting in the accept queue for seconds.
+ *
  * Only methods that carry work pass through the door (`POST`, `PUT`, `PATCH`, `DELETE`): `GET`, `HEAD`
  * and `OPTIONS` (health probes, metadata) always pass, so an overloaded instance still answers its
  * readiness probe from the state the engine holds.
@@ -48,6 +52,12 @@ export interface HostDoorOptions {
   readonly holdMs?: number;
   /** Timer for the holds (injected in tests); default an unref'd `setTimeout`. */
   readonly holdScheduler?: HoldScheduler;
+  /**
+   * A request that stayed longer than this in the host (door to answer), ms, counts as a drop, as a
+   * function's 503 does: the host's own queue is too long. Default: none (only 503s are drops). When the
+   * host drains (nothing inside), the limit starts over at its maximum.
+   */
+  readonly latencyTargetMs?: number;
   /** Clock in ms (injected in tests); default `performance.now`. */
   readonly now?: () => number;
   /** Limit changes and refusals (for logs or tests). */
@@ -77,8 +87,12 @@ export class HostDoor {
   readonly holdMs: number;
   /** The timer of those holds (`undefined` = the default). */
   readonly holdScheduler: HoldScheduler | undefined;
+  readonly #now: () => number;
+  readonly #latencyTargetMs: number;
 
   constructor(options: HostDoorOptions = {}) {
+    this.#now = options.now ?? (() => performance.now());
+    this.#latencyTargetMs = options.latencyTargetMs ?? Number.POSITIVE_INFINITY;
     const maxLimit = options.maxLimit ?? 1024;
     const retryAfterSec = options.retryAfterSec ?? 1;
     this.holdMs = Math.max(0, Math.min(options.holdMs ?? DEFAULT_HOLD_MS, retryAfterSec * 1000));
@@ -90,7 +104,7 @@ export class HostDoor {
         intervalMs: options.intervalMs ?? 100,
         retryAfterSec,
       },
-      options.now,
+      this.#now,
       options.on,
     );
     const body = Buffer.from(
@@ -126,6 +140,12 @@ export class HostDoor {
     if (UNGUARDED.has(method)) return 'unguarded';
     const ticket = this.#gate.tryAdmit();
     if (ticket === undefined) return undefined;
-    return { leave: (status) => ticket.release(status === 503 ? 'dropped' : 'ok') };
+    return {
+      leave: (status) => {
+        const slow = this.#now() - ticket.at > this.#latencyTargetMs;
+        ticket.release(status === 503 || slow ? 'dropped' : 'ok');
+        if (this.#latencyTargetMs !== Number.POSITIVE_INFINITY) this.#gate.restartIfDrained();
+      },
+    };
   }
 }

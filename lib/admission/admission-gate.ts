@@ -124,6 +124,20 @@ export class AdmissionGate {
     return Math.floor(this.limitValue);
   }
 
+  /**
+   * With nothing inside, starts over as a fresh gate does: the limit back at its maximum, the level of the
+   * last decrease forgotten (counters are kept). A drained host has no queue, so what lowered the limit no
+   * longer holds; when unsure, admit. Does nothing while a request is inside. @returns whether it restarted.
+   */
+  restartIfDrained(): boolean {
+    if (this.inflightCount !== 0 || this.limitValue === this.options.maxLimit) return false;
+    const from = this.limit;
+    this.limitValue = this.options.maxLimit;
+    this.threshold = Number.POSITIVE_INFINITY;
+    this.on.limitChanged?.({ from, to: this.limit, drops: 0 });
+    return true;
+  }
+
   /** Admits a request, or returns `undefined` when the engine is full. Never waits. */
   tryAdmit(): AdmissionTicket | undefined {
     const now = this.now();

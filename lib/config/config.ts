@@ -60,6 +60,7 @@ const envShape = z.object({
   ADMISSION_INTERVAL_MS: int(1, 60_000, 100),
   ADMISSION_QUEUE_WAIT_MS: int(0, 60_000, 5000),
   ADMISSION_HOLD_MS: int(0, 1000, 500),
+  ADMISSION_HOST_TARGET_MS: int(0, 60_000, 250),
   REDIS_URL: optStr,
   REDIS_KEY_PREFIX: z.preprocess(emptyToUndefined, z.string().max(64).default('scoring:')),
   REDIS_TIMEOUT_MS: int(1, 10_000, 25),
@@ -216,6 +217,8 @@ export interface Config {
     readonly queueWaitMs: number;
     /** After the local host's door refuses a request, how long it waits before it reads that keep-alive connection's next one, ms (`ADMISSION_HOLD_MS`, 500; 0 = at once; at most the 1 s `Retry-After`). */
     readonly holdMs: number;
+    /** Local host only: a request that stays longer than this in the host (door to answer) counts as a drop for the door, ms (`ADMISSION_HOST_TARGET_MS`, 250; 0 = off: only 503s are drops). */
+    readonly hostTargetMs: number;
   };
   readonly redis: {
     readonly url: string | undefined;
@@ -339,6 +342,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       intervalMs: e.ADMISSION_INTERVAL_MS,
       queueWaitMs: e.ADMISSION_QUEUE_WAIT_MS,
       holdMs: e.ADMISSION_HOLD_MS,
+      hostTargetMs: e.ADMISSION_HOST_TARGET_MS,
     },
     redis: {
       url: e.REDIS_URL,

@@ -38,6 +38,50 @@ describe('HostDoor (injected clock)', () => {
     assert.equal(new HostDoor({ holdMs: 0 }).holdMs, 0, '0 = the next request is read at once');
   });
 
+  it('with a latency target, a request that stayed too long in the host is a drop; a drained host starts over', () => {
+    let now = 0;
+    const changes: { from: number; to: number }[] = [];
+    const door = new HostDoor({
+      maxLimit: 10,
+      minLimit: 2,
+      latencyTargetMs: 100,
+      now: () => now,
+      on: { limitChanged: (e) => changes.push(e) },
+    });
+    const passes = Array.from({ length: 10 }, () => door.enter('POST'));
+    now = 50;
+    const fast = passes[0];
+    if (typeof fast === 'object') fast.leave(200); // 50 ms inside: not a drop
+    assert.equal(door.stats.dropped, 0);
+    now = 150;
+    for (const p of passes.slice(1, 5)) if (typeof p === 'object') p.leave(200); // 150 ms inside: slow
+    assert.equal(door.stats.dropped, 4, 'answers past the target count as drops, whatever their status');
+    const lowered = door.stats.limit;
+    assert.ok(lowered < 5, `limit after slow answers with 5 inside: ${lowered}`);
+    assert.equal(door.enter('POST'), undefined, 'five still inside, above the lowered limit: refused');
+    for (const p of passes.slice(5, 9)) if (typeof p === 'object') p.leave(200);
+    assert.equal(door.stats.limit, lowered, 'not drained yet (one inside): the limit stays');
+    const last = passes[9];
+    if (typeof last === 'object') last.leave(200);
+    assert.equal(door.stats.inflight, 0);
+    assert.equal(door.stats.limit, 10, 'drained: the limit starts over at its maximum');
+    assert.deepEqual(changes.at(-1), { from: lowered, to: 10, drops: 0 });
+  });
+
+  it('without a latency target, a slow answer is not a drop and a drained host keeps its limit', () => {
+    let now = 0;
+    const door = new HostDoor({ maxLimit: 10, minLimit: 2, now: () => now });
+    const passes = Array.from({ length: 4 }, () => door.enter('POST'));
+    for (const p of passes.slice(0, 3)) if (typeof p === 'object') p.leave(503);
+    const lowered = door.stats.limit;
+    assert.ok(lowered < 10);
+    now = 10_000;
+    const last = passes[3];
+    if (typeof last === 'object') last.leave(200); // 10 s inside, the last one out
+    assert.equal(door.stats.dropped, 3, 'only the 503s');
+    assert.equal(door.stats.limit, lowered);
+  });
+
   it("lowers the limit when the function's answers are 503s (drops), never below the floor", () => {
     const changes: { from: number; to: number }[] = [];
     const door = new HostDoor({
