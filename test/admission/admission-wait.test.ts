@@ -77,3 +77,20 @@ describe('AdmissionGate.admitWithin', () => {
     assert.equal(g.stats.inflight, 0, 'a slot freed after the wait ended goes to nobody');
   });
 });
+
+describe('AdmissionGate.restartIfDrained', () => {
+  it('puts the limit back at its maximum only once nothing is inside', () => {
+    const gate = new AdmissionGate({ maxLimit: 10, minLimit: 2, intervalMs: 100 }, () => 0);
+    const tickets = Array.from({ length: 4 }, () => gate.tryAdmit());
+    for (const t of tickets.slice(0, 3)) t?.release('dropped');
+    const lowered = gate.limit;
+    assert.ok(lowered < 10, `limit after 3 drops: ${lowered}`);
+    assert.equal(gate.restartIfDrained(), false, 'one request still inside');
+    assert.equal(gate.limit, lowered);
+    tickets[3]?.release('ok');
+    assert.equal(gate.restartIfDrained(), true);
+    assert.equal(gate.limit, 10);
+    assert.equal(gate.restartIfDrained(), false, 'already at its maximum');
+    assert.equal(gate.stats.dropped, 3, 'counters are kept');
+  });
+});
