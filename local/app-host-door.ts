@@ -4,10 +4,10 @@
  * @module
  */
 import { sharedEngine } from '../lib/app';
-import { HostDoor, type HostDoorOptions } from './host-door';
+import { HostDoor } from './host-door';
 
 /** A {@link HostDoor} with the shared engine's admission settings (creates the shared engine). */
-export async function appHostDoor(overrides: HostDoorOptions = {}): Promise<HostDoor> {
+export async function appHostDoor(): Promise<HostDoor> {
   const { maxInflight, minInflight, intervalMs, holdMs, hostTargetMs } = (await sharedEngine()).config.admission;
   return new HostDoor({
     maxLimit: maxInflight,
@@ -15,6 +15,5 @@ export async function appHostDoor(overrides: HostDoorOptions = {}): Promise<Host
     intervalMs,
     holdMs,
     ...(hostTargetMs > 0 ? { latencyTargetMs: hostTargetMs } : {}),
-    ...overrides,
   });
 }

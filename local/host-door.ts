@@ -88,11 +88,11 @@ export class HostDoor {
   /** The timer of those holds (`undefined` = the default). */
   readonly holdScheduler: HoldScheduler | undefined;
   readonly #now: () => number;
-  readonly #latencyTargetMs: number;
+  readonly #latencyTargetMs: number | undefined;
 
   constructor(options: HostDoorOptions = {}) {
     this.#now = options.now ?? (() => performance.now());
-    this.#latencyTargetMs = options.latencyTargetMs ?? Number.POSITIVE_INFINITY;
+    this.#latencyTargetMs = options.latencyTargetMs;
     const maxLimit = options.maxLimit ?? 1024;
     const retryAfterSec = options.retryAfterSec ?? 1;
     this.holdMs = Math.max(0, Math.min(options.holdMs ?? DEFAULT_HOLD_MS, retryAfterSec * 1000));
@@ -142,9 +142,10 @@ export class HostDoor {
     if (ticket === undefined) return undefined;
     return {
       leave: (status) => {
-        const slow = this.#now() - ticket.at > this.#latencyTargetMs;
+        const target = this.#latencyTargetMs;
+        const slow = target !== undefined && this.#now() - ticket.at > target;
         ticket.release(status === 503 || slow ? 'dropped' : 'ok');
-        if (this.#latencyTargetMs !== Number.POSITIVE_INFINITY) this.#gate.restartIfDrained();
+        if (target !== undefined) this.#gate.restartIfDrained();
       },
     };
   }

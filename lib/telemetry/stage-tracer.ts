@@ -50,7 +50,8 @@ export interface StageTracer {
   spanSync<T>(name: StageName, attrs: SpanAttributes, fn: (span: StageSpan) => T): T;
 }
 
-const NOOP_SPAN: StageSpan = { recording: false, setAttributes: () => undefined };
+/** The span of a stage that is not recorded (tracing off, or an unsampled trace): takes nothing. */
+export const NOOP_SPAN: StageSpan = { recording: false, setAttributes: () => undefined };
 
 /** Tracing off: runs the function, records nothing. */
 export const noopTracer: StageTracer = {

@@ -13,7 +13,14 @@ import type { Resource } from '@opentelemetry/resources';
 import type { Sampler, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { TelemetrySettings } from '../config/telemetry-settings';
 import { BoundedMemo } from './bounded-memo';
-import { noopTracer, type SpanAttributes, type StageName, type StageSpan, type StageTracer } from './stage-tracer';
+import {
+  NOOP_SPAN,
+  noopTracer,
+  type SpanAttributes,
+  type StageName,
+  type StageSpan,
+  type StageTracer,
+} from './stage-tracer';
 
 /** The tracer's instrumentation scope name. */
 export const TRACER_NAME = 'onnx-scoring';
@@ -169,7 +176,7 @@ class OtelStageTracer implements StageTracer {
   constructor(private readonly tracer: Tracer) {}
 
   span<T>(name: StageName, attrs: SpanAttributes, fn: (span: StageSpan) => Promise<T>): Promise<T> {
-    if (unsampledParent()) return fn(UNSAMPLED); // no span, no context switch, no promise of ours
+    if (unsampledParent()) return fn(NOOP_SPAN); // no span, no context switch, no promise of ours
     const kind = KINDS[name] ?? SpanKind.INTERNAL;
     // one `then` instead of an async wrapper: every promise costs more once async context tracking is on
     return this.tracer.startActiveSpan(name, { kind, attributes: attrs }, (span) => {
@@ -193,7 +200,7 @@ class OtelStageTracer implements StageTracer {
   }
 
   spanSync<T>(name: StageName, attrs: SpanAttributes, fn: (span: StageSpan) => T): T {
-    if (unsampledParent()) return fn(UNSAMPLED);
+    if (unsampledParent()) return fn(NOOP_SPAN);
     const span = this.tracer.startSpan(name, { kind: KINDS[name] ?? SpanKind.INTERNAL, attributes: attrs });
     try {
       return fn(stageSpan(span));
@@ -216,8 +223,6 @@ function unsampledParent(): boolean {
   const parent = trace.getActiveSpan();
   return parent !== undefined && !parent.isRecording();
 }
-
-const UNSAMPLED: StageSpan = { recording: false, setAttributes: () => undefined };
 
 function stageSpan(span: Span): StageSpan {
   return { recording: span.isRecording(), setAttributes: (a) => void span.setAttributes(a) };
