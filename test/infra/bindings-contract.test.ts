@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { before, describe, it } from 'node:test';
-import type { SettingInfo } from '../../lib/config/config';
+import type { SettingInfo } from '../../lib/config/env-schema';
 import { evaluate, fileScope, moduleScope, property, readBicep, type BicepFile } from './support/bicep-reader';
 import { stringLiteral } from './support/bicep-text';
 import { find, loadFixture } from './support/contract-fixture';

@@ -2,7 +2,7 @@
  * Shared inputs of the infrastructure contract tests, and small helpers over them.
  * @module
  */
-import type { SettingInfo } from '../../../lib/config/config';
+import type { SettingInfo } from '../../../lib/config/env-schema';
 import type { AppSetting, BicepFile } from './bicep-reader';
 import { codeSettings, mainBicep, planSettings, registeredBindings, type Binding, type PlanSettings } from './sources';
 

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { configSettings, type SettingInfo } from '../../../lib/config/config';
+import { configSettings, type SettingInfo } from '../../../lib/config/env-schema';
 import { installCoreShim } from '../../../local/core-shim';
 import type { RpcBindingInfo } from '../../../local/core-types';
 import { functionModules } from '../../support/host';
