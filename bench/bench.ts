@@ -288,7 +288,7 @@ async function main(): Promise<void> {
       PLAN.durationSec,
       log,
     );
-    log('telemetry: tracing off vs on (small model)');
+    log('telemetry: tracing off vs on vs as deployed (small model)');
     telemetry = await benchTelemetry({
       env: {
         MODEL_DIR: path.join(root, 'models'),
@@ -326,7 +326,7 @@ async function main(): Promise<void> {
     process.stdout.write(`refusal: door ÷ handler 503s per second = ${refusal.door_vs_handler}\n`);
   if (telemetry !== undefined)
     process.stdout.write(
-      `telemetry: off ${telemetry.off.rps} req/s, on ${telemetry.on.rps} req/s, overhead_ratio ${telemetry.overhead_ratio} (goal <= 0.05)\n`,
+      `telemetry: off ${telemetry.off.rps} req/s, on ${telemetry.on.rps} req/s, overhead_ratio ${telemetry.overhead_ratio} (goal <= 0.05); deployed ${telemetry.deployed.rps} req/s, deployed_overhead_ratio ${telemetry.deployed_overhead_ratio}\n`,
     );
   for (const t of targets)
     process.stdout.write(`${t.met ? 'MET   ' : 'MISSED'} ${t.model}: ${t.target} = ${t.value} (goal ${t.goal})\n`);
