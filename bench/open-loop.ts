@@ -13,6 +13,7 @@
  * send counts against the server-side system that made it late (no coordinated omission).
  */
 import * as http from 'node:http';
+import { percentile } from './percentile';
 
 /** Figures of one open-loop run (ms; `rps` counts 2xx answers per second of the run). */
 export interface OpenLoopFigures {
@@ -39,10 +40,9 @@ export interface OpenLoopOptions {
   readonly timeoutMs?: number;
 }
 
+/** {@link percentile}, ms to 2 decimals. */
 function pct(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const v = sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-  return Math.round(v * 100) / 100;
+  return Math.round(percentile(sorted, p) * 100) / 100;
 }
 
 /** Sends `rate` requests per second for `durationSec`, each when due; resolves when every answer is in. */

@@ -16,6 +16,7 @@
  */
 import autocannon from 'autocannon';
 import type { ServerChild } from './children';
+import { percentile } from './percentile';
 
 /** Closed-loop connections of the "maximum" run. */
 export const MAX_CONNECTIONS = 64;
@@ -64,9 +65,9 @@ async function admissionStats(url: string): Promise<unknown> {
   }
 }
 
+/** {@link percentile}, ms to 1 decimal. */
 function pct(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return Math.round((sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0) * 10) / 10;
+  return Math.round(percentile(sorted, p) * 10) / 10;
 }
 
 /** One closed-loop run against `POST url/api/score`. */

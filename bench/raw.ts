@@ -4,6 +4,7 @@
  * orchestrator; prints one `RESULT {json}` line. Env: BENCH_MODEL (path), BENCH_QUICK (1/0).
  */
 import * as ort from 'onnxruntime-node';
+import { percentile } from './percentile';
 
 /** Figures of one batch size under one thread setting. */
 export interface RawPoint {
@@ -17,10 +18,6 @@ export interface RawPoint {
 }
 
 const BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256];
-
-function pct(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
 
 async function measure(
   session: ort.InferenceSession,
@@ -47,8 +44,8 @@ async function measure(
     threads,
     rows_per_s: Math.round((lat.length * batch * 1000) / total),
     mean_ms: r2(lat.reduce((s, v) => s + v, 0) / lat.length),
-    p50_ms: r2(pct(sorted, 50)),
-    p99_ms: r2(pct(sorted, 99)),
+    p50_ms: r2(percentile(sorted, 50)),
+    p99_ms: r2(percentile(sorted, 99)),
     max_ms: r2(sorted.at(-1) ?? Number.NaN),
   };
 }

@@ -17,6 +17,7 @@ import Redis from 'ioredis';
 import { startServer, type ServerChild } from './children';
 import { loadRun } from './load';
 import { paymentBody } from './payment-body';
+import { percentile } from './percentile';
 import { deleteKeys } from './redis-keys';
 
 const ARMS = ['off', 'context', 'metrics', 'spans', 'on', 'deployed'] as const;
@@ -29,10 +30,13 @@ function mainThreadCpuUs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
-/** The `q` quantile of `v` (nearest rank below). */
-const quantile = (v: number[], q: number): number =>
-  [...v].sort((a, b) => a - b)[Math.floor((v.length - 1) * q)] ?? NaN;
-const median = (v: number[]): number => quantile(v, 0.5);
+/** The `p`th percentile of unsorted values. */
+const quantile = (v: readonly number[], p: number): number =>
+  percentile(
+    [...v].sort((a, b) => a - b),
+    p,
+  );
+const median = (v: readonly number[]): number => quantile(v, 50);
 const arg = (name: string, fallback: number): number => {
   const at = process.argv.indexOf(name);
   return at >= 0 ? Number(process.argv[at + 1]) : fallback;
@@ -100,10 +104,10 @@ async function main(): Promise<void> {
             rps: Math.round(median(rps.get(a) ?? [])),
             main_cpu_us_per_req: Math.round(median(us)),
             vs_off_us: Math.round(median(diffs)),
-            vs_off_us_iqr: [Math.round(quantile(diffs, 0.25)), Math.round(quantile(diffs, 0.75))],
+            vs_off_us_iqr: [Math.round(quantile(diffs, 25)), Math.round(quantile(diffs, 75))],
             // the part's cost as a share of a request's main-thread CPU with telemetry off
             vs_off_ratio: ratio(median(diffs)),
-            vs_off_ratio_iqr: [ratio(quantile(diffs, 0.25)), ratio(quantile(diffs, 0.75))],
+            vs_off_ratio_iqr: [ratio(quantile(diffs, 25)), ratio(quantile(diffs, 75))],
           },
         ];
       }),
