@@ -7,9 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { builtinModules } from 'node:module';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { filesUnder } from '../support/files-under';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const DIST = path.join(ROOT, 'dist');
@@ -19,13 +20,7 @@ const DELETED = ['test', 'bench', 'local'];
 const WORKER_PROVIDED = new Set(['@azure/functions-core']);
 
 /** Every `.js` file under `dir`, recursively. */
-function jsFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) return jsFiles(p);
-    return e.name.endsWith('.js') ? [p] : [];
-  });
-}
+const jsFiles = (dir: string): string[] => filesUnder(dir, (n) => n.endsWith('.js'));
 
 /** The string arguments of the `require(...)` calls in compiled CommonJS. */
 function requires(js: string): string[] {

@@ -4,21 +4,16 @@
  * the modules together) and fails naming every cycle it finds. The finder itself is checked on small graphs.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { filesUnder } from '../support/files-under';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const FOLDERS = ['lib', 'functions', 'local'];
 
 /** Every `.ts` source file (not `.d.ts`) under `dir`, recursively. */
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) return sources(p);
-    return e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [p] : [];
-  });
-}
+const sources = (dir: string): string[] => filesUnder(dir, (n) => n.endsWith('.ts') && !n.endsWith('.d.ts'));
 
 const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]*)['"]/gm;
 
