@@ -12,6 +12,7 @@ import { sharedEngine } from '../../lib/app';
 import type { Engine } from '../../lib/engine';
 import { LocalHost } from '../../local/host';
 import { validEvent } from '../support/events';
+import { within } from '../support/eventually';
 import { postFresh, type Answer } from './support/post';
 
 let host: LocalHost;
@@ -91,7 +92,7 @@ describe('admission at the door', () => {
     }
     // the delivery waits in the gate (it holds no slot and was not refused): free the slots
     await release();
-    await delivery; // scored, not thrown back to the queue
+    await within(delivery, 'the waiting Service Bus delivery to be scored once the slots were freed'); // not thrown back
     assert.equal(engine.admissionStats?.refused, refusedBefore, 'the waiting delivery was not refused');
     const again = await engine.processMessage(JSON.stringify(event), { messageId: 'm-wait', deliveryCount: 2 });
     // already scored and published by the waiting delivery: a redelivery finds it (never a second score)

@@ -53,12 +53,48 @@ describe('in-process bus (Service Bus semantics)', () => {
     );
   });
 
-  it('wakes a waiting receiver and cleans up waiters that time out', async () => {
+  // the bus waits with the global setTimeout: the test owns those timers (mock timers), so a waiter can only be
+  // woken by what the test does, never by its own timer running out on a slow machine
+  it('wakes a waiting receiver when a message is sent, long before its timeout', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
     const bus = new InProcessBus();
-    const waiting = bus.waitForMessage('q', 10_000);
+    const waiting = settled(bus.waitForMessage('q', 10_000));
+    t.mock.timers.tick(9_999);
+    await turn();
+    assert.equal(waiting.done, false, 'nothing sent yet: the receiver still waits');
+    bus.send('other', { body: 'y' });
+    await turn();
+    assert.equal(waiting.done, false, 'a message on another queue does not wake it');
     bus.send('q', { body: 'x' });
-    await waiting;
-    await bus.waitForMessage('empty', 1);
+    await turn();
+    assert.equal(waiting.done, true, 'the send woke the waiting receiver');
     assert.equal(bus.receive('q')?.body, 'x');
   });
+
+  it('resolves at once when a message is waiting, and at the timeout when none comes', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const bus = new InProcessBus();
+    bus.send('q', { body: 'x' });
+    const ready = settled(bus.waitForMessage('q', 10_000));
+    await turn();
+    assert.equal(ready.done, true, 'a message is already waiting');
+    const empty = settled(bus.waitForMessage('empty', 500));
+    t.mock.timers.tick(499);
+    await turn();
+    assert.equal(empty.done, false, 'before the timeout');
+    t.mock.timers.tick(1);
+    await turn();
+    assert.equal(empty.done, true, 'at the timeout, with no message');
+    assert.equal(bus.receive('empty'), undefined);
+  });
 });
+
+/** Tracks whether `p` has settled. */
+function settled(p: Promise<unknown>): { readonly done: boolean } {
+  const s = { done: false };
+  void p.then(() => (s.done = true));
+  return s;
+}
+
+/** Lets settled promises run their callbacks (setImmediate is not mocked). */
+const turn = (): Promise<void> => new Promise((r) => setImmediate(r));

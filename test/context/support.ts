@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import { baseRedisOptions } from '../../lib/context/redis-connection';
 import type { Timers } from '../../lib/context/entra-auth';
 import type { LogLevel, Logger } from '../../lib/telemetry/logger';
+import { exitOf } from '../support/child-process';
 
 /** The shared test Redis. */
 export const REDIS_PORT = 6379;
@@ -133,11 +134,9 @@ export class OwnRedis {
   async kill(): Promise<void> {
     const p = this.proc;
     this.proc = undefined;
-    if (p === undefined || p.exitCode !== null) return;
-    await new Promise<void>((resolve) => {
-      p.once('exit', () => resolve());
-      p.kill('SIGKILL');
-    });
+    if (p === undefined) return;
+    if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+    await exitOf(p, `redis-server on port ${this.port} to exit after SIGKILL`, 10_000);
   }
 
   /**

@@ -81,11 +81,19 @@ describe('escalation settings', () => {
   });
 
   it('never puts a setting value in the error (keys are secrets)', () => {
-    try {
-      loadConfig({ ...base, ESCALATION_USER_HASH_KEY: 'topsecret' });
-      assert.fail('expected config_invalid');
-    } catch (err) {
-      assert.ok(!String((err as Error).message).includes('topsecret'));
-    }
+    assert.throws(
+      () => loadConfig({ ...base, ESCALATION_USER_HASH_KEY: 'topsecret' }),
+      (err: unknown) => {
+        assert.ok(err instanceof AppError, `expected an AppError, got ${String(err)}`);
+        assert.equal(err.code, 'config_invalid');
+        assert.deepEqual(
+          err.errors.map((e) => e.path),
+          ['ESCALATION_USER_HASH_KEY'],
+        );
+        const shown = JSON.stringify({ message: err.message, errors: err.errors });
+        assert.ok(!shown.includes('topsecret'), `the value reached the error: ${shown}`);
+        return true;
+      },
+    );
   });
 });

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { FakeOpenAI } from '../../scripts/fake-openai-server';
+import { outputMatching, stopChild } from '../support/child-process';
 import { validEvent } from '../support/events';
 
 const MAIN = path.resolve(__dirname, '../../local/main.js');
@@ -29,19 +29,12 @@ describe('npm start with AZURE_OPENAI_* set against a stand-in', () => {
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        const timer = setInterval(() => {
-          const m = /Listening on (http:\/\/127\.0\.0\.1:\d+\/api)/.exec(out);
-          if (m?.[1] !== undefined) {
-            clearInterval(timer);
-            resolve(m[1]);
-          }
-        }, 20);
-        child.once('exit', (code) => {
-          clearInterval(timer);
-          reject(new Error(`exited early (${code}): ${out}`));
-        });
-      });
+      const url = await outputMatching(
+        child,
+        () => out,
+        /Listening on (http:\/\/127\.0\.0\.1:\d+\/api)/,
+        'the "Listening on" line',
+      );
       const example = readFileSync(path.resolve(__dirname, '../../../examples/payment-deep.json'), 'utf8');
       const score = async (i: number): Promise<Record<string, unknown>> => {
         const res = await fetch(`${url}/score`, {
@@ -78,10 +71,7 @@ describe('npm start with AZURE_OPENAI_* set against a stand-in', () => {
       assert.match(out, /"msg":"llm escalation breaker open"/);
       assert.ok(!out.includes('local-test-key'), 'the key never reaches the log');
     } finally {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        await once(child, 'exit');
-      }
+      await stopChild(child, 'npm start to exit after SIGTERM');
       await fake.close();
     }
   });

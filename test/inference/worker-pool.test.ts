@@ -8,6 +8,7 @@ import { MicroBatcher } from '../../lib/inference/micro-batcher';
 import { createSession } from '../../lib/inference/ort-session';
 import { WorkerPool, type WorkerPoolEvents } from '../../lib/inference/worker-pool';
 import { FAULT_EXIT_CODE } from '../../lib/inference/worker-protocol';
+import { within } from '../support/eventually';
 import { contractModel, rows } from './support/backend-contract';
 
 const session = { executionProviders: ['cpu'], intraOpThreads: 1, graphOptimization: 'all' } as const;
@@ -78,7 +79,7 @@ describe('WorkerPool', () => {
       assert.equal(err?.transient, true);
       const exit = ev.seen.find((s) => s.type === 'workerExit')?.e as { exitCode: number; failedRuns: number };
       assert.deepEqual([exit.exitCode, exit.failedRuns], [FAULT_EXIT_CODE, 1]);
-      await replaced;
+      await within(replaced, 'workerReady from the worker that replaces the crashed one');
       assert.equal((await pool.run(rows(2), 2)).scores.length, 2);
       assert.equal(pool.stats.restarts, 1);
       assert.equal(pool.stats.live, 1);
@@ -129,7 +130,7 @@ describe('WorkerPool', () => {
     try {
       const replaced = ev.next('workerReady');
       assert.equal(await outcome(pool.run(rows(1), 1)), 'inference_failed');
-      await replaced;
+      await within(replaced, 'workerReady from the worker that replaces the hung one');
       assert.equal(pool.stats.restarts, 1);
       assert.match(String((ev.seen.find((s) => s.type === 'workerExit')?.e as { reason: string }).reason), /timed out/);
     } finally {

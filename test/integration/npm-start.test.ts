@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { outputMatching, stopChild } from '../support/child-process';
 import { validEvent } from '../support/events';
-import { within } from '../support/eventually';
 
 const MAIN = path.resolve(__dirname, '../../local/main.js');
 
@@ -17,19 +16,14 @@ describe('npm start (local/main.js)', () => {
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    // event-driven: checked on each chunk of output, bounded, failing with what was printed
-    const listening = new Promise<string>((resolve, reject) => {
-      const check = (): void => {
-        const m = /Listening on (http:\/\/127\.0\.0\.1:\d+\/api)/.exec(out);
-        if (m?.[1] !== undefined) resolve(m[1]);
-      };
-      child.stdout.on('data', check);
-      child.stderr.on('data', check);
-      child.once('exit', (code) => reject(new Error(`exited early (${code}): ${out}`)));
-    });
-    const url = await within(listening, 'the "Listening on" line', 60_000).catch((err: Error) => {
+    const url = await outputMatching(
+      child,
+      () => out,
+      /Listening on (http:\/\/127\.0\.0\.1:\d+\/api)/,
+      'the "Listening on" line',
+    ).catch((err: Error) => {
       child.kill('SIGKILL');
-      throw new Error(`${err.message}; output so far:\n${out}`);
+      throw err;
     });
     try {
       assert.match(out, /"msg":"model loaded","model":"fraud"/);
@@ -46,8 +40,7 @@ describe('npm start (local/main.js)', () => {
       child.kill('SIGKILL'); // a failed assertion must not leave the server running (the test would never end)
       throw err;
     }
-    child.kill('SIGTERM');
-    const [code] = (await within(once(child, 'exit'), 'exit after SIGTERM', 30_000)) as [number | null];
+    const code = await stopChild(child, 'npm start to exit after SIGTERM');
     assert.equal(code, 0);
     assert.match(out, /SIGTERM: shutting down gracefully/);
     assert.ok(!out.includes("Executing 'Functions."), 'no per-invocation lines unless verbose');
@@ -63,10 +56,11 @@ describe('npm start (local/main.js)', () => {
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     try {
-      const url = await poll(
-        () => /Listening on (http:\/\/127\.0\.0\.1:\d+\/api)/.exec(out)?.[1],
-        'the listening line',
+      const url = await outputMatching(
+        child,
         () => out,
+        /Listening on (http:\/\/127\.0\.0\.1:\d+\/api)/,
+        'the "Listening on" line',
       );
       const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
       const res = await fetch(`${url}/score`, {
@@ -103,8 +97,7 @@ describe('npm start (local/main.js)', () => {
         for (const key of ['spanId', 'startTime', 'durationMs', 'attributes', 'status']) assert.ok(key in s, key);
       assert.ok(!out.includes('note-never-printed') && !out.includes('user-42'), 'no payment data printed');
     } finally {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
+      await stopChild(child, 'npm start to exit after SIGTERM');
     }
   });
 });

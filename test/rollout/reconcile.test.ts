@@ -83,10 +83,9 @@ before(async () => {
   });
   A = await instance('A', timeA);
   B = await instance('B', timeB);
-  await eventually(
-    () => B.models.readiness().generation === 0 && (B.models.store as RedisFleetStore) !== undefined,
-    'B ready',
-  );
+  await eventually(() => B.models.readiness().generation === 0, 'B on generation 0');
+  for (const e of [A, B])
+    assert.equal(e.models.store.description, 'redis', 'both instances share the Redis fleet store');
 });
 after(async () => {
   for (const e of engines) await e.dispose();

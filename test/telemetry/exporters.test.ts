@@ -46,7 +46,26 @@ describe('console exporter, trace context, settings', () => {
     assert.deepEqual(child['status'], { code: 'ERROR', message: 'overloaded' });
     assert.equal(typeof child['durationMs'], 'number');
     assert.match(String(child['startTime']), /^\d{4}-\d\d-\d\dT/);
-    assert.equal(SpanStatusCode[SpanStatusCode.ERROR], 'ERROR');
+    assert.deepEqual(root['status'], { code: 'UNSET' }, 'a span whose status nobody set');
+    assert.equal('links' in root, false, 'no links field on a span without links');
+  });
+
+  it('prints an OK status and the ids of linked spans', () => {
+    const lines: string[] = [];
+    const provider = new BasicTracerProvider({
+      spanProcessors: [new SimpleSpanProcessor(new JsonLinesSpanExporter((t) => lines.push(t)))],
+    });
+    const linked = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', traceFlags: 1 };
+    const span = provider
+      .getTracer('t')
+      .startSpan('consume', { kind: SpanKind.CONSUMER, links: [{ context: linked }] });
+    span.setStatus({ code: SpanStatusCode.OK });
+    span.end();
+    const printed = JSON.parse(lines.join('')) as Record<string, unknown>;
+    assert.equal(printed['kind'], 'CONSUMER');
+    assert.deepEqual(printed['status'], { code: 'OK' });
+    assert.deepEqual(printed['links'], [{ traceId: linked.traceId, spanId: linked.spanId }]);
+    assert.equal('parentSpanId' in printed, false, "a trace's first span has no parent id");
   });
 
   it('reads a traceparent, or starts a new sampled trace when there is none or it is malformed', () => {

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { exitOf } from '../support/child-process';
 import { functionModules } from '../support/host';
 
 const DIST = path.resolve(__dirname, '../..');
@@ -117,7 +118,7 @@ describe('telemetry preload', () => {
       });
       let err = '';
       child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-      const [code] = (await once(child, 'exit')) as [number | null];
+      const code = await exitOf(child, 'the OTLP probe process to export its span and exit');
       assert.equal(code, 0, err);
       assert.equal(received.length, 1, JSON.stringify(received.map((r) => r.path)));
       assert.equal(received[0]?.path, '/v1/traces');
@@ -164,7 +165,7 @@ describe('invocation root inside the Functions worker, with Application Insights
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const [code] = (await once(child, 'exit')) as [number | null];
+    const code = await exitOf(child, 'the local-host process to score one request, flush its spans and exit');
     assert.equal(code, 0, err);
     assert.match(err, /status 200/);
     const spans = out

@@ -1,16 +1,22 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
+import { within } from '../../support/eventually';
 import type { Delivery, DeliveryReply } from './scorer-process';
 
 /** A scorer process started by the test (see `scorer-process.ts`). */
 export interface ScorerProcess {
-  /** Delivers one message; resolves with the reply, or `'crashed'` if the process died first. */
+  /**
+   * Delivers one message; resolves with the reply, or `'crashed'` if the process died first. Fails if neither
+   * happens within 30 s.
+   */
   deliver(d: Omit<Delivery, 'id'>): Promise<DeliveryReply | 'crashed'>;
   readonly alive: boolean;
   stop(): Promise<void>;
 }
 
 let nextId = 0;
+/** How long a delivery may take to be answered (scoring, storing and publishing one message, on a loaded machine). */
+const REPLY_WITHIN_MS = 30_000;
 
 /** Starts a scorer process with `env` added; waits (at most 60 s) until its engine is ready. */
 export function startScorer(env: Record<string, string>): Promise<ScorerProcess> {
@@ -32,13 +38,21 @@ export function startScorer(env: Record<string, string>): Promise<ScorerProcess>
     pending.clear();
   });
   const handle: ScorerProcess = {
-    deliver: (d) =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve('crashed');
-        const id = nextId++;
-        pending.set(id, resolve);
-        child.send({ ...d, id } satisfies Delivery);
-      }),
+    deliver: async (d) => {
+      if (child.exitCode !== null || child.signalCode !== null) return 'crashed';
+      const id = nextId++;
+      const reply = new Promise<DeliveryReply | 'crashed'>((resolve) => pending.set(id, resolve));
+      child.send({ ...d, id } satisfies Delivery);
+      try {
+        return await within(
+          reply,
+          `the scorer process's reply to delivery ${d.meta.deliveryCount} of message ${d.meta.messageId}`,
+          REPLY_WITHIN_MS,
+        );
+      } finally {
+        pending.delete(id);
+      }
+    },
     get alive() {
       return child.exitCode === null && child.signalCode === null;
     },

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import * as path from 'node:path';
 import { BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
+import { stopChild } from '../../support/child-process';
 
 /** Azurite's well-known development account key (public, documented by Microsoft). */
 const DEV_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
@@ -67,11 +68,8 @@ export async function startAzurite(): Promise<Azurite> {
       await c.createIfNotExists();
       return c;
     },
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    stop: async () => {
+      await stopChild(child, 'Azurite to exit after SIGTERM');
+    },
   };
 }
