@@ -10,7 +10,9 @@
 # for an npm that does not read allowScripts): the CPU provider ships inside the npm package, so the build never
 # downloads the CUDA binaries.
 #
-ARG NODE_MAJOR=22
+# Node 24 by default; --build-arg NODE_MAJOR=22 builds on Node 22.
+
+ARG NODE_MAJOR=24
 # Build on Debian bookworm, the same distribution as the Functions base image, so native addons
 # (lz4, compiled by node-gyp) match the runtime's glibc and Node ABI.
 ARG BUILD_IMAGE=node:${NODE_MAJOR}-bookworm
