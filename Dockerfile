@@ -6,10 +6,13 @@
 #   docker build -t scoring:cpu .
 #   docker run --rm -p 8080:80 -e AzureWebJobsStorage=<conn or identity settings> scoring:cpu
 #
-# onnxruntime-node's install step is skipped by the repo's .npmrc (onnxruntime-node-install=skip):
-# the CPU provider ships inside the npm package, so the build never downloads the CUDA binaries.
+# onnxruntime-node's install script is skipped (package.json allowScripts, and ONNXRUNTIME_NODE_INSTALL=skip below
+# for an npm that does not read allowScripts): the CPU provider ships inside the npm package, so the build never
+# downloads the CUDA binaries.
+#
+# Node 24 by default; --build-arg NODE_MAJOR=22 builds on Node 22.
 
-ARG NODE_MAJOR=22
+ARG NODE_MAJOR=24
 # Build on Debian bookworm, the same distribution as the Functions base image, so native addons
 # (lz4, compiled by node-gyp) match the runtime's glibc and Node ABI.
 ARG BUILD_IMAGE=node:${NODE_MAJOR}-bookworm
@@ -21,10 +24,11 @@ WORKDIR /src
 ENV CI=true \
     npm_config_fund=false \
     npm_config_audit=false \
-    npm_config_update_notifier=false
+    npm_config_update_notifier=false \
+    ONNXRUNTIME_NODE_INSTALL=skip
 
-# Dependencies first, for layer caching. .npmrc carries onnxruntime-node-install=skip.
-COPY package.json package-lock.json .npmrc ./
+# Dependencies first, for layer caching.
+COPY package.json package-lock.json ./
 RUN npm ci
 
 COPY . .

@@ -173,11 +173,12 @@ param keyVaultPurgeProtection bool = false
 ])
 param registrySkuName string = 'Standard'
 
-@description('Flex: Node.js major version (runtime.version). Node 20 reached end of life on 2026-04-30.')
+@description('Flex: Node.js major version (runtime.version). 24 by default, 22 kept as a choice; Node 20 reached end of life on 2026-04-30.')
 @allowed([
   '22'
+  '24'
 ])
-param flexNodeVersion string = '22'
+param flexNodeVersion string = '24'
 
 @description('Flex: instance memory (MB).')
 @allowed([

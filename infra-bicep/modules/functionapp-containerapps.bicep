@@ -88,7 +88,7 @@ param appSettings array
 @secure()
 param appInsightsConnectionString string
 
-var placeholderImage = 'mcr.microsoft.com/azure-functions/node:4-node22'
+var placeholderImage = 'mcr.microsoft.com/azure-functions/node:4-node24'
 var usePlaceholder = empty(imageName)
 
 // Probes only for the real image: the placeholder has no functions, so readiness would never pass. On the

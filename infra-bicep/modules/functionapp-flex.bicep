@@ -32,8 +32,9 @@ param deploymentContainerName string
 @description('Node.js major version.')
 @allowed([
   '22'
+  '24'
 ])
-param nodeVersion string = '22'
+param nodeVersion string = '24'
 
 @description('Instance memory (MB). 4096 leaves room for the model and the inference worker threads.')
 @allowed([

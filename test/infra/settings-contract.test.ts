@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { SettingInfo } from '../../lib/config/env-schema';
 import { evaluate, fileScope, property, readBicep, type BicepFile } from './support/bicep-reader';
-import { objectProperties, stringLiteral } from './support/bicep-text';
+import { arrayItems, matchBracket, objectProperties, stringLiteral, stripComments } from './support/bicep-text';
 import { find, loadFixture, names, tableColumn } from './support/contract-fixture';
 import { INFRA, readmeSettingNames, ROOT, sampleValues, type Binding, type PlanSettings } from './support/sources';
 
@@ -41,6 +41,77 @@ const PLATFORM_SETTINGS = new Set(['FUNCTIONS_WORKER_RUNTIME', 'MALLOC_MMAP_THRE
 
 /** main.bicep params a user does not set through azd (no main.parameters.json entry), with the reason. */
 const PARAMS_NOT_MAPPED: Record<string, string> = { tags: 'an object; azd adds azd-env-name itself' };
+
+/** The Node major Azure runs by default, and every major a deployment may choose. */
+const AZURE_NODE_DEFAULT = '24';
+const AZURE_NODE_CHOICES = ['22', '24'];
+
+/** The values of the `@allowed([...])` decorator on `param <name>` in a Bicep file, or undefined without one. */
+function allowedValues(bicepText: string, param: string): string[] | undefined {
+  const text = stripComments(bicepText);
+  const decl = new RegExp(`^param\\s+${param}\\b`, 'm').exec(text);
+  if (decl === null) return undefined;
+  // Decorators sit on the lines just above the declaration, after the previous declaration.
+  const before = text.slice(0, decl.index);
+  const prev = Math.max(
+    ...[...before.matchAll(/^(?:param|var|output|resource|module)\s/gm)].map((m) => m.index ?? 0),
+    0,
+  );
+  const at = before.indexOf('@allowed(', prev);
+  if (at < 0) return undefined;
+  const open = before.indexOf('[', at);
+  return arrayItems(before.slice(open, matchBracket(before, open) + 1)).map((x) => stringLiteral(x) ?? x);
+}
+
+/**
+ * Every place that says which Node Azure runs, each compared with AZURE_NODE_DEFAULT / AZURE_NODE_CHOICES:
+ * one problem per disagreeing place.
+ */
+function nodeVersionProblems(): string[] {
+  const problems: string[] = [];
+  for (const f of ['Dockerfile', 'Dockerfile.gpu']) {
+    const args = [...readFileSync(path.join(ROOT, f), 'utf8').matchAll(/^ARG NODE_MAJOR=(\S*)$/gm)].map((m) => m[1]);
+    if (args.length !== 1 || args[0] !== AZURE_NODE_DEFAULT)
+      problems.push(`${f}: ARG NODE_MAJOR=${args.join(',') || '(none)'}, expected ${AZURE_NODE_DEFAULT}`);
+  }
+  const mainText = readFileSync(path.join(INFRA, 'main.bicep'), 'utf8');
+  const flexDefault = stringLiteral(main.params.get('flexNodeVersion')?.defaultExpr ?? '');
+  if (flexDefault !== AZURE_NODE_DEFAULT)
+    problems.push(`main.bicep flexNodeVersion default '${String(flexDefault)}', expected ${AZURE_NODE_DEFAULT}`);
+  const flexAllowed = allowedValues(mainText, 'flexNodeVersion');
+  if (JSON.stringify(flexAllowed) !== JSON.stringify(AZURE_NODE_CHOICES))
+    problems.push(
+      `main.bicep flexNodeVersion @allowed ${JSON.stringify(flexAllowed)}, expected ${JSON.stringify(AZURE_NODE_CHOICES)}`,
+    );
+  const json = JSON.parse(readFileSync(path.join(INFRA, 'main.parameters.json'), 'utf8')) as {
+    parameters: Record<string, { value: unknown } | undefined>;
+  };
+  const azd = /=([^}]*)\}$/.exec(String(json.parameters['flexNodeVersion']?.value))?.[1];
+  if (azd !== AZURE_NODE_DEFAULT)
+    problems.push(`main.parameters.json flexNodeVersion default '${String(azd)}', expected ${AZURE_NODE_DEFAULT}`);
+  const flexModulePath = path.join(INFRA, 'modules', 'functionapp-flex.bicep');
+  const flexModule = readBicep(flexModulePath);
+  const moduleDefault = stringLiteral(flexModule.params.get('nodeVersion')?.defaultExpr ?? '');
+  if (moduleDefault !== AZURE_NODE_DEFAULT)
+    problems.push(
+      `functionapp-flex.bicep nodeVersion default '${String(moduleDefault)}', expected ${AZURE_NODE_DEFAULT}`,
+    );
+  const moduleAllowed = allowedValues(readFileSync(flexModulePath, 'utf8'), 'nodeVersion');
+  if (JSON.stringify(moduleAllowed) !== JSON.stringify(AZURE_NODE_CHOICES))
+    problems.push(
+      `functionapp-flex.bicep nodeVersion @allowed ${JSON.stringify(moduleAllowed)}, expected ${JSON.stringify(AZURE_NODE_CHOICES)}`,
+    );
+  const ca = readBicep(path.join(INFRA, 'modules', 'functionapp-containerapps.bicep'));
+  const placeholder = stringLiteral(ca.vars.get('placeholderImage') ?? '');
+  if (placeholder !== `mcr.microsoft.com/azure-functions/node:4-node${AZURE_NODE_DEFAULT}`)
+    problems.push(
+      `functionapp-containerapps.bicep placeholderImage '${String(placeholder)}', expected node:4-node${AZURE_NODE_DEFAULT}`,
+    );
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines?: { node?: string } };
+  if (pkg.engines?.node !== '>=20')
+    problems.push(`package.json engines.node '${String(pkg.engines?.node)}', expected >=20`);
+  return problems;
+}
 
 let settings: readonly SettingInfo[];
 let bindings: Binding[];
@@ -166,6 +237,7 @@ describe('infra contract: GPU sizing tables', () => {
     assert.deepEqual(problems, [], problems.join('; '));
   });
 });
+
 describe('infra contract: azd parameters, Node version', () => {
   it('main.parameters.json maps every main.bicep param, with the same defaults', () => {
     const json = (
@@ -193,18 +265,8 @@ describe('infra contract: azd parameters, Node version', () => {
     assert.deepEqual(problems, [], `main.parameters.json: ${problems.join('; ')}`);
   });
 
-  it('Azure runs Node 22: both images, the placeholder, Flex; package.json engines stays >=20', () => {
-    for (const f of ['Dockerfile', 'Dockerfile.gpu']) {
-      assert.match(readFileSync(path.join(ROOT, f), 'utf8'), /^ARG NODE_MAJOR=22$/m, `${f} NODE_MAJOR`);
-    }
-    assert.equal(
-      stringLiteral(main.params.get('flexNodeVersion')?.defaultExpr ?? ''),
-      '22',
-      'main.bicep flexNodeVersion',
-    );
-    const ca = readBicep(path.join(INFRA, 'modules', 'functionapp-containerapps.bicep'));
-    assert.match(ca.vars.get('placeholderImage') ?? '', /node:4-node22'$/, 'placeholder image');
-    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines?: { node?: string } };
-    assert.equal(pkg.engines?.node, '>=20', 'package.json engines.node');
+  it('Azure runs Node 24 by default, 22 kept as a choice: both images, the placeholder, Flex and its module', () => {
+    const problems = nodeVersionProblems();
+    assert.deepEqual(problems, [], `Node version: ${problems.join('; ')}`);
   });
 });

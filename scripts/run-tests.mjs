@@ -1,0 +1,99 @@
+// `npm test` / `npm run test:infra`: runs the compiled test files with Node's test runner, on any Node from 20 on.
+//
+//   node scripts/run-tests.mjs [folder-or-file ...]      (default: dist/test)
+//
+// The test files are listed here and passed to `node --test` one by one, because the runner itself cannot be given
+// a folder portably: Node 20 walks a folder argument, but from Node 21 on a folder argument is read as a file path
+// or glob and fails with "Cannot find module", and Node 20 does not expand globs. So the file list is the same on
+// every Node: every `*.test.js` under the given folders, except under `support/` and `fixtures/` folders (helpers,
+// never run as tests). The number of files is printed before the run; the runner's own summary (`# tests N` in the
+// TAP reporter, `ℹ tests N` in the spec reporter) closes the run.
+//
+// Timeouts, so that a hung test fails instead of hanging the run. `--test-timeout` means different things:
+// - Node 24 and later apply it to each test (nodejs/node#57672): a hung test fails naming itself, the other tests
+//   of its file still run, and `--test-force-exit` ends the file's process when its tests are done even if the hung
+//   test left a timer or socket open.
+// - Node 20 and 22 apply it to each test file as a whole: the file's process is stopped and the file is reported
+//   as timed out, by name. So the limit there is a per-file one, above the slowest file.
+// TEST_TIMEOUT_MS overrides the value passed. Files run one at a time (the machine has 2 cores, and the tests share
+// Redis and start servers).
+// Plain JavaScript on purpose: it runs before anything else, with no dependency.
+import { spawn } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Per-test limit (Node 24+). The slowest test took 71 s on a loaded 2-core machine. */
+const TEST_TIMEOUT_MS = 180_000;
+/** Per-file limit (Node 20 and 22, which apply --test-timeout to whole files). The slowest file took under 80 s. */
+const FILE_TIMEOUT_MS = 600_000;
+/** Whether this Node applies --test-timeout to each test rather than to each file. */
+export const perTestTimeout = (version = process.versions.node) => Number(version.split('.')[0]) >= 24;
+/** Folders whose files are helpers for the tests, never tests themselves. */
+const NOT_TESTS = new Set(['support', 'fixtures', 'node_modules']);
+
+/** Every `*.test.js` under `dir`, skipping helper folders; sorted, so the order is the same everywhere. */
+export function testFiles(dir, out = []) {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) {
+      if (!NOT_TESTS.has(e.name)) testFiles(p, out);
+    } else if (e.isFile() && e.name.endsWith('.test.js')) {
+      out.push(p);
+    }
+  }
+  return out.sort();
+}
+
+function timeoutMs() {
+  const raw = process.env.TEST_TIMEOUT_MS;
+  if (raw === undefined || raw === '') return perTestTimeout() ? TEST_TIMEOUT_MS : FILE_TIMEOUT_MS;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) {
+    console.error(`run-tests: TEST_TIMEOUT_MS must be a positive integer (milliseconds), got '${raw}'`);
+    process.exit(2);
+  }
+  return n;
+}
+
+function main() {
+  const targets = process.argv.slice(2);
+  if (targets.length === 0) targets.push('dist/test');
+  const files = [];
+  for (const t of targets) {
+    const abs = path.resolve(root, t);
+    let st;
+    try {
+      st = statSync(abs);
+    } catch {
+      console.error(`run-tests: ${t} does not exist (run \`npm run build\` first)`);
+      process.exit(2);
+    }
+    if (st.isDirectory()) testFiles(abs, files);
+    else files.push(abs);
+  }
+  const unique = [...new Set(files)].map((f) => path.relative(root, f));
+  if (unique.length === 0) {
+    console.error(`run-tests: no *.test.js file under ${targets.join(', ')} (run \`npm run build\` first)`);
+    process.exit(2);
+  }
+  const timeout = timeoutMs();
+  console.log(
+    `run-tests: ${unique.length} test files under ${targets.join(', ')} on Node ${process.version}, ` +
+      `--test-timeout=${timeout} (per ${perTestTimeout() ? 'test' : 'file'})`,
+  );
+  const args = ['--test', '--test-concurrency=1', `--test-timeout=${timeout}`, '--test-force-exit', ...unique];
+  const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit' });
+  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
+  child.on('exit', (code, signal) => {
+    if (signal !== null) {
+      console.error(`run-tests: the test runner was stopped by ${signal}`);
+      process.exit(1);
+    }
+    process.exit(code ?? 1);
+  });
+}
+
+if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();
