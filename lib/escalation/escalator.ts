@@ -1,4 +1,4 @@
-import type { PaymentEvent } from '../scoring/event-schema';
+import type { PaymentEvent } from '../domain/payment-event';
 import type { ResultReviewer, ScoreResult } from '../scoring/scorer';
 import type { EscalationBreaker } from './breaker';
 import type { VerdictClient } from './client';

@@ -1,5 +1,5 @@
 import type { ScoreResult } from '../scoring/scorer';
-import type { PaymentEvent } from '../scoring/event-schema';
+import type { PaymentEvent } from '../domain/payment-event';
 import { ShareCap } from './share-cap';
 import type { EscalationTrigger } from './types';
 

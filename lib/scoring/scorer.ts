@@ -13,7 +13,7 @@ import {
   type InvalidScoreKind,
   type Reason,
 } from './decision';
-import type { PaymentEvent } from './event-schema';
+import type { PaymentEvent } from '../domain/payment-event';
 
 /** The result of scoring one payment (HTTP 200 body; Service Bus result body). */
 export interface ScoreResult {
