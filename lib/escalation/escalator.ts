@@ -6,7 +6,8 @@ import { combineDecisions } from './combine';
 import { classifyFailure, EscalationFailure } from './failure';
 import type { EscalationPolicy } from './policy';
 import { buildPrompt } from './prompt';
-import type { EscalationEvents, EscalationInfo, EscalationTrigger } from './types';
+import type { EscalationInfo, EscalationTrigger } from '../scoring/escalation-info';
+import type { EscalationEvents } from './types';
 import { verdictDecision } from './verdict';
 import { noopTracer, type StageTracer } from '../telemetry/stage-tracer';
 
