@@ -30,7 +30,8 @@ import { planRollout, type RolloutDeps } from './rollout/create-rollout';
 import type { ModelRollout } from './rollout/model-rollout';
 import { Scorer } from './scoring/scorer';
 import { createJsonLogger, type Logger } from './telemetry/logger';
-import { combineHandlers, Telemetry } from './telemetry/telemetry';
+import { combineHandlers } from './telemetry/combine-handlers';
+import { Telemetry } from './telemetry/telemetry';
 import { tracedCatalog } from './telemetry/traced-catalog';
 import { tracedContext, tracedPublisher, tracedRouter } from './telemetry/traced-components';
 
