@@ -5,6 +5,7 @@ import type { ContextProvider } from './context/context-provider';
 import { batchDeadlineMs } from './inference/deadline';
 import type { ReadinessMonitor } from './inference/readiness-monitor';
 import {
+  currentReadiness,
   healthDetail,
   publicReadiness,
   type EngineReadiness,
@@ -16,7 +17,7 @@ import type { ModelRollout } from './rollout/model-rollout';
 import type { OipService } from './oip/oip-service';
 import { AppError, toProblem } from './errors/errors';
 import { batchItems, type BatchItemResult } from './scoring/batch-body';
-import { parsePaymentEvent, type PaymentEvent } from './scoring/event-schema';
+import { parsePaymentEvent, type PaymentEvent } from './domain/payment-event';
 import type { ScoreOptions, ScoreResult, Scorer } from './scoring/scorer';
 import type { Logger } from './telemetry/logger';
 import type { ScoringPath, Telemetry } from './telemetry/telemetry';
@@ -245,9 +246,7 @@ export class Engine {
    * serves an older one). Starts loading if nothing is loaded yet. The detailed view: admin only.
    */
   readiness(): EngineReadiness {
-    if (!this.parts.sessions.isReady) void this.parts.sessions.ensureReady().catch(() => undefined);
-    const r = this.parts.sessions.health;
-    return this.parts.rollout === undefined ? r : { ...r, fleet: this.parts.rollout.readiness() };
+    return currentReadiness(this.parts.sessions, this.parts.rollout);
   }
 
   /** The anonymous readiness answer (`GET /api/health/ready`): status and model only, nothing else. */

@@ -1,8 +1,10 @@
 import { availableParallelism } from 'node:os';
+import type { Config } from '../config/config';
 import type { Logger } from '../telemetry/logger';
 import type { BackendFactory, SessionOptions } from './backend';
 import type { BatchExecutor, ModelInput } from './batch-executor';
-import type { BatcherEvents, Scheduler } from './batcher-types';
+import type { Timers } from '../time/timers';
+import type { BatcherEvents } from './batcher-types';
 import { MicroBatcher } from './micro-batcher';
 import { InlineOrtBackend } from './ort-session';
 import { WorkerPool, type WorkerPoolEvents } from './worker-pool';
@@ -42,6 +44,23 @@ export interface InferenceSettings {
   readonly session: SessionOptions;
 }
 
+/** The inference settings of `config` (`INFERENCE_*`, `BATCH_*`, `ORT_*`), `overrides` applied. */
+export function inferenceSettings(
+  config: Pick<Config, 'inference' | 'ort'>,
+  overrides: Partial<Omit<InferenceSettings, 'session'>> = {},
+): InferenceSettings {
+  const { ort } = config;
+  return {
+    ...config.inference,
+    ...overrides,
+    session: {
+      executionProviders: ort.executionProviders,
+      intraOpThreads: ort.intraOpThreads,
+      graphOptimization: ort.graphOptimization,
+    },
+  };
+}
+
 /** Optional hooks and seams of {@link batchedBackendFactory}. */
 export interface BatchedFactoryDeps {
   readonly batcher?: Partial<BatcherEvents>;
@@ -49,7 +68,7 @@ export interface BatchedFactoryDeps {
   /** Logical cores; default `os.availableParallelism()`. */
   readonly cores?: number;
   readonly now?: () => number;
-  readonly scheduler?: Scheduler;
+  readonly scheduler?: Timers;
 }
 
 /**

@@ -2,11 +2,34 @@
  * The two readiness views: the anonymous one (`GET /api/health/ready`: status and model, nothing else) and the
  * detailed one (`GET /api/models/health`, admin), both built from the readiness the engine already holds.
  */
-import type { FleetReadiness } from '../rollout/fleet-agent';
-import type { Health } from './session-manager';
+import type { Health, SessionManager } from './session-manager';
+
+/** What readiness reports about this instance's place in the fleet (the rollout's fleet agent fills it in). */
+export interface FleetReadiness {
+  readonly instanceId: string;
+  readonly store: string;
+  /** Generation of the pointer last applied (0: none yet). */
+  readonly generation: number;
+  /** True when this instance could not load the version the pointer names and serves an older one. */
+  readonly stale: boolean;
+  readonly desiredVersion?: string;
+  readonly reason?: string;
+  readonly candidateVersion?: string;
+  readonly candidateError?: string;
+}
 
 /** Readiness as the engine holds it: the sessions' health plus this instance's place in the fleet. */
 export type EngineReadiness = Health & { readonly fleet?: FleetReadiness };
+
+/**
+ * Readiness as the engine already knows it, without running anything: the sessions' last sample inference,
+ * plus `fleet`'s readiness when there is a rollout. Starts loading if nothing is loaded yet.
+ */
+export function currentReadiness(sessions: SessionManager, fleet?: { readiness(): FleetReadiness }): EngineReadiness {
+  if (!sessions.isReady) void sessions.ensureReady().catch(() => undefined);
+  const r = sessions.health;
+  return fleet === undefined ? r : { ...r, fleet: fleet.readiness() };
+}
 
 /** `GET /api/health/ready`: nothing beyond the status and the model served (no instance, no reasons). */
 export interface PublicReadiness {

@@ -9,11 +9,11 @@ import { hostname } from 'node:os';
 import type { TokenCredential } from '@azure/identity';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/config';
-import { realTimers, type Timers } from '../context/entra-auth';
+import { unrefTimers, type Timers } from '../time/timers';
 import { AppError } from '../errors/errors';
 import { FEATURE_NAMES } from '../features/featurizer';
 import type { BackendFactory } from '../inference/backend';
-import { batchedBackendFactory, resolveMode } from '../inference/backend-factory';
+import { batchedBackendFactory, inferenceSettings, resolveMode } from '../inference/backend-factory';
 import { SessionManager } from '../inference/session-manager';
 import type { Logger } from '../telemetry/logger';
 import type { ModelSource } from '../models/model-folder';
@@ -130,7 +130,7 @@ export function planRollout(config: Config, base: ModelSource, deps: RolloutDeps
     source,
     async complete({ sessions, factory }) {
       const wallNow = deps.wallNow ?? Date.now;
-      const timers = deps.timers ?? realTimers;
+      const timers = deps.timers ?? unrefTimers;
       const reclaimer = new MemoryReclaimer(timers, 1000, r.reclaimAfterSwap ? fullGc() : undefined);
       const candidates = await SessionManager.create({
         source: { load: () => Promise.reject(new AppError('model_not_ready', 'No candidate version is set.')) },
@@ -142,18 +142,9 @@ export function planRollout(config: Config, base: ModelSource, deps: RolloutDeps
           },
         },
       });
-      const { ort, inference } = config;
+      const { inference } = config;
       const isolation = {
-        factory: batchedBackendFactory({
-          ...inference,
-          mode: 'workers',
-          workers: 1,
-          session: {
-            executionProviders: ort.executionProviders,
-            intraOpThreads: ort.intraOpThreads,
-            graphOptimization: ort.graphOptimization,
-          },
-        }),
+        factory: batchedBackendFactory(inferenceSettings(config, { mode: 'workers', workers: 1 })),
         when: (bytes: number) => resolveMode(inference.mode, bytes) === 'inline',
       };
       const validator = new ModelValidator({
