@@ -33,7 +33,7 @@ const envShape = z.object({
         .regex(/^\d+\.\d+\.\d+$/, { error: 'must be a semantic version like 1.0.0' })
         .optional(),
     )
-    .describe('Pins one version; unset = the fleet pointer, else the newest version in the folder.'),
+    .describe('Pins the version to serve; unset = the newest version in the models folder.'),
   ORT_EXECUTION_PROVIDERS: z
     .preprocess(
       emptyToUndefined,
@@ -251,11 +251,16 @@ export interface SettingInfo {
   readonly required: boolean;
   /** Parses a raw value as the app would; throws on an invalid one. */
   readonly parse: (raw: string) => unknown;
+  /** What the setting does (its `.describe()` text; docs/configuration.md is generated from it). */
+  readonly description: string | undefined;
+  /** The setting's zod schema (the generated page reads the accepted values from it). */
+  readonly schema: z.ZodType;
 }
 
 /**
  * Every setting the app reads from the environment, in schema order, with its default. Read by the
- * infrastructure contract test (test/infra) so Bicep, local.settings.sample.json and the README follow the code.
+ * infrastructure contract test (test/infra) so Bicep and the local settings samples follow the code, and by
+ * `npm run docs`, which generates docs/configuration.md from it.
  */
 export function configSettings(): readonly SettingInfo[] {
   return Object.entries(envShape.shape).map(([name, schema]: [string, z.ZodType]) => {
@@ -265,6 +270,8 @@ export function configSettings(): readonly SettingInfo[] {
       defaultValue: unset.success ? unset.data : undefined,
       required: !unset.success,
       parse: (raw: string) => schema.parse(raw),
+      description: schema.description,
+      schema,
     };
   });
 }
