@@ -52,7 +52,7 @@ RUN npm prune --omit=dev \
 FROM ${FUNCTIONS_IMAGE} AS runtime
 
 # MALLOC_MMAP_THRESHOLD_: glibc mmaps every allocation from 128 KiB, so a retired model version's weights
-# go back to the OS when its session is released (README, Model rollout: memory across swaps).
+# go back to the OS when its session is released (docs/rollout.md, Memory across swaps).
 ENV AzureWebJobsScriptRoot=/home/site/wwwroot \
     AzureFunctionsJobHost__Logging__Console__IsEnabled=true \
     FUNCTIONS_WORKER_RUNTIME=node \
