@@ -35,11 +35,14 @@ COPY . .
 RUN npm run build
 
 # A seed model so a fresh image is ready without any upload (models/fraud/1.0.0.*, deterministic).
-# Skipped when the build context already has a model; production versions come from the `models`
-# blob container. Build with --build-arg BUNDLE_SEED_MODEL=false to ship no model at all.
+# The committed model in the build context is used as it is (trained here only when it is missing); production
+# versions come from the `models` blob container. --build-arg BUNDLE_SEED_MODEL=false ships no model at all: the
+# models folder is emptied (test/infra/image-contents.test.ts runs this step both ways).
 ARG BUNDLE_SEED_MODEL=true
-RUN if [ "$BUNDLE_SEED_MODEL" = "true" ] && ! ls models/fraud/*.onnx >/dev/null 2>&1; then \
-      node dist/scripts/train-model.js --out models/fraud --version 1.0.0; \
+RUN if [ "$BUNDLE_SEED_MODEL" = "true" ]; then \
+      ls models/fraud/*.onnx >/dev/null 2>&1 || node dist/scripts/train-model.js --out models/fraud --version 1.0.0; \
+    else \
+      rm -rf models; \
     fi \
  && mkdir -p models
 
@@ -53,7 +56,7 @@ RUN npm prune --omit=dev \
 FROM ${FUNCTIONS_IMAGE} AS runtime
 
 # MALLOC_MMAP_THRESHOLD_: glibc mmaps every allocation from 128 KiB, so a retired model version's weights
-# go back to the OS when its session is released (README, Model rollout: memory across swaps).
+# go back to the OS when its session is released (docs/rollout.md, Memory across swaps).
 ENV AzureWebJobsScriptRoot=/home/site/wwwroot \
     AzureFunctionsJobHost__Logging__Console__IsEnabled=true \
     FUNCTIONS_WORKER_RUNTIME=node \

@@ -19,8 +19,11 @@ export default tseslint.config(
     },
   },
   {
-    // lib/telemetry/preload.ts reads the telemetry settings before the composition root loads (it must run first)
-    files: ['lib/app.ts', 'lib/telemetry/preload.ts', 'local/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts', 'test/**/*.ts'],
+    // In lib/, functions/ and scripts/ only the composition root (lib/app.ts) reads process.env, and
+    // lib/telemetry/preload.ts, which reads the telemetry settings before the composition root loads (it must run
+    // first). Scripts take their settings from lib/app.ts configFromEnvironment(). The local host, the benchmarks
+    // and the tests are not the service and may read the environment.
+    files: ['lib/app.ts', 'lib/telemetry/preload.ts', 'local/**/*.ts', 'bench/**/*.ts', 'test/**/*.ts'],
     rules: { 'no-restricted-properties': 'off' },
   },
 );

@@ -18,7 +18,7 @@ if (!resolver.hasResourceFactory(BLOB_BINDING_SOURCE))
  * to the blob, not its content; the handler checks the size from the blob's properties, then reads it
  * through the model repository with a byte cap (`MODEL_MAX_BYTES`), hashing while it streams. Connection
  * `ModelStorage`: the host reads `ModelStorage` (connection string) or `ModelStorage__blobServiceUri` +
- * `__queueServiceUri` + `__credential` + `__clientId` (identity); see README, Model rollout.
+ * `__queueServiceUri` + `__credential` + `__clientId` (identity); see docs/rollout.md.
  * `source: 'EventGrid'` needs the Event Grid subscription of infra-bicep. Rejections are logged and kept
  * for `GET /api/models`; only transient failures throw (the runtime retries, then moves the blob to the
  * poison queue).

@@ -11,7 +11,7 @@ const rejected = output.serviceBusQueue({ queueName: '%REJECTED_QUEUE%', connect
  * Asynchronous scoring: one payment event per message on `%SCORING_QUEUE%`, delivered in batches
  * (`cardinality: 'many'`, up to host.json `extensions.serviceBus.maxMessageBatchSize` messages per call),
  * scored with one engine call per batch. Each result is published to `%RESULTS_TOPIC%` by the engine with
- * message id = transactionId (see README: why not an output binding); each bad message goes to the rejected
+ * message id = transactionId (see docs/async.md: why not an output binding); each bad message goes to the rejected
  * queue alone, with its reason. A transient failure throws, so Service Bus redelivers the whole batch
  * (the stored results and published marks make that safe) and dead-letters after `maxDeliveryCount`.
  */

@@ -220,11 +220,19 @@ async function createEscalation(
 let shared: Promise<Engine> | undefined;
 
 /**
+ * This process's settings, parsed from its environment. With the telemetry preload, the only code under `lib/`,
+ * `functions/` and `scripts/` that reads `process.env` (lint enforces it): scripts get their settings here too.
+ */
+export function configFromEnvironment(): Config {
+  return loadConfig(process.env);
+}
+
+/**
  * The process-wide engine (module scope), created on first use from `process.env`. Every function
  * shares it, so a warm instance has one object graph.
  */
 export function sharedEngine(): Promise<Engine> {
-  shared ??= createEngine(loadConfig(process.env), sharedDeps);
+  shared ??= createEngine(configFromEnvironment(), sharedDeps);
   return shared;
 }
 

@@ -4,13 +4,13 @@
  * Cached contexts of session-less keys are dropped; session keys expire within `CONTEXT_L2_TTL_SEC`.
  */
 import { Redis } from 'ioredis';
-import { loadConfig } from '../lib/config/config';
+import { configFromEnvironment } from '../lib/app';
 import { ContextKeys } from '../lib/context/keys';
 import { seedProfiles } from '../lib/context/profile-seeder';
 import { parseRedisConnectionString } from '../lib/context/redis-connection';
 
 async function main(): Promise<void> {
-  const config = loadConfig(process.env);
+  const config = configFromEnvironment();
   const count = Number(process.argv[2] ?? 10_000);
   if (!Number.isInteger(count) || count < 1) throw new Error('usage: seed-profiles [count ≥ 1]');
   const options = parseRedisConnectionString(config.redis.url ?? 'redis://127.0.0.1:6379');

@@ -45,7 +45,7 @@ export interface AsyncScorerDeps {
 
 /**
  * Scores payment events from a queue and publishes exactly one `risk-completed` per transaction for the
- * whole idempotency TTL, under at-least-once delivery and across instances (README, "Exactly once"):
+ * whole idempotency TTL, under at-least-once delivery and across instances (docs/async.md, "Exactly once"):
  * - a confirmed publish is recorded in the store and never repeated (fast path, no lock);
  * - otherwise, holding the transaction's lock: the stored result is re-published (never a new score), or
  *   the event is scored, stored (first writer wins), published with message id = transactionId, and marked;

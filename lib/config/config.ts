@@ -121,7 +121,7 @@ export interface Config {
     /** This instance's id (`INSTANCE_ID`, else `WEBSITE_INSTANCE_ID` / `CONTAINER_APP_REPLICA_NAME`); undefined = host name and pid. */
     readonly instanceId: string | undefined;
   };
-  /** LLM escalation of the hard tail to Azure OpenAI (README "LLM escalation"); undefined = off. */
+  /** LLM escalation of the hard tail to Azure OpenAI (docs/escalation.md); undefined = off. */
   readonly escalation: EscalationSettings | undefined;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
   readonly telemetry: TelemetrySettings;

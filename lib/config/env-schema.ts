@@ -13,126 +13,217 @@ export const PROVIDERS = ['cpu', 'cuda', 'dml', 'coreml', 'tensorrt'] as const;
 
 /** Settings read from the environment (app settings in Azure, `local.settings.json` / env locally). */
 const envShape = z.object({
-  MODEL_DIR: optStr,
-  MODEL_NAME: z.preprocess(
-    emptyToUndefined,
-    z
-      .string()
-      .regex(/^[a-z][a-z0-9-]{0,63}$/, { error: 'must be a model name like fraud' })
-      .default('fraud'),
+  MODEL_DIR: optStr.describe(
+    'Models folder (`{name}/{version}.onnx` + `.json`), relative to the app root; unset = `models`.',
   ),
-  MODEL_VERSION: z.preprocess(
-    emptyToUndefined,
-    z
-      .string()
-      .regex(/^\d+\.\d+\.\d+$/, { error: 'must be a semantic version like 1.0.0' })
-      .optional(),
+  MODEL_NAME: z
+    .preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .regex(/^[a-z][a-z0-9-]{0,63}$/, { error: 'must be a model name like fraud' })
+        .default('fraud'),
+    )
+    .describe('Name of the model the service serves.'),
+  MODEL_VERSION: z
+    .preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .regex(/^\d+\.\d+\.\d+$/, { error: 'must be a semantic version like 1.0.0' })
+        .optional(),
+    )
+    .describe('Pins the version to serve; unset = the newest version in the models folder.'),
+  ORT_EXECUTION_PROVIDERS: z
+    .preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .default('cpu')
+        .transform((s) =>
+          s
+            .split(',')
+            .map((p) => p.trim().toLowerCase())
+            .filter((p) => p !== ''),
+        )
+        .pipe(z.array(z.enum(PROVIDERS, { error: `each provider must be one of ${PROVIDERS.join(', ')}` })).min(1)),
+    )
+    .describe(
+      'ONNX Runtime execution providers, comma-separated in order of preference (e.g. `cuda,cpu`); an unavailable one falls back to CPU.',
+    ),
+  ORT_INTRA_OP_THREADS: int(0, 64, 1).describe('Intra-op threads per ONNX Runtime session (0 = ONNX Runtime default).'),
+  ORT_GRAPH_OPTIMIZATION: z
+    .preprocess(emptyToUndefined, z.enum(['disabled', 'basic', 'extended', 'all']).default('all'))
+    .describe('ONNX Runtime graph optimization level.'),
+  INFERENCE_WORKERS: int(0, 64, 0).describe(
+    'Inference worker threads; 0 = auto: (cores − 1) ÷ intra-op threads, at least 1. On GPU each worker holds its own CUDA session.',
   ),
-  ORT_EXECUTION_PROVIDERS: z.preprocess(
-    emptyToUndefined,
-    z
-      .string()
-      .default('cpu')
-      .transform((s) =>
-        s
-          .split(',')
-          .map((p) => p.trim().toLowerCase())
-          .filter((p) => p !== ''),
-      )
-      .pipe(z.array(z.enum(PROVIDERS, { error: `each provider must be one of ${PROVIDERS.join(', ')}` })).min(1)),
+  INFERENCE_MODE: z
+    .preprocess(
+      emptyToUndefined,
+      z.enum(['auto', 'workers', 'inline'], { error: 'must be one of auto, workers, inline' }).default('auto'),
+    )
+    .describe(
+      'Where sessions run: `workers` (worker threads), `inline` (on the event loop), `auto` (inline for models ≤ 256 KiB, else workers).',
+    ),
+  BATCH_MAX_SIZE: int(1, 4096, 64).describe(
+    'Largest micro-batch (rows) on CPU, and after a CUDA load fell back to CPU.',
   ),
-  ORT_INTRA_OP_THREADS: int(0, 64, 1),
-  ORT_GRAPH_OPTIMIZATION: z.preprocess(
-    emptyToUndefined,
-    z.enum(['disabled', 'basic', 'extended', 'all']).default('all'),
+  BATCH_MAX_SIZE_GPU: int(1, 4096, 32).describe(
+    'Largest micro-batch (rows) while a GPU provider is active; replaces `BATCH_MAX_SIZE`.',
   ),
-  INFERENCE_WORKERS: int(0, 64, 0),
-  INFERENCE_MODE: z.preprocess(
-    emptyToUndefined,
-    z.enum(['auto', 'workers', 'inline'], { error: 'must be one of auto, workers, inline' }).default('auto'),
+  BATCH_WINDOW_MS: num(0, 1000, 5).describe(
+    'While every worker is busy, a batch closes this long after its first request, ms.',
   ),
-  BATCH_MAX_SIZE: int(1, 4096, 64),
-  BATCH_MAX_SIZE_GPU: int(1, 4096, 32),
-  BATCH_WINDOW_MS: num(0, 1000, 5),
-  INFERENCE_QUEUE_MAX: int(1, 1_000_000, 2048),
-  REQUEST_DEADLINE_MS: int(1, 60_000, 50),
-  REQUEST_DEADLINE_MAX_MS: int(1, 600_000, 2000),
-  BATCH_DEADLINE_PER_EVENT_MS: num(0, 10_000, 2),
-  ADMISSION_MAX_INFLIGHT: int(1, 1_000_000, 1024),
-  ADMISSION_MIN_INFLIGHT: int(1, 1_000_000, 16),
-  ADMISSION_INTERVAL_MS: int(1, 60_000, 100),
-  ADMISSION_QUEUE_WAIT_MS: int(0, 60_000, 5000),
-  ADMISSION_HOLD_MS: int(0, 1000, 500),
-  ADMISSION_HOST_TARGET_MS: int(0, 60_000, 250),
-  REDIS_URL: optStr,
-  REDIS_KEY_PREFIX: z.preprocess(emptyToUndefined, z.string().max(64).default('scoring:')),
-  REDIS_TIMEOUT_MS: int(1, 10_000, 25),
-  KEY_VAULT_URL: z.preprocess(
-    emptyToUndefined,
-    z.url({ error: 'must be a URL like https://myvault.vault.azure.net' }).optional(),
+  INFERENCE_QUEUE_MAX: int(1, 1_000_000, 2048).describe(
+    'Bound of the inference queue, rows; past it requests are refused with 503 `overloaded`.',
   ),
-  REDIS_SECRET_NAME: z.preprocess(emptyToUndefined, z.string().default('redis-connection-string')),
-  REDIS_HOST: optStr,
-  REDIS_ENTRA_OBJECT_ID: optStr,
-  AZURE_CLIENT_ID: optStr,
-  CONTEXT_L2_TTL_SEC: int(1, 86_400, 240),
-  CONTEXT_L1_TTL_SEC: int(1, 86_400, 30),
-  CONTEXT_L1_MAX_ENTRIES: int(1, 10_000_000, 50_000),
-  CONTEXT_L1_MAX_BYTES: int(1024, 4 * 1024 ** 3, 64 * 1024 * 1024),
-  CONTEXT_SOURCE: z.preprocess(
-    emptyToUndefined,
-    z.enum(['redis', 'http'], { error: 'must be redis or http' }).default('redis'),
+  REQUEST_DEADLINE_MS: int(1, 60_000, 50).describe('Default per-request deadline, ms, counted from admission.'),
+  REQUEST_DEADLINE_MAX_MS: int(1, 600_000, 2000).describe(
+    'Largest deadline a caller may ask for with `x-deadline-ms`, ms; also caps batch deadlines and is the Service Bus batch deadline.',
   ),
-  CONTEXT_SOURCE_URL: z.preprocess(
-    emptyToUndefined,
-    z.url({ error: 'must be a URL like https://profiles.internal/profiles' }).optional(),
+  BATCH_DEADLINE_PER_EVENT_MS: num(0, 10_000, 2).describe(
+    "A batch request's default deadline grows by this per valid event after the first, ms (capped at `REQUEST_DEADLINE_MAX_MS`).",
   ),
-  CONTEXT_SOURCE_TIMEOUT_MS: int(1, 60_000, 100),
-  IDEMPOTENCY_TTL_SEC: int(60, 30 * 86_400, 6 * 3600),
-  IDEMPOTENCY_MAX_ENTRIES: int(1, 10_000_000, 100_000),
-  IDEMPOTENCY_LOCK_TTL_MS: int(1000, 600_000, 30_000),
-  RESULTS_DUPLICATE_WINDOW_SEC: int(60, 7 * 86_400, 6 * 3600),
-  SCORING_QUEUE: z.preprocess(emptyToUndefined, z.string().default('payments')),
-  RESULTS_TOPIC: z.preprocess(emptyToUndefined, z.string().default('risk-completed')),
-  REJECTED_QUEUE: z.preprocess(emptyToUndefined, z.string().default('scoring-rejected')),
-  ServiceBusConnection__fullyQualifiedNamespace: optStr,
-  ServiceBusConnection__clientId: optStr,
-  SCORE_BODY_LIMIT_BYTES: int(1024, 16 * 1024 ** 2, 64 * 1024),
-  BATCH_BODY_LIMIT_BYTES: int(1024, 64 * 1024 ** 2, 1024 * 1024),
-  OIP_BODY_LIMIT_BYTES: int(1024, 64 * 1024 ** 2, 4 * 1024 * 1024),
-  BATCH_MAX_EVENTS: int(1, 10_000, 256),
-  LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(['debug', 'info', 'warn', 'error']).default('info')),
-  WARMUP_ON_START: bool(true),
+  ADMISSION_MAX_INFLIGHT: int(1, 1_000_000, 1024).describe(
+    "Most requests inside the engine at once (HTTP and Service Bus together); also the admission limit's starting value.",
+  ),
+  ADMISSION_MIN_INFLIGHT: int(1, 1_000_000, 16).describe('Floor of the adaptive admission limit.'),
+  ADMISSION_INTERVAL_MS: int(1, 60_000, 100).describe('The admission limit changes at most once per interval, ms.'),
+  ADMISSION_QUEUE_WAIT_MS: int(0, 60_000, 5000).describe(
+    'How long a Service Bus delivery waits for an admission slot before it fails transiently and is redelivered, ms; 0 = no wait.',
+  ),
+  ADMISSION_HOLD_MS: int(0, 1000, 500).describe(
+    "Local host only: after its door refuses a request, how long it waits before reading that connection's next request, ms.",
+  ),
+  ADMISSION_HOST_TARGET_MS: int(0, 60_000, 250).describe(
+    "Local host only: a request that stays longer than this in the host counts as a drop for the door's limit, ms; 0 = off.",
+  ),
+  REDIS_URL: optStr.describe(
+    'Redis URL for local use (`redis://host:6379`); unset (and no `REDIS_HOST` / Key Vault) = in-process store.',
+  ),
+  REDIS_KEY_PREFIX: z
+    .preprocess(emptyToUndefined, z.string().max(64).default('scoring:'))
+    .describe('Prefix of every Redis key the service writes.'),
+  REDIS_TIMEOUT_MS: int(1, 10_000, 25).describe(
+    'Budget of one context lookup in Redis on the request path, ms; past it the lookup degrades.',
+  ),
+  KEY_VAULT_URL: z
+    .preprocess(emptyToUndefined, z.url({ error: 'must be a URL like https://myvault.vault.azure.net' }).optional())
+    .describe('Key Vault to read secrets from (Redis connection string, Azure OpenAI key, user-hash key).'),
+  REDIS_SECRET_NAME: z
+    .preprocess(emptyToUndefined, z.string().default('redis-connection-string'))
+    .describe('Key Vault secret holding the Redis connection string (used with `KEY_VAULT_URL`).'),
+  REDIS_HOST: optStr.describe(
+    'Redis with Microsoft Entra token auth: `host` or `host:port` (TLS, default port 6380); needs `REDIS_ENTRA_OBJECT_ID`.',
+  ),
+  REDIS_ENTRA_OBJECT_ID: optStr.describe('Object id of the identity used as the Redis user name with Entra auth.'),
+  AZURE_CLIENT_ID: optStr.describe(
+    'Client id of the user-assigned managed identity (Redis, Key Vault, Service Bus, storage, Azure OpenAI).',
+  ),
+  CONTEXT_L2_TTL_SEC: int(1, 86_400, 240).describe('TTL of a user context in Redis (L2), s.'),
+  CONTEXT_L1_TTL_SEC: int(1, 86_400, 30).describe(
+    'TTL of a user context in the in-process cache (L1), s; never above the L2 TTL.',
+  ),
+  CONTEXT_L1_MAX_ENTRIES: int(1, 10_000_000, 50_000).describe('Most entries in the in-process context cache.'),
+  CONTEXT_L1_MAX_BYTES: int(1024, 4 * 1024 ** 3, 64 * 1024 * 1024).describe(
+    'Most bytes in the in-process context cache.',
+  ),
+  CONTEXT_SOURCE: z
+    .preprocess(emptyToUndefined, z.enum(['redis', 'http'], { error: 'must be redis or http' }).default('redis'))
+    .describe(
+      'Origin of profiles on a cache miss: `redis` (`{prefix}profile:<userId>`) or `http` (`CONTEXT_SOURCE_URL`).',
+    ),
+  CONTEXT_SOURCE_URL: z
+    .preprocess(emptyToUndefined, z.url({ error: 'must be a URL like https://profiles.internal/profiles' }).optional())
+    .describe('HTTP origin of profiles: `GET {url}/{userId}` answers 200 with the profile or 404.'),
+  CONTEXT_SOURCE_TIMEOUT_MS: int(1, 60_000, 100).describe('Timeout of one call to the HTTP profile origin, ms.'),
+  IDEMPOTENCY_TTL_SEC: int(60, 30 * 86_400, 6 * 3600).describe(
+    "How long a transaction's stored result and publish mark are kept (exactly-once window), s; must not exceed `RESULTS_DUPLICATE_WINDOW_SEC`.",
+  ),
+  IDEMPOTENCY_MAX_ENTRIES: int(1, 10_000_000, 100_000).describe(
+    'Most idempotency records kept in process when there is no Redis.',
+  ),
+  IDEMPOTENCY_LOCK_TTL_MS: int(1000, 600_000, 30_000).describe(
+    'How long a per-transaction lock outlives a dead holder, ms; renewed every third of it while held.',
+  ),
+  RESULTS_DUPLICATE_WINDOW_SEC: int(60, 7 * 86_400, 6 * 3600).describe(
+    "The results topic's duplicate-detection window as deployed, s; must be at least `IDEMPOTENCY_TTL_SEC`.",
+  ),
+  SCORING_QUEUE: z
+    .preprocess(emptyToUndefined, z.string().default('payments'))
+    .describe('Service Bus queue of the `scoreQueue` trigger (`%SCORING_QUEUE%`).'),
+  RESULTS_TOPIC: z
+    .preprocess(emptyToUndefined, z.string().default('risk-completed'))
+    .describe('Service Bus topic results are published to (message id = transaction id).'),
+  REJECTED_QUEUE: z
+    .preprocess(emptyToUndefined, z.string().default('scoring-rejected'))
+    .describe('Service Bus queue of messages that can never be scored (`%REJECTED_QUEUE%`).'),
+  ServiceBusConnection__fullyQualifiedNamespace: optStr.describe(
+    'Service Bus namespace (identity-based connection `ServiceBusConnection`); unset = the embedded in-process bus.',
+  ),
+  ServiceBusConnection__clientId: optStr.describe('Managed identity for Service Bus; unset = `AZURE_CLIENT_ID`.'),
+  SCORE_BODY_LIMIT_BYTES: int(1024, 16 * 1024 ** 2, 64 * 1024).describe('Body limit of `POST /api/score`, bytes.'),
+  BATCH_BODY_LIMIT_BYTES: int(1024, 64 * 1024 ** 2, 1024 * 1024).describe(
+    'Body limit of `POST /api/score/batch`, bytes.',
+  ),
+  OIP_BODY_LIMIT_BYTES: int(1024, 64 * 1024 ** 2, 4 * 1024 * 1024).describe(
+    'Body limit of `POST /api/v2/models/…/infer`, bytes.',
+  ),
+  BATCH_MAX_EVENTS: int(1, 10_000, 256).describe('Most events in one `POST /api/score/batch` request.'),
+  LOG_LEVEL: z
+    .preprocess(emptyToUndefined, z.enum(['debug', 'info', 'warn', 'error']).default('info'))
+    .describe('Lowest level of log lines written.'),
+  WARMUP_ON_START: bool(true).describe('Load and warm the model in the app-start hook.'),
   ...telemetryEnvShape,
-  ModelStorage: optStr,
-  ModelStorage__blobServiceUri: z.preprocess(
-    emptyToUndefined,
-    z.url({ error: 'must be a URL like https://acct.blob.core.windows.net' }).optional(),
+  ModelStorage: optStr.describe(
+    "Models container by connection string (the blob trigger's `connection: 'ModelStorage'`).",
   ),
-  ModelStorage__clientId: optStr,
-  AzureWebJobsStorage: optStr,
-  MODELS_CONTAINER: z.preprocess(
-    emptyToUndefined,
-    z
-      .string()
-      .regex(/^[a-z0-9](?!.*--)[a-z0-9-]{1,61}[a-z0-9]$/, { error: 'must be a blob container name like models' })
-      .default('models'),
+  ModelStorage__blobServiceUri: z
+    .preprocess(emptyToUndefined, z.url({ error: 'must be a URL like https://acct.blob.core.windows.net' }).optional())
+    .describe('Models container by identity: the blob service URI (with `ModelStorage__clientId`).'),
+  ModelStorage__clientId: optStr.describe('Managed identity for the models container.'),
+  AzureWebJobsStorage: optStr.describe(
+    'Host storage; a connection string here (e.g. `UseDevelopmentStorage=true`) is the models container when `ModelStorage*` is unset; none = the local `MODEL_DIR` folder.',
   ),
-  MODEL_MAX_BYTES: int(1024, 2 * 1024 ** 3, 256 * 1024 ** 2),
-  MODEL_SHIFT_MAX: num(0, 1, 0.1),
-  MODEL_RECONCILE_INTERVAL_SEC: int(1, 3600, 30),
-  HEALTH_PROBE_INTERVAL_SEC: int(1, 3600, 15),
-  MODEL_RECLAIM_AFTER_SWAP: bool(true),
-  MODEL_FORCE_METADATA_KEY: z.preprocess(
-    emptyToUndefined,
-    z
-      .string()
-      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, { error: 'must be a blob metadata name like force' })
-      .default('force'),
+  MODELS_CONTAINER: z
+    .preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .regex(/^[a-z0-9](?!.*--)[a-z0-9-]{1,61}[a-z0-9]$/, { error: 'must be a blob container name like models' })
+        .default('models'),
+    )
+    .describe('Blob container of model uploads (`%MODELS_CONTAINER%/{name}/{version}.onnx`).'),
+  MODEL_MAX_BYTES: int(1024, 2 * 1024 ** 3, 256 * 1024 ** 2).describe(
+    "Largest model file accepted, bytes; checked from the blob's properties, then while streaming.",
   ),
-  INSTANCE_ID: optStr,
-  WEBSITE_INSTANCE_ID: optStr,
-  CONTAINER_APP_REPLICA_NAME: optStr,
+  MODEL_SHIFT_MAX: num(0, 1, 0.1).describe(
+    'Largest mean absolute golden-set score shift against the active version accepted without force.',
+  ),
+  MODEL_RECONCILE_INTERVAL_SEC: int(1, 3600, 30).describe('Every instance re-reads the fleet pointer this often, s.'),
+  HEALTH_PROBE_INTERVAL_SEC: int(1, 3600, 15).describe(
+    'Period of the background sample inference that `/api/health/ready` reports, s.',
+  ),
+  MODEL_RECLAIM_AFTER_SWAP: bool(true).describe('Run one full GC after a retired model version is released.'),
+  MODEL_FORCE_METADATA_KEY: z
+    .preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, { error: 'must be a blob metadata name like force' })
+        .default('force'),
+    )
+    .describe('Blob metadata key that, set to `true`, accepts a score shift above `MODEL_SHIFT_MAX`.'),
+  INSTANCE_ID: optStr.describe(
+    'How this instance names itself in the fleet; unset = `WEBSITE_INSTANCE_ID`, `CONTAINER_APP_REPLICA_NAME`, else `{host}-{pid}`.',
+  ),
+  WEBSITE_INSTANCE_ID: optStr.describe(
+    'Set by the platform (Flex Consumption): the instance name when `INSTANCE_ID` is unset.',
+  ),
+  CONTAINER_APP_REPLICA_NAME: optStr.describe(
+    'Set by the platform (Container Apps): the instance name when `INSTANCE_ID` is unset.',
+  ),
   ...escalationEnv,
 });
 
@@ -160,11 +251,16 @@ export interface SettingInfo {
   readonly required: boolean;
   /** Parses a raw value as the app would; throws on an invalid one. */
   readonly parse: (raw: string) => unknown;
+  /** What the setting does (its `.describe()` text; docs/configuration.md is generated from it). */
+  readonly description: string | undefined;
+  /** The setting's zod schema (the generated page reads the accepted values from it). */
+  readonly schema: z.ZodType;
 }
 
 /**
  * Every setting the app reads from the environment, in schema order, with its default. Read by the
- * infrastructure contract test (test/infra) so Bicep, local.settings.sample.json and the README follow the code.
+ * infrastructure contract test (test/infra) so Bicep and the local settings samples follow the code, and by
+ * `npm run docs`, which generates docs/configuration.md from it.
  */
 export function configSettings(): readonly SettingInfo[] {
   return Object.entries(envShape.shape).map(([name, schema]: [string, z.ZodType]) => {
@@ -174,6 +270,8 @@ export function configSettings(): readonly SettingInfo[] {
       defaultValue: unset.success ? unset.data : undefined,
       required: !unset.success,
       parse: (raw: string) => schema.parse(raw),
+      description: schema.description,
+      schema,
     };
   });
 }

@@ -4,52 +4,66 @@ import { emptyToUndefined, int, num, optStr } from './zod-helpers';
 
 /** LLM escalation settings (see {@link Config.escalation}). */
 export const escalationEnv = {
-  AZURE_OPENAI_ENDPOINT: z.preprocess(
-    emptyToUndefined,
-    z.url({ error: 'must be a URL like https://myresource.openai.azure.com' }).optional(),
+  AZURE_OPENAI_ENDPOINT: z
+    .preprocess(emptyToUndefined, z.url({ error: 'must be a URL like https://myresource.openai.azure.com' }).optional())
+    .describe(
+      'Azure OpenAI endpoint; with `AZURE_OPENAI_DEPLOYMENT` turns LLM escalation on (one without the other fails at start-up).',
+    ),
+  AZURE_OPENAI_DEPLOYMENT: z
+    .preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, { error: 'must be a deployment name like gpt-4o-mini' })
+        .optional(),
+    )
+    .describe('Chat deployment used for escalation (must support `json_schema` structured outputs).'),
+  OPENAI_API_VERSION: z
+    .preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .regex(/^\d{4}-\d{2}-\d{2}(-preview)?$/, { error: 'must be an API version like 2024-10-21' })
+        .refine((v) => v.slice(0, 10) >= '2024-08-01', {
+          error: 'must be 2024-08-01-preview or later (json_schema structured outputs)',
+        })
+        .default('2024-10-21'),
+    )
+    .describe('Azure OpenAI API version; versions before `2024-08-01-preview` are refused.'),
+  AZURE_OPENAI_KEY_SECRET_NAME: optStr.describe(
+    'Key Vault secret holding an Azure OpenAI API key (needs `KEY_VAULT_URL`); used when Entra ID is not.',
   ),
-  AZURE_OPENAI_DEPLOYMENT: z.preprocess(
-    emptyToUndefined,
-    z
-      .string()
-      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, { error: 'must be a deployment name like gpt-4o-mini' })
-      .optional(),
+  AZURE_OPENAI_API_KEY: optStr.describe('Azure OpenAI API key for local use.'),
+  ESCALATION_NOTE_MIN_CHARS: int(1, 4000, 200).describe('A payment `note` at least this long escalates.'),
+  ESCALATION_NOTE_MAX_CHARS: int(0, 4000, 1000).describe('The `note` is cut to this many characters in the prompt.'),
+  ESCALATION_MAX_SHARE: num(0, 1, 0.05).describe('Largest share of payments escalated over the sliding window.'),
+  ESCALATION_WINDOW_SEC: int(1, 3600, 60).describe('Sliding window of the escalation share cap, s.'),
+  ESCALATION_BURST: int(0, 1000, 1).describe('Escalations allowed in a window regardless of the share.'),
+  ESCALATION_BAND_LOW: z
+    .preprocess(emptyToUndefined, z.coerce.number({ error: 'must be a number' }).min(0).max(1).optional())
+    .describe("Lower bound of a fixed uncertainty band; unset = the manifest's review threshold."),
+  ESCALATION_BAND_HIGH: z
+    .preprocess(emptyToUndefined, z.coerce.number({ error: 'must be a number' }).min(0).max(1).optional())
+    .describe("Upper bound of a fixed uncertainty band; unset = the manifest's decline threshold."),
+  ESCALATION_TIMEOUT_MS: int(50, 60_000, 1500).describe('Time budget of one escalation, ms.'),
+  ESCALATION_BREAKER_COOLDOWN_MS: int(100, 3_600_000, 30_000).describe(
+    'Least time the escalation circuit breaker stays open, ms.',
   ),
-  OPENAI_API_VERSION: z.preprocess(
-    emptyToUndefined,
-    z
-      .string()
-      .regex(/^\d{4}-\d{2}-\d{2}(-preview)?$/, { error: 'must be an API version like 2024-10-21' })
-      .refine((v) => v.slice(0, 10) >= '2024-08-01', {
-        error: 'must be 2024-08-01-preview or later (json_schema structured outputs)',
-      })
-      .default('2024-10-21'),
+  ESCALATION_MAX_IN_FLIGHT: int(1, 1000, 16).describe(
+    'Escalations in flight at once per instance; more fall back as `busy`.',
   ),
-  AZURE_OPENAI_KEY_SECRET_NAME: optStr,
-  AZURE_OPENAI_API_KEY: optStr,
-  ESCALATION_NOTE_MIN_CHARS: int(1, 4000, 200),
-  ESCALATION_NOTE_MAX_CHARS: int(0, 4000, 1000),
-  ESCALATION_MAX_SHARE: num(0, 1, 0.05),
-  ESCALATION_WINDOW_SEC: int(1, 3600, 60),
-  ESCALATION_BURST: int(0, 1000, 1),
-  ESCALATION_BAND_LOW: z.preprocess(
-    emptyToUndefined,
-    z.coerce.number({ error: 'must be a number' }).min(0).max(1).optional(),
+  ESCALATION_PRICE_PROMPT_PER_1K_USD: num(0, 1000, 0.00015).describe(
+    'Prompt price per 1 000 tokens, USD (cost estimate only).',
   ),
-  ESCALATION_BAND_HIGH: z.preprocess(
-    emptyToUndefined,
-    z.coerce.number({ error: 'must be a number' }).min(0).max(1).optional(),
+  ESCALATION_PRICE_COMPLETION_PER_1K_USD: num(0, 1000, 0.0006).describe(
+    'Completion price per 1 000 tokens, USD (cost estimate only).',
   ),
-  ESCALATION_TIMEOUT_MS: int(50, 60_000, 1500),
-  ESCALATION_BREAKER_COOLDOWN_MS: int(100, 3_600_000, 30_000),
-  ESCALATION_MAX_IN_FLIGHT: int(1, 1000, 16),
-  ESCALATION_PRICE_PROMPT_PER_1K_USD: num(0, 1000, 0.00015),
-  ESCALATION_PRICE_COMPLETION_PER_1K_USD: num(0, 1000, 0.0006),
-  ESCALATION_USER_HASH_KEY: z.preprocess(
-    emptyToUndefined,
-    z.string().min(32, { error: 'must be at least 32 characters' }).optional(),
+  ESCALATION_USER_HASH_KEY: z
+    .preprocess(emptyToUndefined, z.string().min(32, { error: 'must be at least 32 characters' }).optional())
+    .describe('HMAC key (≥ 32 characters) of the user hash sent in prompts; a secret.'),
+  ESCALATION_USER_HASH_KEY_SECRET_NAME: optStr.describe(
+    'Key Vault secret holding the user-hash key; with neither, a random key per process.',
   ),
-  ESCALATION_USER_HASH_KEY_SECRET_NAME: optStr,
 };
 
 /** The parsed escalation settings, plus the two shared settings the slice depends on. */

@@ -12,20 +12,27 @@ export type TracesExporter = 'none' | 'console' | 'otlp';
 
 /** The environment variables of the telemetry slice (merged into the config's schema). */
 export const telemetryEnvShape = {
-  APPLICATIONINSIGHTS_CONNECTION_STRING: z.preprocess(emptyToUndefined, z.string().optional()),
-  OTEL_TRACES_EXPORTER: z.preprocess(
-    (v) => (typeof v === 'string' ? (emptyToUndefined(v.toLowerCase()) as unknown) : v),
-    z.enum(['none', 'console', 'otlp'], { error: 'must be none, console or otlp' }).default('none'),
-  ),
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess(
-    emptyToUndefined,
-    z.url({ error: 'must be a URL like http://localhost:4318' }).default('http://localhost:4318'),
-  ),
-  OTEL_SERVICE_NAME: z.preprocess(emptyToUndefined, z.string().max(128).default('onnx-scoring')),
-  TELEMETRY_USER_ID_KEY: z.preprocess(
-    emptyToUndefined,
-    z.string().min(16, { error: 'must be at least 16 characters' }).optional(),
-  ),
+  APPLICATIONINSIGHTS_CONNECTION_STRING: z
+    .preprocess(emptyToUndefined, z.string().optional())
+    .describe('Export traces, metrics and logs to Application Insights (Azure Monitor distro).'),
+  OTEL_TRACES_EXPORTER: z
+    .preprocess(
+      (v) => (typeof v === 'string' ? (emptyToUndefined(v.toLowerCase()) as unknown) : v),
+      z.enum(['none', 'console', 'otlp'], { error: 'must be none, console or otlp' }).default('none'),
+    )
+    .describe('Local tracing: `console` (one JSON line per span on stdout), `otlp` (OTLP/HTTP) or `none`.'),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .preprocess(
+      emptyToUndefined,
+      z.url({ error: 'must be a URL like http://localhost:4318' }).default('http://localhost:4318'),
+    )
+    .describe('OTLP/HTTP collector; spans go to `{endpoint}/v1/traces`.'),
+  OTEL_SERVICE_NAME: z
+    .preprocess(emptyToUndefined, z.string().max(128).default('onnx-scoring'))
+    .describe('The `service.name` resource attribute (Application Insights cloud role).'),
+  TELEMETRY_USER_ID_KEY: z
+    .preprocess(emptyToUndefined, z.string().min(16, { error: 'must be at least 16 characters' }).optional())
+    .describe('HMAC key of the `user.id` span attribute (≥ 16 characters); unset = a random key per process.'),
 };
 
 /** Telemetry settings. */

@@ -1,7 +1,7 @@
 /**
  * The one error module: every error the engine raises on purpose is an {@link AppError} with a stable
  * `code`. Codes map to HTTP status in exactly one place ({@link STATUS_BY_CODE}); adapters turn errors
- * into RFC 9457 problem documents with {@link toProblem}. The README lists every code.
+ * into RFC 9457 problem documents with {@link toProblem}. docs/api.md lists every code (tested).
  */
 
 /** One invalid field of a request, as reported in a problem's `errors` array. */

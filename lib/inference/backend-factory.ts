@@ -18,7 +18,7 @@ export type InferenceMode = 'auto' | 'workers' | 'inline';
 /**
  * Largest model `auto` runs inline, bytes (256 KiB). For the bundled 0.7 KB model a batch costs about
  * 20 µs, less than a worker round trip; the benchmark measured inline ahead in 3 of 4 full runs (see
- * the README's performance section). Anything bigger runs in workers.
+ * docs/inference.md). Anything bigger runs in workers.
  */
 export const INLINE_MAX_MODEL_BYTES = 256 * 1024;
 

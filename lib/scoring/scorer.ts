@@ -31,7 +31,7 @@ export interface ScoreResult {
    * (`openai`), or the local model after an escalation failed or was skipped (`local-fallback`).
    */
   readonly source: ScoreSource;
-  /** Present on escalated payments only (README "LLM escalation"). */
+  /** Present on escalated payments only (docs/escalation.md). */
   readonly escalation?: EscalationInfo;
   /** How the user context was obtained. */
   readonly cache: CacheStatus;

@@ -1,5 +1,5 @@
 /**
- * The engine's OpenTelemetry instruments (names, units, descriptions: the README's metrics table), created
+ * The engine's OpenTelemetry instruments (names, units, descriptions: docs/operations.md's metrics table), created
  * once per {@link Telemetry} on its meter.
  */
 import type { Meter } from '@opentelemetry/api';

@@ -3,7 +3,7 @@
  * The telemetry module implements it on OpenTelemetry (`tracing.ts`); with tracing off, {@link noopTracer}
  * runs the function directly, at the cost of one call.
  *
- * Span names (documented in the README's telemetry section):
+ * Span names (documented in docs/operations.md):
  * - `validate`, `context`, `inference.queue`, `inference.run`, `publish`, `model.rollout` and one
  *   `model.check.<check>` child per validation check (`sha256`, `features`, `signature`, `load`, `warmup`,
  *   `golden`, `shift`);

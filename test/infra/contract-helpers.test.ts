@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { parseBicep } from './support/bicep-reader';
 import { tableColumn } from './support/contract-fixture';
 import { ROLES, roleGrants } from './support/grants';
-import { isoDurationSec, readmeSettingNames } from './support/sources';
+import { isoDurationSec, documentedSettingNames } from './support/sources';
 
 describe('contract helpers', () => {
   it('reads ISO 8601 durations in seconds, NaN for anything else', () => {
@@ -77,8 +77,8 @@ resource many 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
     assert.deepEqual(tableColumn(md, 'Z'), []);
   });
 
-  it('collects backticked names from the rows of the README Settings section only', () => {
+  it('collects backticked names from the rows of the Settings section only', () => {
     const readme = '## API\n| `NOT_THIS` |\n## Settings\ntext `ALSO_NOT`\n| `A` + `B_C` | `D` |\n## Next\n| `E` |\n';
-    assert.deepEqual([...readmeSettingNames(readme)].sort(), ['A', 'B_C', 'D']);
+    assert.deepEqual([...documentedSettingNames(readme)].sort(), ['A', 'B_C', 'D']);
   });
 });

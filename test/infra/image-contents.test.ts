@@ -7,7 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { builtinModules } from 'node:module';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { filesUnder } from '../support/files-under';
@@ -50,6 +52,46 @@ describe('container image contents', () => {
       assert.match(text, /npm prune --omit=dev/, `${file} prunes dev dependencies`);
       assert.match(text, /rm -rf dist\/test dist\/bench dist\/local/, `${file} deletes dist/test, bench, local`);
       assert.match(text, /COPY --from=build \/src\/dist \.\/dist/, `${file} ships dist`);
+    }
+  });
+
+  it('BUNDLE_SEED_MODEL=false ships no model; the default keeps the committed model without training', () => {
+    for (const file of ['Dockerfile', 'Dockerfile.gpu']) {
+      const lines = readFileSync(path.join(ROOT, file), 'utf8').split('\n');
+      const start = lines.findIndex((l) => l.startsWith('RUN ') && l.includes('BUNDLE_SEED_MODEL'));
+      assert.ok(start >= 0, `${file} has a RUN step on BUNDLE_SEED_MODEL`);
+      const step: string[] = [];
+      for (let i = start; i < lines.length; i++) {
+        step.push(lines[i] as string);
+        if (!(lines[i] as string).endsWith('\\')) break;
+      }
+      const script = step.join('\n').replace(/^RUN /, '');
+      for (const [bundle, expected] of [
+        ['false', []],
+        ['true', ['1.0.0.onnx']],
+      ] as const) {
+        const dir = mkdtempSync(path.join(tmpdir(), 'seed-model-'));
+        try {
+          mkdirSync(path.join(dir, 'models', 'fraud'), { recursive: true });
+          writeFileSync(path.join(dir, 'models', 'fraud', '1.0.0.onnx'), 'committed model');
+          // `node` is replaced by `false`: the step must not train when the committed model is there
+          const r = spawnSync('sh', ['-c', script.replace(/\bnode dist\//, 'false dist/')], {
+            cwd: dir,
+            env: { PATH: process.env['PATH'] ?? '', BUNDLE_SEED_MODEL: bundle },
+            encoding: 'utf8',
+          });
+          assert.equal(r.status, 0, `${file} BUNDLE_SEED_MODEL=${bundle}: ${r.stderr}`);
+          assert.ok(existsSync(path.join(dir, 'models')), `${file}: models/ exists (the runtime stage copies it)`);
+          const fraud = path.join(dir, 'models', 'fraud');
+          assert.deepEqual(
+            existsSync(fraud) ? readdirSync(fraud) : [],
+            expected,
+            `${file} BUNDLE_SEED_MODEL=${bundle}`,
+          );
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      }
     }
   });
 

@@ -1,6 +1,6 @@
 /**
  * Infrastructure contract, settings side: what lib/config reads against the Bicep app settings of every
- * plan, local.settings.sample.json, the README, main.parameters.json and the documented GPU tables. Every
+ * plan, the local settings samples, docs/configuration.md, main.parameters.json and the documented GPU tables. Every
  * failure names the missing or mismatched item. `npm run test:infra` runs this folder; `npm test` includes it.
  */
 import assert from 'node:assert/strict';
@@ -11,7 +11,16 @@ import type { SettingInfo } from '../../lib/config/env-schema';
 import { evaluate, fileScope, property, readBicep, type BicepFile } from './support/bicep-reader';
 import { arrayItems, matchBracket, objectProperties, stringLiteral, stripComments } from './support/bicep-text';
 import { find, loadFixture, names, tableColumn } from './support/contract-fixture';
-import { INFRA, readmeSettingNames, ROOT, sampleValues, type Binding, type PlanSettings } from './support/sources';
+import { loadConfig } from '../../lib/config/config';
+import {
+  INFRA,
+  documentedSettingNames,
+  ROOT,
+  SAMPLES,
+  sampleValues,
+  type Binding,
+  type PlanSettings,
+} from './support/sources';
 
 /**
  * Settings the code reads that have no default and are deliberately NOT set in Azure, with the reason.
@@ -177,43 +186,67 @@ describe('infra contract: settings', () => {
     assert.deepEqual(problems, [], problems.join('; '));
   });
 
-  it('every setting the code reads is in local.settings.sample.json Values: "" (unset) or its default', () => {
-    const values = sampleValues();
-    const problems: string[] = [];
-    for (const s of settings) {
-      const raw = values[s.name];
-      if (raw === undefined) problems.push(`${s.name} missing`);
-      else if (raw !== '' && s.defaultValue !== undefined) {
-        let parsed: unknown;
-        try {
-          parsed = s.parse(raw);
-        } catch {
-          parsed = Symbol('invalid');
-        }
-        if (JSON.stringify(parsed) !== JSON.stringify(s.defaultValue)) {
-          problems.push(`${s.name}='${raw}' is not its default ${JSON.stringify(s.defaultValue)}`);
+  for (const file of SAMPLES) {
+    it(`every setting the code reads is in ${file} Values: "" (unset) or its default, unless local-only`, () => {
+      const values = sampleValues(file);
+      const problems: string[] = [];
+      for (const s of settings) {
+        const raw = values[s.name];
+        if (raw === undefined) problems.push(`${s.name} missing`);
+        else if (raw !== '' && s.defaultValue !== undefined) {
+          let parsed: unknown;
+          try {
+            parsed = s.parse(raw);
+          } catch {
+            parsed = Symbol('invalid');
+          }
+          if (JSON.stringify(parsed) !== JSON.stringify(s.defaultValue)) {
+            problems.push(`${s.name}='${raw}' is not its default ${JSON.stringify(s.defaultValue)}`);
+          }
         }
       }
-    }
-    assert.deepEqual(problems, [], `local.settings.sample.json: ${problems.join('; ')}`);
+      assert.deepEqual(problems, [], `${file}: ${problems.join('; ')}`);
+    });
+  }
+
+  it('local.settings.sample.json runs on the embedded defaults: no setting without a default is set', () => {
+    const values = sampleValues(SAMPLES[0]);
+    const set = settings
+      .filter((s) => s.defaultValue === undefined && (values[s.name] ?? '') !== '')
+      .map((s) => s.name);
+    assert.deepEqual(
+      set,
+      [],
+      `local.settings.sample.json sets ${set.join(', ')}: copying it would need more than npm start`,
+    );
+    const config = loadConfig(values);
+    assert.equal(config.redis.url, undefined, 'no Redis');
   });
 
-  it('every setting the code reads is in the README settings table', () => {
-    const documented = readmeSettingNames();
+  it('local.settings.redis-azurite.sample.json sets exactly local Redis and Azurite', () => {
+    const values = sampleValues(SAMPLES[1]);
+    const set = Object.fromEntries(
+      settings
+        .filter((s) => s.defaultValue === undefined && (values[s.name] ?? '') !== '')
+        .map((s) => [s.name, values[s.name]]),
+    );
+    assert.deepEqual(set, { REDIS_URL: 'redis://127.0.0.1:6379', AzureWebJobsStorage: 'UseDevelopmentStorage=true' });
+    assert.equal(loadConfig(values).redis.url, 'redis://127.0.0.1:6379');
+  });
+
+  it('every setting the code reads is in the docs/configuration.md settings table', () => {
+    const documented = documentedSettingNames();
     const missing = settings.map((s) => s.name).filter((n) => !documented.has(n));
-    assert.deepEqual(missing, [], `README.md ## Settings lacks: ${missing.join(', ')}`);
+    assert.deepEqual(missing, [], `docs/configuration.md ## Settings lacks: ${missing.join(', ')} (run npm run docs)`);
   });
 });
 
 describe('infra contract: GPU sizing tables', () => {
-  it('the README and docs/deploy.md tables show the batch cap and workers main.bicep sets per GPU profile', () => {
+  it('the docs/deploy.md per-plan table shows the batch caps and workers main.bicep sets', () => {
     const sizing = main.vars.get('gpuSizing') ?? '{}';
     const batchCpu =
       plans[0] === undefined ? undefined : evaluate(find(plans[0], 'BATCH_MAX_SIZE')?.value ?? '', fileScope(main));
-    const docs = [
-      ['README.md', readFileSync(path.join(ROOT, 'README.md'), 'utf8')],
-      ['docs/deploy.md', readFileSync(path.join(ROOT, 'docs', 'deploy.md'), 'utf8')],
-    ] as const;
+    const docs = [['docs/deploy.md', readFileSync(path.join(ROOT, 'docs', 'deploy.md'), 'utf8')]] as const;
     const problems: string[] = [];
     for (const [profile, body] of objectProperties(sizing)) {
       const expected = {
@@ -230,9 +263,11 @@ describe('infra contract: GPU sizing tables', () => {
         }
       }
     }
-    for (const r of tableColumn(docs[0][1], 'BATCH_MAX_SIZE')) {
+    const cpuRows = tableColumn(docs[0][1], 'BATCH_MAX_SIZE');
+    if (cpuRows.length === 0) problems.push('docs/deploy.md: no BATCH_MAX_SIZE column');
+    for (const r of cpuRows) {
       if (r.cell.split(' ')[0] !== String(batchCpu))
-        problems.push(`README.md: BATCH_MAX_SIZE '${r.cell}', Bicep ${String(batchCpu)}`);
+        problems.push(`docs/deploy.md: BATCH_MAX_SIZE '${r.cell}', Bicep ${String(batchCpu)}`);
     }
     assert.deepEqual(problems, [], problems.join('; '));
   });
@@ -263,6 +298,22 @@ describe('infra contract: azd parameters, Node version', () => {
     for (const name of Object.keys(json))
       if (!main.params.has(name)) problems.push(`${name} is mapped but main.bicep declares no such param`);
     assert.deepEqual(problems, [], `main.parameters.json: ${problems.join('; ')}`);
+  });
+
+  it('every azd variable of main.parameters.json is in the docs/deploy.md azd table', () => {
+    const text = readFileSync(path.join(INFRA, 'main.parameters.json'), 'utf8');
+    const variables = new Set([...text.matchAll(/\$\{([A-Z0-9_]+)/g)].map((m) => m[1] as string));
+    const deploy = readFileSync(path.join(ROOT, 'docs', 'deploy.md'), 'utf8');
+    const start = deploy.search(/^### azd environment variables\s*$/m);
+    const table = deploy
+      .slice(start)
+      .split('\n')
+      .filter((l) => l.startsWith('|'))
+      .join('\n');
+    const setByAzd = new Set(['AZURE_ENV_NAME', 'SERVICE_API_IMAGE_NAME']);
+    const missing = [...variables].filter((v) => !setByAzd.has(v) && !table.includes(`\`${v}\``));
+    assert.ok(start >= 0, 'docs/deploy.md has a "### azd environment variables" section');
+    assert.deepEqual(missing, [], `docs/deploy.md azd variables table lacks: ${missing.join(', ')}`);
   });
 
   it('Azure runs Node 24 by default, 22 kept as a choice: both images, the placeholder, Flex and its module', () => {

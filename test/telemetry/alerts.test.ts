@@ -1,4 +1,7 @@
-/** The alert rules as code and the README agree, and every metric a rule reads is one the app records. */
+/**
+ * The alert rules as code and docs/operations.md agree (each query verbatim, with its runbook), and every metric a
+ * rule reads is one the app records.
+ */
 import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -15,14 +18,22 @@ async function bicepRules(): Promise<{ name: string; query: string }[]> {
 }
 
 describe('alerts as code', () => {
-  it('defines the six alerts, and the README shows each query verbatim', async () => {
+  it('defines the six alerts, and docs/operations.md shows each query verbatim with a runbook', async () => {
     const rules = await bicepRules();
     assert.deepEqual(
       rules.map((r) => r.name),
       ['request-p95', 'inference-p95', 'cache-hit-ratio', 'breaker-open', 'model-version-split', 'shed-rate'],
     );
-    const readme = await fs.readFile(path.join(ROOT, 'README.md'), 'utf8');
-    for (const r of rules) assert.ok(readme.includes(`\`\`\`kusto\n${r.query}\`\`\``), `README shows ${r.name}`);
+    const page = await fs.readFile(path.join(ROOT, 'docs', 'operations.md'), 'utf8');
+    for (const r of rules) {
+      const start = page.indexOf(`### \`scoring-${r.name}\``);
+      assert.ok(start >= 0, `docs/operations.md has a section for scoring-${r.name}`);
+      const end = page.indexOf('\n#', start + 1);
+      const section = page.slice(start, end < 0 ? undefined : end);
+      assert.ok(section.includes(`\`\`\`kusto\n${r.query}\`\`\``), `docs/operations.md shows the query of ${r.name}`);
+      for (const part of ['What it means', 'What to check', 'What to do'])
+        assert.ok(section.includes(`**${part}.**`), `the runbook of ${r.name} says ${part}`);
+    }
   });
 
   it('reads only metrics and span names the app records', async () => {

@@ -1,7 +1,7 @@
 /**
  * What the infrastructure contract test compares: what the code reads (the config schema and the binding
  * metadata of the real registrations, collected through the local host's `@azure/functions-core` seam) and
- * what the repository provides (Bicep app settings per plan, local.settings.sample.json, host.json, README).
+ * what the repository provides (Bicep app settings per plan, the local settings samples, host.json, docs).
  * @module
  */
 import { readFileSync } from 'node:fs';
@@ -83,9 +83,12 @@ export function planSettings(main: BicepFile = mainBicep()): PlanSettings[] {
   });
 }
 
-/** `Values` of local.settings.sample.json. */
-export function sampleValues(): Record<string, string> {
-  const json = JSON.parse(readFileSync(path.join(ROOT, 'local.settings.sample.json'), 'utf8')) as {
+/** The local settings samples: the embedded defaults, and local Redis + Azurite. */
+export const SAMPLES = ['local.settings.sample.json', 'local.settings.redis-azurite.sample.json'] as const;
+
+/** `Values` of a local settings sample (default: local.settings.sample.json). */
+export function sampleValues(file: string = SAMPLES[0]): Record<string, string> {
+  const json = JSON.parse(readFileSync(path.join(ROOT, file), 'utf8')) as {
     Values?: Record<string, string>;
   };
   return json.Values ?? {};
@@ -96,8 +99,10 @@ export function hostJson(): Record<string, unknown> {
   return JSON.parse(readFileSync(path.join(ROOT, 'host.json'), 'utf8')) as Record<string, unknown>;
 }
 
-/** Names in backticks in the table rows of the README's `## Settings` section. */
-export function readmeSettingNames(readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8')): Set<string> {
+/** Names in backticks in the table rows of the `## Settings` section of docs/configuration.md (or of `readme`). */
+export function documentedSettingNames(
+  readme = readFileSync(path.join(ROOT, 'docs', 'configuration.md'), 'utf8'),
+): Set<string> {
   const start = readme.search(/^## Settings\s*$/m);
   if (start < 0) return new Set();
   const rest = readme.slice(start + 1);

@@ -1,0 +1,126 @@
+/**
+ * The performance targets, keyed by the bench result file and the JSON path of the figure they judge.
+ * `npm run bench:report` (bench/benchmarks-page.ts) reads bench/results/*.json and writes docs/benchmarks.md
+ * with each figure, its target and whether the committed run met it. Targets are never lowered here to make
+ * a run pass: a miss is reported as a miss.
+ */
+
+/** How a figure is compared with its goal. */
+export type Comparison = '>=' | '<=' | '==';
+
+/** One target: a figure in a result file and the value it must reach. */
+export interface Target {
+  /** Result file under bench/results/. */
+  readonly file: string;
+  /** Dot path of the figure in that file (array indices as numbers). */
+  readonly path: string;
+  readonly comparison: Comparison;
+  readonly goal: number | boolean;
+  /** What the figure is, in words. */
+  readonly label: string;
+  /** The command that writes the file. */
+  readonly command: string;
+}
+
+const bench = (path: string, comparison: Comparison, goal: number, label: string): Target => ({
+  file: 'bench.json',
+  path,
+  comparison,
+  goal,
+  label,
+  command: 'npm run bench',
+});
+
+export const TARGETS: readonly Target[] = [
+  bench('small.ratios.service_vs_naive_functions', '>=', 1, 'small model: service req/s ÷ naive Functions app req/s'),
+  bench('heavy.ratios.service_vs_naive_functions', '>=', 3, 'heavy model: service req/s ÷ naive Functions app req/s'),
+  bench(
+    'small.ratios.naive_functions_vs_naive',
+    '>=',
+    0.5,
+    'small model: naive Functions app ÷ naive server (what the host layer costs)',
+  ),
+  bench('small.service_at_40pct.p99_ms', '<=', 15, 'small model: p99 at a fixed 40 % of the service maximum, ms'),
+  bench(
+    'heavy.ratios.batch_endpoint_vs_raw',
+    '>=',
+    0.8,
+    'heavy model: batch endpoint events/s ÷ raw ONNX Runtime best-batch rows/s',
+  ),
+  bench('heavy.batch_endpoint.non2xx', '==', 0, 'heavy model: batch endpoint answers other than 2xx'),
+  bench('small.ratios.overload_goodput_vs_max', '>=', 0.8, 'small model: goodput at 1 000 connections ÷ maximum'),
+  bench('heavy.ratios.overload_goodput_vs_max', '>=', 0.8, 'heavy model: goodput at 1 000 connections ÷ maximum'),
+  bench('heavy.ratios.service_vs_raw_best', '>=', 0.7, 'heavy model: service req/s ÷ raw best-batch rows/s'),
+  bench('heavy.service.at_80pct.p99_ms', '<=', 50, 'heavy model: p99 at 80 % of the service maximum, ms'),
+  bench('heavy.service.at_80pct.loop_lag_p99_ms', '<=', 10, 'heavy model: event-loop lag p99 at 80 % load, ms'),
+  bench('heavy.service.loop_lag_p99_ms', '<=', 10, 'heavy model: event-loop lag p99 at maximum load, ms'),
+  bench('async.ratios.batched_vs_single', '>=', 5, 'Service Bus: messages/s in batches of 256 ÷ one per call'),
+  bench('telemetry.overhead_ratio', '<=', 0.05, 'telemetry: 1 − req/s with tracing on ÷ off (all traces sampled)'),
+  {
+    file: 'start.json',
+    path: 'warm.ready_ms.median',
+    comparison: '<=',
+    goal: 2000,
+    label: '`npm start` on a built checkout until `/api/health/ready` answers 200, median ms',
+    command: 'npm run bench:start',
+  },
+  {
+    file: 'swap.json',
+    path: 'requests.failed',
+    comparison: '==',
+    goal: 0,
+    label: 'failed requests across 50 model swaps under load',
+    command: 'npm run bench:swap',
+  },
+  {
+    file: 'swap.json',
+    path: 'latency_ms.ratio',
+    comparison: '<=',
+    goal: 2,
+    label: 'p99 in swap windows ÷ steady p99',
+    command: 'npm run bench:swap',
+  },
+  {
+    file: 'swap.json',
+    path: 'targets.rss_growth_within_2x_model',
+    comparison: '==',
+    goal: true,
+    label: 'RSS growth from swap 5 to swap 50 within twice the model size',
+    command: 'npm run bench:swap',
+  },
+  {
+    file: 'cache.json',
+    path: 'compression.smaller_pct',
+    comparison: '>=',
+    goal: 60,
+    label: 'stored user context smaller than its JSON, %',
+    command: 'npm run bench:cache',
+  },
+  ...[0, 1, 2].map((i): Target => ({
+    file: 'cache.json',
+    path: `hit_ratio.runs.${i}.hit_pct`,
+    comparison: '>=',
+    goal: 90,
+    label: `context cache hit ratio, Zipf(1.1) over 100k users at ${[500, 1000, 2000][i]} req/s (simulated clock), %`,
+    command: 'npm run bench:cache',
+  })),
+];
+
+/** The value at a dot path, or undefined. */
+export function valueAt(doc: unknown, path: string): unknown {
+  let v: unknown = doc;
+  for (const key of path.split('.')) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string, unknown>)[key];
+  }
+  return v;
+}
+
+/** Whether a value meets a target; undefined when the value is not a number or boolean. */
+export function meets(t: Target, value: unknown): boolean | undefined {
+  if (typeof value === 'boolean' || typeof t.goal === 'boolean') return t.comparison === '==' && value === t.goal;
+  if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
+  if (t.comparison === '>=') return value >= t.goal;
+  if (t.comparison === '<=') return value <= t.goal;
+  return value === t.goal;
+}
