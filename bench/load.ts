@@ -51,6 +51,8 @@ export interface LoadOptions {
   readonly durationSec: number;
   /** Fixed offered rate, req/s, sent open-loop (`connections` is then unused); default: closed loop. */
   readonly rate?: number;
+  /** Extra request headers (closed loop only), e.g. `x-deadline-ms`. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 async function serverStats(url: string, reset: boolean): Promise<{ loop_lag_p99_ms: number; rss_mb: number }> {
@@ -91,7 +93,7 @@ export async function loadRun(o: LoadOptions): Promise<RunFigures> {
       {
         method: 'POST',
         path: o.path,
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...o.headers },
         setupRequest: (req) => ({ ...req, body: o.body() }),
         onResponse: (_status, body) => {
           const m = /"batchSize":(\d+)/.exec(body);

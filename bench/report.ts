@@ -51,6 +51,10 @@ export interface BatchEndpointFigures {
   readonly connections: number;
   /** Events per request. */
   readonly batch: number;
+  /** The deadline each request declared (`x-deadline-ms`). */
+  readonly deadline_ms?: number;
+  readonly rounds?: number;
+  readonly events_per_s_range?: readonly [number, number];
 }
 
 /** Figures of one model: every variant, the service at 80 % of its max, and the ratios. */

@@ -27,13 +27,15 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
+import Redis from 'ioredis';
 import { appRoot } from '../lib/config/app-root';
 import { resolveMode } from '../lib/inference/backend-factory';
 import { startServer, type ServerChild } from './children';
 import { loadRun } from './load';
 import { writeRandomModel } from './model-fixture';
 import { openLoop } from './open-loop';
-import { paymentBody } from './payment-body';
+import { paymentBody, USERS } from './payment-body';
+import { deleteKeys } from './redis-keys';
 import { percentile } from './percentile';
 import {
   analyzeHeap,
@@ -51,6 +53,12 @@ const PLAN = QUICK
   : { rounds: 3, durationSec: 15, warmSec: 3, maxSec: 5 };
 const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const VARIANTS = ['service', 'naive_functions'] as const;
+const NAIVE_PROFILE = JSON.stringify({
+  homeCountry: 'FR',
+  usualAmount: 80,
+  knownDevices: ['dev-abc'],
+  accountCreatedAt: '2024-01-01T00:00:00Z',
+});
 type Variant = (typeof VARIANTS)[number];
 
 const log = (msg: string): void =>
@@ -177,7 +185,7 @@ async function benchModel(key: 'small' | 'heavy', dir: string, file: string, out
       MODEL_NAME: 'fraud',
       LOG_LEVEL: 'error',
       REDIS_URL,
-      REDIS_KEY_PREFIX: 'bench:tail:',
+      REDIS_KEY_PREFIX: `bench:tail:${key}:`, // per model: the fleet pointer lives under the prefix
       INFERENCE_MODE: resolveMode('auto', bytes),
     });
     const closed = (v: Variant, sec: number) =>
@@ -226,6 +234,11 @@ async function benchModel(key: 'small' | 'heavy', dir: string, file: string, out
           max_ms: Math.max(...xs.map((x) => x.probe.loop_delay.max_ms)),
         },
         gc: gcSummary(allGc, xs.length * PLAN.durationSec),
+        // process CPU per answered request (all threads), ms: robust to other processes on the cores
+        cpu_ms_per_request: med(
+          xs.map((x) => r2((x.probe.cpu_ms / Math.max(1, x.rps * PLAN.durationSec)) * 1000) / 1000),
+        ),
+        loop_utilization: med(xs.map((x) => x.probe.loop_utilization)),
         ...(last.stages === undefined ? {} : { stages: last.stages }),
         sources: sources(last.profile),
         profile: last.profile,
@@ -261,6 +274,8 @@ function headline(m: unknown): Record<string, unknown> {
     stall_ms: dig(m, 'service', 'profile', 'stalls', 'total_ms'),
     unsampled_ms: dig(m, 'service', 'profile', 'stalls', 'unsampled_ms'),
     busy_share: dig(m, 'service', 'profile', 'busy_share'),
+    cpu_ms_per_request: dig(m, 'service', 'cpu_ms_per_request'),
+    peer_cpu_ms_per_request: dig(m, 'naive_functions', 'cpu_ms_per_request'),
     peer_busy_share: dig(m, 'naive_functions', 'profile', 'busy_share'),
     sources: (dig(m, 'service', 'sources') as unknown[] | undefined)?.slice(0, 6),
     gc: dig(m, 'service', 'gc'),
@@ -279,12 +294,24 @@ async function main(): Promise<void> {
     .at(-1);
   if (latest === undefined) throw new Error('No bundled model under models/fraud/ (run `npm run model:train`).');
   const models: Record<string, unknown> = {};
-  if (ONLY === undefined || ONLY === 'small')
-    models['small'] = await benchModel('small', modelsDir, path.join(modelsDir, 'fraud', latest), out);
-  if (ONLY === undefined || ONLY === 'heavy') {
-    const heavyDir = path.join(root, 'bench', 'models', 'heavy');
-    const heavyFile = await writeRandomModel(heavyDir, { hidden: [2048, 2048, 2048], seed: 7 });
-    models['heavy'] = await benchModel('heavy', heavyDir, heavyFile, out);
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+  try {
+    // the naive app's profiles, as bench.ts seeds them: half the users have one
+    const setup = redis.pipeline();
+    for (let u = 0; u < USERS; u += 2) setup.set(`bench:naive:profile:user-${u}`, NAIVE_PROFILE);
+    await setup.exec();
+    if (ONLY === undefined || ONLY === 'small')
+      models['small'] = await benchModel('small', modelsDir, path.join(modelsDir, 'fraud', latest), out);
+    if (ONLY === undefined || ONLY === 'heavy') {
+      const heavyDir = path.join(root, 'bench', 'models', 'heavy');
+      const heavyFile = await writeRandomModel(heavyDir, { hidden: [2048, 2048, 2048], seed: 7 });
+      models['heavy'] = await benchModel('heavy', heavyDir, heavyFile, out);
+    }
+  } finally {
+    await deleteKeys(redis, 'bench:tail:*');
+    await deleteKeys(redis, 'bench:naive:*');
+    redis.disconnect();
   }
   const baseline = await fs
     .readFile(path.join(out, 'tail-baseline.json'), 'utf8')

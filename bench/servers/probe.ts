@@ -14,7 +14,14 @@
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as inspector from 'node:inspector';
-import { monitorEventLoopDelay, PerformanceObserver, type IntervalHistogram } from 'node:perf_hooks';
+import {
+  constants,
+  monitorEventLoopDelay,
+  PerformanceObserver,
+  performance,
+  type EventLoopUtilization,
+  type IntervalHistogram,
+} from 'node:perf_hooks';
 
 /** A GC pause seen during the probe (ms on this process's `performance.now()` clock). */
 export interface GcEntry {
@@ -35,9 +42,21 @@ export interface ProbeResult {
   readonly loop_delay: { readonly p50_ms: number; readonly p99_ms: number; readonly max_ms: number };
   /** Server time of each HTTP request seen on this thread (request event → response finish), ms. */
   readonly request_ms: readonly number[];
+  /**
+   * CPU time of the whole process (every thread: main, inference workers, ONNX Runtime's) during the probe, ms,
+   * user + system. Unlike wall-clock figures, it barely moves when other processes share the cores.
+   */
+  readonly cpu_ms: number;
+  /** The main thread's event-loop utilization during the probe (share of wall time not idle). */
+  readonly loop_utilization: number;
 }
 
-const KINDS: Record<number, string> = { 1: 'major', 2: 'minor', 4: 'incremental', 8: 'weakcb' };
+const KINDS: Record<number, string> = {
+  [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
+  [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+  [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb',
+};
 
 interface Running {
   readonly session: inspector.Session;
@@ -47,6 +66,8 @@ interface Running {
   readonly delay: IntervalHistogram;
   readonly requestMs: number[];
   readonly restore: () => void;
+  readonly cpu: NodeJS.CpuUsage;
+  readonly elu: EventLoopUtilization;
 }
 
 let running: Running | undefined;
@@ -104,13 +125,17 @@ async function start(file: string): Promise<void> {
   const requestMs: number[] = [];
   const restore = timeRequests(requestMs);
   await post(session, 'Profiler.start');
-  running = { session, file, gc, observer, delay, requestMs, restore };
+  const cpu = process.cpuUsage();
+  const elu = performance.eventLoopUtilization();
+  running = { session, file, gc, observer, delay, requestMs, restore, cpu, elu };
 }
 
 async function stop(): Promise<ProbeResult> {
   const r = running;
   if (r === undefined) throw new Error('probe not running');
   running = undefined;
+  const cpu = process.cpuUsage(r.cpu);
+  const elu = performance.eventLoopUtilization(r.elu);
   const { profile } = await post<{ profile: { startTime: number } }>(r.session, 'Profiler.stop');
   const heap = await post<{ profile: unknown }>(r.session, 'HeapProfiler.stopSampling');
   r.session.disconnect();
@@ -125,6 +150,8 @@ async function stop(): Promise<ProbeResult> {
     gc: r.gc,
     loop_delay: { p50_ms: ms(r.delay.percentile(50)), p99_ms: ms(r.delay.percentile(99)), max_ms: ms(r.delay.max) },
     request_ms: r.requestMs,
+    cpu_ms: Math.round((cpu.user + cpu.system) / 1000),
+    loop_utilization: Math.round(elu.utilization * 1000) / 1000,
   };
 }
 
