@@ -22,7 +22,7 @@ import type { BackendFactory } from './inference/backend';
 import { batchedBackendFactory, inferenceLogEvents } from './inference/backend-factory';
 import { ReadinessMonitor } from './inference/readiness-monitor';
 import { SessionManager } from './inference/session-manager';
-import { realTimers, type Timers } from './context/entra-auth';
+import { unrefTimers, type Timers } from './time/timers';
 import { ModelFolder, type ModelSource } from './models/model-folder';
 import { RolloutCatalog, StaticCatalog, type ModelCatalog, type StaticModel } from './oip/model-catalog';
 import { OipService } from './oip/oip-service';
@@ -30,7 +30,8 @@ import { planRollout, type RolloutDeps } from './rollout/create-rollout';
 import type { ModelRollout } from './rollout/model-rollout';
 import { Scorer } from './scoring/scorer';
 import { createJsonLogger, type Logger } from './telemetry/logger';
-import { combineHandlers, Telemetry } from './telemetry/telemetry';
+import { combineHandlers } from './telemetry/combine-handlers';
+import { Telemetry } from './telemetry/telemetry';
 import { tracedCatalog } from './telemetry/traced-catalog';
 import { tracedContext, tracedPublisher, tracedRouter } from './telemetry/traced-components';
 
@@ -202,7 +203,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
   const readinessMonitor = new ReadinessMonitor({
     sessions,
     intervalMs: config.model.healthProbeIntervalMs,
-    timers: deps.healthTimers ?? realTimers,
+    timers: deps.healthTimers ?? unrefTimers,
   });
   readinessMonitor.start(); // probes only once a model is loaded; disposed with the engine
   const built: { engine?: Engine } = {}; // the readiness probe runs only after createEngine returns

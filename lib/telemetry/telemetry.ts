@@ -8,7 +8,8 @@ import { metrics, type Meter, type MeterProvider, type TracerProvider } from '@o
 import type { CacheStatus } from '../context/context-provider';
 import type { AdmissionEvents } from '../admission/admission-gate';
 import type { ContextEvents } from '../context/events';
-import type { EscalationEvents, EscalationOutcome } from '../escalation/types';
+import type { EscalationEvents } from '../escalation/types';
+import type { EscalationOutcome } from '../scoring/escalation-info';
 import type { BackendFactory } from '../inference/backend';
 import type { BatcherEvents, BatcherStats } from '../inference/batcher-types';
 import type { SessionManagerEvents } from '../inference/session-manager';
@@ -240,16 +241,4 @@ export class Telemetry {
 /** Whether an escalation with this outcome sent a request to the LLM. */
 function sent(outcome: EscalationOutcome): boolean {
   return outcome !== 'capped' && outcome !== 'breaker_open' && outcome !== 'busy';
-}
-
-/** Calls every handler of the same event in turn (e.g. the logger's and telemetry's). */
-export function combineHandlers<T extends object>(...parts: (Partial<T> | undefined)[]): Partial<T> {
-  const out: Record<string, (...args: unknown[]) => void> = {};
-  for (const part of parts) {
-    for (const [name, fn] of Object.entries(part ?? {}) as [string, (...args: unknown[]) => void][]) {
-      const prev = out[name];
-      out[name] = prev === undefined ? fn : (...args) => (prev(...args), fn(...args));
-    }
-  }
-  return out as Partial<T>;
 }
