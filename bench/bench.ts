@@ -325,6 +325,8 @@ async function machine(): Promise<Record<string, unknown>> {
     node: process.version,
     onnxruntime: ortVersion,
     date: new Date().toISOString(),
+    // other processes on the cores: figures taken under a high load average are the machine's, not the code's
+    loadavg_1m: Math.round((os.loadavg()[0] ?? 0) * 100) / 100,
   };
 }
 
