@@ -51,6 +51,8 @@ const r2 = (v: number): number => Math.round(v * 100) / 100;
 
 /** A gap between two samples longer than this (ms) counts as unsampled time (the sampling interval is 0.25 ms). */
 export const GAP_MS = 2;
+/** Where the time of such gaps is put, in place of the function sampled before them. */
+export const UNSAMPLED = '(unsampled)';
 
 /** The component a frame belongs to: a package, a folder of the app, a Node internal, or a V8 pseudo-frame. */
 export function component(url: string, fn: string): string {
@@ -172,14 +174,19 @@ export function analyzeProfile(p: CpuProfile, thresholdMs = 5): ProfileSummary {
       continue;
     }
     busy += dt;
+    // a sample stands for at most GAP_MS; the rest of a longer gap is time nobody sampled (preemption)
+    const own = Math.min(dt, GAP_MS);
     const comp = component(f.url, f.functionName);
     const name = f.url === '' ? f.functionName : frameName(f);
-    add(selfComp, comp, dt);
-    add(selfFn, name, dt);
+    add(selfComp, comp, own);
+    add(selfFn, name, own);
     if (runStart < 0) runStart = i;
-    if (dt > GAP_MS) runGap += dt;
-    add(runComp, comp, dt);
-    add(runFn, name, dt);
+    add(runComp, comp, own);
+    add(runFn, name, own);
+    if (dt > GAP_MS) {
+      runGap += dt - GAP_MS;
+      for (const m of [selfComp, selfFn, runComp, runFn]) add(m, UNSAMPLED, dt - GAP_MS);
+    }
   }
   close(p.samples.length - 1);
   const duration = (p.endTime - p.startTime) / 1000;
