@@ -7,9 +7,13 @@
  * `service` = this service via the local Functions host (default settings), plus the other inference
  * mode for comparison, (e) `naive_functions`: the naive app written as an Azure Function (real
  * `@azure/functions`) served by the same local host: the service's fair peer. `bare` and `naive` stay as
- * host-free references (`naive_functions_vs_naive` is what the host layer costs). The service also runs
- * at fixed rates: 80 % and 40 % of its own maximum. Servers are child processes that measure their own
- * event-loop lag. Then the overload scenario (bench/overload.ts): `<model>.overload` and
+ * host-free references (`naive_functions_vs_naive` is what the host layer costs). Every closed-loop figure is
+ * measured over several rounds (3 in quick mode, 5 in full; the order rotated each round) and reported as the
+ * median with its range; ratios are medians of per-round paired ratios (`ratios_spread`). The service also runs
+ * at 80 % of its own maximum, and the tail section (`<model>.tail`) at 40 % and 80 % of the naive Functions
+ * app's maximum, service and peer alternating (p99 ratio, event-loop delay). Servers are child processes that
+ * measure their own event-loop lag. With `BENCH_NODE` and `BENCH_NODE_APP` set (scripts/bench-node.mjs), the
+ * telemetry scenario runs a second time under that Node (`telemetry.second_node`). Then the overload scenario (bench/overload.ts): `<model>.overload` and
  * `<model>.ratios.overload_goodput_vs_max`; and the refusal cost (`refusal`: 503s per second when every
  * request is refused at the host's door vs inside the function handler, `refusal.door_vs_handler`).
  * Writes bench/results/bench.json and bench/results/bench-latency.svg; prints a table.
@@ -21,8 +25,8 @@ import Redis from 'ioredis';
 import { appRoot } from '../lib/config/app-root';
 import { resolveMode, type InferenceMode } from '../lib/inference/backend-factory';
 import { addAsyncBench } from './async';
-import { runJob, startServer, type ServerChild } from './children';
-import { loadRun, medianOf, type RunFigures } from './load';
+import { runJob, startServer, type Runtime, type ServerChild } from './children';
+import { loadRun, medianOf, spreadOf, type RunFigures, type Spread } from './load';
 import { writeRandomModel } from './model-fixture';
 import { runEscalationScenario } from './escalation';
 import { overloadScenario, refusalScenario, type OverloadFigures, type RefusalFigures } from './overload';
@@ -36,13 +40,20 @@ import {
   type BatchEndpointFigures,
   type ModelFigures,
   type RawFigures,
+  type TailFigures,
+  type TailPoint,
 } from './report';
 import { benchTelemetry, type TelemetryFigures } from './telemetry';
 
 const QUICK = process.argv.includes('--quick');
+/**
+ * Every figure is measured over `rounds` rounds and reported as the median with its range; ratios are the medians
+ * of per-round paired ratios. `tailSec`: each open-loop run of the tail section (long enough for a p99 at the
+ * heavy model's lower rates).
+ */
 const PLAN = QUICK
-  ? { rounds: 1, durationSec: 3, warmSec: 1, connections: 32, rateRuns: 1 }
-  : { rounds: 3, durationSec: 10, warmSec: 2, connections: 32, rateRuns: 2 };
+  ? { rounds: 3, durationSec: 2, warmSec: 1, connections: 32, tailSec: 3 }
+  : { rounds: 5, durationSec: 8, warmSec: 2, connections: 32, tailSec: 10 };
 const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const HEAVY_HIDDEN = [2048, 2048, 2048];
 
@@ -92,7 +103,7 @@ async function benchModel(m: BenchModel): Promise<ModelFigures> {
     MODEL_NAME: 'fraud',
     LOG_LEVEL: 'error',
     REDIS_URL,
-    REDIS_KEY_PREFIX: 'bench:svc:',
+    REDIS_KEY_PREFIX: `bench:svc:${m.key}:`, // per model: the fleet pointer lives under the prefix
   };
   log(`${m.key}: starting servers (service mode ${defaultMode}; also service_${altMode})`);
   const servers: Record<string, ServerChild> = {};
@@ -116,6 +127,7 @@ async function benchModel(m: BenchModel): Promise<ModelFigures> {
         ...(rate === undefined ? {} : { rate }),
       });
     for (const name of names) await run(name, PLAN.warmSec); // warm-up, not recorded
+    // --- rounds: every variant once per round, the order rotated, so drift on a shared machine hits all alike
     const runs: Record<string, RunFigures[]> = Object.fromEntries(names.map((n) => [n, []]));
     for (let r = 0; r < PLAN.rounds; r++) {
       const order = [...names.slice(r % names.length), ...names.slice(0, r % names.length)];
@@ -127,38 +139,24 @@ async function benchModel(m: BenchModel): Promise<ModelFigures> {
     }
     const agg = Object.fromEntries(names.map((n) => [n, medianOf(runs[n] ?? [])])) as Record<string, RunFigures>;
     const service = agg['service'] as RunFigures;
+    const paired = (a: string, b: string): Spread =>
+      spreadOf((runs[a] ?? []).map((f, r) => f.rps / Math.max(1, runs[b]?.[r]?.rps ?? Number.NaN)));
+    const ratiosSpread = {
+      service_vs_naive_functions: paired('service', 'naive_functions'),
+      naive_functions_vs_naive: paired('naive_functions', 'naive'),
+      service_vs_naive: paired('service', 'naive'),
+    };
+    // --- the service at 80 % of its own maximum (open loop), over the rounds
     const offered = Math.max(1, Math.round(service.rps * 0.8));
     const at80: RunFigures[] = [];
-    for (let i = 0; i < PLAN.rateRuns; i++) at80.push(await run('service', PLAN.durationSec, offered));
+    for (let i = 0; i < PLAN.rounds; i++) at80.push(await run('service', PLAN.durationSec, offered));
     const at80pct = { ...medianOf(at80), offered_rps: offered };
     log(
       `${m.key}: service at 80 % (${offered} req/s offered): p99 ${at80pct.p99_ms} ms, loop p99 ${at80pct.loop_lag_p99_ms} ms`,
     );
-    const at40offered = Math.max(1, Math.round(service.rps * 0.4));
-    const at40runs: RunFigures[] = [];
-    for (let i = 0; i < PLAN.rateRuns; i++) at40runs.push(await run('service', PLAN.durationSec, at40offered));
-    const at40 = medianOf(at40runs);
-    // the fair peer and the host-free reference at the same offered rate: whose tail is it?
-    const peerAt40 = async (name: string): Promise<{ p50_ms: number; p99_ms: number; max_ms: number }> => {
-      const runs: RunFigures[] = [];
-      for (let i = 0; i < PLAN.rateRuns; i++) runs.push(await run(name, PLAN.durationSec, at40offered));
-      const m = medianOf(runs);
-      return { p50_ms: m.p50_ms, p99_ms: m.p99_ms, max_ms: m.max_ms };
-    };
-    const peersAt40 = { naive_functions: await peerAt40('naive_functions'), naive: await peerAt40('naive') };
-    const serviceAt40 = {
-      offered: at40offered,
-      rps: at40.rps,
-      p50_ms: at40.p50_ms,
-      p99_ms: at40.p99_ms,
-      max_ms: at40.max_ms,
-      loop_lag_p99_ms: at40.loop_lag_p99_ms,
-      non2xx: at40.non2xx,
-      peers: peersAt40,
-    };
-    log(
-      `${m.key}: at 40 % (${at40offered} req/s offered): p99 service ${at40.p99_ms} ms, ` +
-        `naive_functions ${peersAt40.naive_functions.p99_ms} ms, naive ${peersAt40.naive.p99_ms} ms`,
+    // --- tail: at 40 % and 80 % of the naive Functions app's maximum, service and peer alternating by round
+    const tail = await tailSection(m.key, agg['naive_functions'] as RunFigures, (name, rate) =>
+      run(name, PLAN.tailSec, rate),
     );
     const batchEndpoint = await batchEndpointRun((servers['service'] as ServerChild).url);
     log(
@@ -179,7 +177,7 @@ async function benchModel(m: BenchModel): Promise<ModelFigures> {
       naive_functions: naiveFunctions,
       raw,
       service: { ...service, mode: defaultMode, at_80pct: at80pct },
-      service_at_40pct: serviceAt40,
+      tail,
       batch_endpoint: batchEndpoint,
       ...extra,
       max_64: overload.max,
@@ -190,24 +188,78 @@ async function benchModel(m: BenchModel): Promise<ModelFigures> {
         // against raw ORT at the service's thread count (one worker, one intra-op thread), best batch size
         batch_endpoint_vs_raw:
           Math.round((batchEndpoint.events_per_s / Math.max(1, raw.rps_best_t1 ?? raw.rps_best)) * 1000) / 1000,
+        // the medians of the per-round paired ratios (each round's service against that round's peer)
+        service_vs_naive_functions: ratiosSpread.service_vs_naive_functions.median,
+        naive_functions_vs_naive: ratiosSpread.naive_functions_vs_naive.median,
+        service_vs_naive: ratiosSpread.service_vs_naive.median,
       },
+      ratios_spread: ratiosSpread,
     };
   } finally {
     await Promise.all(Object.values(servers).map((s) => s.stop()));
   }
 }
 
+/**
+ * The tail section (`<model>.tail`): offered rates of 40 % and 80 % of the naive Functions app's maximum
+ * (`peerMax`, its closed-loop median), open loop; at each rate the service and the naive Functions app alternate
+ * over {@link PLAN}.rounds rounds. `ratio` is the median of the per-round ratios service p99 ÷ peer p99 (each
+ * pair measured back to back), with its range; `loop_lag_p99_ms` the service's event-loop delay p99 (median).
+ */
+async function tailSection(
+  key: string,
+  peerMax: RunFigures,
+  run: (name: string, rate: number) => Promise<RunFigures>,
+): Promise<TailFigures> {
+  const at = async (share: number): Promise<TailPoint> => {
+    const offered = Math.max(1, Math.round(peerMax.rps * share));
+    const svc: RunFigures[] = [];
+    const peer: RunFigures[] = [];
+    for (let r = 0; r < PLAN.rounds; r++) {
+      const order = r % 2 === 0 ? ['service', 'naive_functions'] : ['naive_functions', 'service'];
+      for (const name of order) (name === 'service' ? svc : peer).push(await run(name, offered));
+    }
+    const s = medianOf(svc);
+    const p = medianOf(peer);
+    const ratio = spreadOf(svc.map((f, r) => f.p99_ms / Math.max(0.01, peer[r]?.p99_ms ?? Number.NaN)));
+    log(
+      `${key}: tail at ${share * 100} % of the naive Functions app's max (${offered} req/s): p99 service ` +
+        `${s.p99_ms} ms, naive_functions ${p.p99_ms} ms, ratio ${ratio.median} [${ratio.min}, ${ratio.max}], ` +
+        `loop p99 ${s.loop_lag_p99_ms} ms`,
+    );
+    return {
+      offered_rps: offered,
+      service_p99_ms: s.p99_ms,
+      peer_p99_ms: p.p99_ms,
+      ratio: ratio.median,
+      ratio_spread: ratio,
+      loop_lag_p99_ms: s.loop_lag_p99_ms,
+      peer_loop_lag_p99_ms: p.loop_lag_p99_ms,
+      service: s,
+      peer: p,
+    };
+  };
+  return { peer_max_rps: peerMax.rps, at_40pct: await at(0.4), at_80pct: await at(0.8) };
+}
+
 const BATCH_EVENTS = 64;
 const BATCH_CONNECTIONS = 8;
+/**
+ * The batch client's deadline (`x-deadline-ms`, the cap `REQUEST_DEADLINE_MAX_MS`): a bulk caller keeping 8 × 64
+ * events in flight waits for the rows ahead of it (on the heavy model, several batch runs), which the default
+ * batch deadline (`REQUEST_DEADLINE_MS` + `BATCH_DEADLINE_PER_EVENT_MS` per further event, 176 ms) does not cover:
+ * the batcher then refuses what it predicts cannot finish in time.
+ */
+const BATCH_DEADLINE_MS = 2000;
 
 /**
  * `POST /api/score/batch` with {@link BATCH_EVENTS}-event bodies on {@link BATCH_CONNECTIONS} closed-loop
- * connections (its default deadline scales with the events): events/s answered 200, and every non-2xx.
+ * connections, each request declaring {@link BATCH_DEADLINE_MS}: events/s answered 200, and every non-2xx.
  */
 async function batchEndpointRun(url: string): Promise<BatchEndpointFigures> {
   const batchBody = (): string => `{"events":[${Array.from({ length: BATCH_EVENTS }, () => body()).join(',')}]}`;
   const runs: RunFigures[] = [];
-  for (let i = 0; i < PLAN.rateRuns; i++)
+  for (let i = 0; i < PLAN.rounds; i++)
     runs.push(
       await loadRun({
         url,
@@ -215,6 +267,7 @@ async function batchEndpointRun(url: string): Promise<BatchEndpointFigures> {
         body: batchBody,
         connections: BATCH_CONNECTIONS,
         durationSec: PLAN.durationSec,
+        headers: { 'x-deadline-ms': String(BATCH_DEADLINE_MS) },
       }),
     );
   const med = medianOf(runs);
@@ -225,6 +278,12 @@ async function batchEndpointRun(url: string): Promise<BatchEndpointFigures> {
     non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
     connections: BATCH_CONNECTIONS,
     batch: BATCH_EVENTS,
+    deadline_ms: BATCH_DEADLINE_MS,
+    rounds: runs.length,
+    events_per_s_range: [
+      Math.min(...runs.map((r) => r.rps * BATCH_EVENTS)),
+      Math.max(...runs.map((r) => r.rps * BATCH_EVENTS)),
+    ],
   };
 }
 
@@ -239,6 +298,22 @@ async function overloadOn(key: string, env: Record<string, string>): Promise<Ove
   }
 }
 
+/**
+ * The second Node for the telemetry scenario, from `BENCH_NODE` (its executable) and `BENCH_NODE_APP` (a copy of
+ * the app with node_modules built for it: `node scripts/bench-node.mjs` prepares both and prints the settings).
+ * The current build (`dist/`, host.json) is copied into that app first. `undefined` when not set.
+ */
+async function secondNode(root: string): Promise<Runtime | undefined> {
+  const node = process.env['BENCH_NODE'];
+  const app = process.env['BENCH_NODE_APP'];
+  if (node === undefined || node === '') return undefined;
+  if (app === undefined || app === '') throw new Error('BENCH_NODE needs BENCH_NODE_APP (scripts/bench-node.mjs)');
+  await fs.rm(path.join(app, 'dist'), { recursive: true, force: true });
+  await fs.cp(path.join(root, 'dist'), path.join(app, 'dist'), { recursive: true });
+  await fs.copyFile(path.join(root, 'host.json'), path.join(app, 'host.json'));
+  return { node, app };
+}
+
 async function machine(): Promise<Record<string, unknown>> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ortVersion = (require('onnxruntime-node/package.json') as { version: string }).version;
@@ -250,6 +325,8 @@ async function machine(): Promise<Record<string, unknown>> {
     node: process.version,
     onnxruntime: ortVersion,
     date: new Date().toISOString(),
+    // other processes on the cores: figures taken under a high load average are the machine's, not the code's
+    loadavg_1m: Math.round((os.loadavg()[0] ?? 0) * 100) / 100,
   };
 }
 
@@ -289,7 +366,7 @@ async function main(): Promise<void> {
       log,
     );
     log('telemetry: tracing off vs on vs as deployed (small model)');
-    telemetry = await benchTelemetry({
+    const telemetryOptions = {
       env: {
         MODEL_DIR: path.join(root, 'models'),
         MODEL_NAME: 'fraud',
@@ -300,7 +377,21 @@ async function main(): Promise<void> {
       ...PLAN,
       body,
       log,
-    });
+    };
+    telemetry = await benchTelemetry(telemetryOptions);
+    const runtime = await secondNode(root);
+    if (runtime !== undefined) {
+      log(`telemetry under the second Node (${runtime.node})`);
+      const second = await benchTelemetry({ ...telemetryOptions, runtime });
+      telemetry = {
+        ...telemetry,
+        second_node: second,
+        deployed_overhead_ratio_by_node: {
+          [telemetry.node]: telemetry.deployed_overhead_ratio,
+          [second.node]: second.deployed_overhead_ratio,
+        },
+      } as TelemetryFigures;
+    }
   } finally {
     await deleteKeys(redis, 'bench:*');
     redis.disconnect();
@@ -326,7 +417,11 @@ async function main(): Promise<void> {
     process.stdout.write(`refusal: door ÷ handler 503s per second = ${refusal.door_vs_handler}\n`);
   if (telemetry !== undefined)
     process.stdout.write(
-      `telemetry: off ${telemetry.off.rps} req/s, on ${telemetry.on.rps} req/s, overhead_ratio ${telemetry.overhead_ratio} (goal <= 0.05); deployed ${telemetry.deployed.rps} req/s, deployed_overhead_ratio ${telemetry.deployed_overhead_ratio}\n`,
+      `telemetry (${telemetry.node}): off ${telemetry.off.rps} req/s, on ${telemetry.on.rps} req/s, overhead_ratio ${telemetry.overhead_ratio} (goal <= 0.05); deployed ${telemetry.deployed.rps} req/s, deployed_overhead_ratio ${telemetry.deployed_overhead_ratio}` +
+        (telemetry.second_node === undefined
+          ? ''
+          : `; under ${telemetry.second_node.node}: deployed_overhead_ratio ${telemetry.second_node.deployed_overhead_ratio}`) +
+        '\n',
     );
   for (const t of targets)
     process.stdout.write(`${t.met ? 'MET   ' : 'MISSED'} ${t.model}: ${t.target} = ${t.value} (goal ${t.goal})\n`);

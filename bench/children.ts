@@ -11,8 +11,21 @@ export interface ServerChild {
   stop(): Promise<void>;
 }
 
-function script(name: string): string {
-  return path.join(__dirname, `${name}.js`);
+/**
+ * Another Node to run a server under (`BENCH_NODE`), with its own copy of the app (`BENCH_NODE_APP`: the compiled
+ * `dist/` and `node_modules` built for that Node; scripts/bench-node.mjs prepares it).
+ */
+export interface Runtime {
+  /** The `node` executable. */
+  readonly node: string;
+  /** The app folder holding `dist/` and `node_modules/`. */
+  readonly app: string;
+}
+
+function script(name: string, runtime?: Runtime): string {
+  return runtime === undefined
+    ? path.join(__dirname, `${name}.js`)
+    : path.join(runtime.app, 'dist', 'bench', `${name}.js`);
 }
 
 function collect(child: ChildProcess, name: string): { lines: string[]; err: string[] } {
@@ -28,11 +41,16 @@ function collect(child: ChildProcess, name: string): { lines: string[]; err: str
 }
 
 /**
- * Starts `dist/bench/{name}.js` with extra env and waits (up to `timeoutMs`) for its `LISTENING` line.
+ * Starts `dist/bench/{name}.js` (under `runtime`'s Node and copy of the app, if given) with extra env and waits (up to `timeoutMs`) for its `LISTENING` line.
  * Stdout after that is ignored; stderr is kept for error reports.
  */
-export function startServer(name: string, env: Record<string, string>, timeoutMs = 120_000): Promise<ServerChild> {
-  const child = spawn(process.execPath, [script(name)], {
+export function startServer(
+  name: string,
+  env: Record<string, string>,
+  timeoutMs = 120_000,
+  runtime?: Runtime,
+): Promise<ServerChild> {
+  const child = spawn(runtime?.node ?? process.execPath, [script(name, runtime)], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -14,6 +14,31 @@ export interface RunFigures {
   readonly errors: number;
   /** Mean `timing.batchSize` over answers that carry one (the service), request-weighted. */
   readonly mean_batch_size?: number;
+  /** Over several rounds ({@link medianOf}): how many, and the range of req/s and of p99 across them. */
+  readonly rounds?: number;
+  readonly rps_range?: readonly [number, number];
+  readonly p99_range_ms?: readonly [number, number];
+}
+
+/** The median of a set of figures, with its range: what the bench reports for a figure measured over rounds. */
+export interface Spread {
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+  /** The per-round values, in round order. */
+  readonly rounds: readonly number[];
+}
+
+/** Lower median (a measured value, never an average of two), min and max of `values`; NaN on none. */
+export function spreadOf(values: readonly number[], digits = 3): Spread {
+  const s = [...values].filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  const r = (v: number | undefined) => (v === undefined ? Number.NaN : Number(v.toPrecision(digits)));
+  return {
+    median: r(s[Math.floor((s.length - 1) / 2)]),
+    min: r(s[0]),
+    max: r(s.at(-1)),
+    rounds: values.map((v) => r(v)),
+  };
 }
 
 /** Options of {@link loadRun}. */
@@ -26,6 +51,8 @@ export interface LoadOptions {
   readonly durationSec: number;
   /** Fixed offered rate, req/s, sent open-loop (`connections` is then unused); default: closed loop. */
   readonly rate?: number;
+  /** Extra request headers (closed loop only), e.g. `x-deadline-ms`. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 async function serverStats(url: string, reset: boolean): Promise<{ loop_lag_p99_ms: number; rss_mb: number }> {
@@ -66,7 +93,7 @@ export async function loadRun(o: LoadOptions): Promise<RunFigures> {
       {
         method: 'POST',
         path: o.path,
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...o.headers },
         setupRequest: (req) => ({ ...req, body: o.body() }),
         onResponse: (_status, body) => {
           const m = /"batchSize":(\d+)/.exec(body);
@@ -103,6 +130,10 @@ export function medianOf(runs: readonly RunFigures[]): RunFigures {
     return v.length === 0 ? Number.NaN : (v[Math.floor((v.length - 1) / 2)] as number);
   };
   const batch = med((r) => r.mean_batch_size);
+  const range = (f: (r: RunFigures) => number): readonly [number, number] => [
+    Math.min(...runs.map(f)),
+    Math.max(...runs.map(f)),
+  ];
   return {
     rps: med((r) => r.rps),
     p50_ms: med((r) => r.p50_ms),
@@ -113,5 +144,8 @@ export function medianOf(runs: readonly RunFigures[]): RunFigures {
     non2xx: runs.reduce((s, r) => s + r.non2xx, 0),
     errors: runs.reduce((s, r) => s + r.errors, 0),
     ...(Number.isNaN(batch) ? {} : { mean_batch_size: batch }),
+    rounds: runs.length,
+    rps_range: range((r) => r.rps),
+    p99_range_ms: range((r) => r.p99_ms),
   };
 }

@@ -38,6 +38,8 @@ export interface OpenLoopOptions {
   readonly maxSockets?: number;
   /** Per-request timeout, ms; default 30 000. */
   readonly timeoutMs?: number;
+  /** Called with each 2xx answer's latency (ms, from its due time) and body; default: bodies are discarded. */
+  readonly onAnswer?: (latencyMs: number, body: string) => void;
 }
 
 /** {@link percentile}, ms to 2 decimals. */
@@ -65,11 +67,16 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopFigures> {
           headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
         },
         (res) => {
-          res.resume();
+          const chunks: Buffer[] = [];
+          if (o.onAnswer === undefined) res.resume();
+          else res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
             const status = res.statusCode ?? 0;
-            if (status >= 200 && status < 300) latencies.push(performance.now() - due);
-            else non2xx++;
+            if (status >= 200 && status < 300) {
+              const ms = performance.now() - due;
+              latencies.push(ms);
+              o.onAnswer?.(ms, Buffer.concat(chunks).toString('utf8'));
+            } else non2xx++;
             resolve();
           });
         },

@@ -3,12 +3,15 @@
  * with tracing and metrics on and every trace sampled (`on`), and as deployed (`deployed`: the metrics, and
  * tracing sampled as the Azure Monitor distro samples by default, 5 traces/s), exporting to discarding sinks
  * (`servers/service-traced`), side by side in rotating rounds of the same closed-loop load.
- * `overhead_ratio` = 1 − rps(on) / rps(off), target ≤ 0.05; `deployed_overhead_ratio` the same for `deployed`.
+ * `overhead_ratio` = 1 − rps(on) / rps(off), target ≤ 0.05; `deployed_overhead_ratio` the same for `deployed`;
+ * each the median of the per-round ratios. With a {@link Runtime} the servers run under another Node
+ * (`npm run bench` with `BENCH_NODE` / `BENCH_NODE_APP`).
  */
+import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import Redis from 'ioredis';
-import { startServer, type ServerChild } from './children';
-import { loadRun, medianOf, type RunFigures } from './load';
+import { startServer, type Runtime, type ServerChild } from './children';
+import { loadRun, medianOf, spreadOf, type RunFigures, type Spread } from './load';
 import { paymentBody } from './payment-body';
 import { deleteKeys } from './redis-keys';
 
@@ -22,9 +25,17 @@ export interface TelemetryFigures {
   readonly deployed: RunFigures;
   /** 1 − rps(on) / rps(off), 3 decimals; negative = within noise in favour of "on". */
   readonly overhead_ratio: number;
-  /** 1 − rps(deployed) / rps(off), 3 decimals. */
+  /** 1 − rps(deployed) / rps(off), 3 decimals: the median of the per-round ratios (each arm against off in the same round). */
   readonly deployed_overhead_ratio: number;
+  /** Per-round ratios and their range. */
+  readonly spread: { readonly overhead_ratio: Spread; readonly deployed_overhead_ratio: Spread };
+  /** The Node version the servers ran under. */
+  readonly node: string;
   readonly target: { readonly overhead_ratio_max: number; readonly met: boolean };
+  /** The same comparison under the second Node (`BENCH_NODE`), when set (bench.ts). */
+  readonly second_node?: TelemetryFigures;
+  /** `deployed_overhead_ratio` per Node version, side by side (bench.ts, with a second Node). */
+  readonly deployed_overhead_ratio_by_node?: Readonly<Record<string, number>>;
 }
 
 /** Options of {@link benchTelemetry}. */
@@ -37,6 +48,8 @@ export interface TelemetryBenchOptions {
   readonly connections: number;
   readonly body: () => string;
   readonly log: (msg: string) => void;
+  /** Run the servers under another Node and its copy of the app (default: this Node, this checkout). */
+  readonly runtime?: Runtime;
 }
 
 /** Runs the tracing off / on / deployed comparison. */
@@ -44,9 +57,10 @@ export async function benchTelemetry(o: TelemetryBenchOptions): Promise<Telemetr
   const off = { ...o.env, OTEL_TRACES_EXPORTER: 'none', APPLICATIONINSIGHTS_CONNECTION_STRING: '' };
   const servers: Record<Arm, ServerChild | undefined> = { off: undefined, on: undefined, deployed: undefined };
   try {
-    servers.off = await startServer('servers/service', off);
-    servers.on = await startServer('servers/service-traced', { ...off, BENCH_TELEMETRY: 'on' });
-    servers.deployed = await startServer('servers/service-traced', { ...off, BENCH_TELEMETRY: 'deployed' });
+    const start = (name: string, env: Record<string, string>) => startServer(name, env, 120_000, o.runtime);
+    servers.off = await start('servers/service', off);
+    servers.on = await start('servers/service-traced', { ...off, BENCH_TELEMETRY: 'on' });
+    servers.deployed = await start('servers/service-traced', { ...off, BENCH_TELEMETRY: 'deployed' });
     const run = (name: Arm, durationSec: number): Promise<RunFigures> =>
       loadRun({
         url: (servers[name] as ServerChild).url,
@@ -68,14 +82,23 @@ export async function benchTelemetry(o: TelemetryBenchOptions): Promise<Telemetr
     const offFig = medianOf(runs.off);
     const onFig = medianOf(runs.on);
     const deployedFig = medianOf(runs.deployed);
-    const cost = (f: RunFigures): number => Math.round((1 - f.rps / Math.max(1, offFig.rps)) * 1000) / 1000;
-    const ratio = cost(onFig);
+    // paired by round: each arm against off in the same round, then the median of those ratios
+    const paired = (arm: Arm): Spread =>
+      spreadOf(runs[arm].map((f, r) => 1 - f.rps / Math.max(1, runs.off[r]?.rps ?? Number.NaN)));
+    const spread = { overhead_ratio: paired('on'), deployed_overhead_ratio: paired('deployed') };
+    const ratio = Math.round(spread.overhead_ratio.median * 1000) / 1000;
+    const node =
+      o.runtime === undefined
+        ? process.version
+        : spawnSync(o.runtime.node, ['--version'], { encoding: 'utf8' }).stdout.trim();
     return {
+      node,
       off: offFig,
       on: onFig,
       deployed: deployedFig,
       overhead_ratio: ratio,
-      deployed_overhead_ratio: cost(deployedFig),
+      deployed_overhead_ratio: Math.round(spread.deployed_overhead_ratio.median * 1000) / 1000,
+      spread,
       target: { overhead_ratio_max: 0.05, met: ratio <= 0.05 },
     };
   } finally {

@@ -1,7 +1,7 @@
 import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
 import { app } from '@azure/functions';
 import { disposeSharedEngine, sharedEngine } from '../lib/app';
-import { tracePreInvocation, type PreInvocationLike } from '../lib/telemetry/invocation-tracing';
+import { invocationHookWanted, tracePreInvocation, type PreInvocationLike } from '../lib/telemetry/invocation-tracing';
 
 /** Loads and warms the model when the app starts, so the first request does not pay for it. */
 app.hook.appStart(async () => {
@@ -15,7 +15,9 @@ app.hook.appTerminate(async () => {
 });
 
 /**
- * Runs every invocation in a root span, a child of the host's trace context (no-op when tracing is off,
- * or when the preload already installed it through `@azure/functions-core`).
+ * Runs every invocation in a root span, a child of the host's trace context. Registered only when tracing is on
+ * and the preload did not already install it through `@azure/functions-core`: a registered hook costs every
+ * invocation its hook context (built by the worker and `@azure/functions`), even when it does nothing.
  */
-app.hook.preInvocation((context) => tracePreInvocation(context as unknown as PreInvocationLike));
+if (invocationHookWanted())
+  app.hook.preInvocation((context) => tracePreInvocation(context as unknown as PreInvocationLike));

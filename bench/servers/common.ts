@@ -5,6 +5,7 @@
  */
 import type * as http from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { probeRoute } from './probe';
 
 /** Server-side figures of one run. */
 export interface ServerStats {
@@ -34,8 +35,9 @@ export function stats(reset: boolean): ServerStats {
   return out;
 }
 
-/** Answers `/__bench/stats`; returns false for any other URL. */
+/** Answers `/__bench/stats` (and the tail probe's `/__bench/probe/…`, ./probe); returns false for any other URL. */
 export function statsRoute(req: http.IncomingMessage, res: http.ServerResponse): boolean {
+  if (probeRoute(req, res)) return true;
   if (!(req.url ?? '').startsWith('/__bench/stats')) return false;
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end(JSON.stringify(stats((req.url ?? '').includes('reset=1'))));

@@ -110,6 +110,14 @@ export function installEarlyInvocationTracing(): boolean {
   return (installedEarly = true);
 }
 
+/**
+ * Whether the app needs {@link tracePreInvocation} as its own hook: tracing is on and the early hook is not
+ * installed. Read once the preload ran (tracing starts there, before the function modules load).
+ */
+export function invocationHookWanted(): boolean {
+  return !installedEarly && tracingState().enabled;
+}
+
 /** The preInvocation hook: runs the function inside the invocation root span (no-op when tracing is off). */
 export function tracePreInvocation(ctx: PreInvocationLike): void {
   if (installedEarly || !tracingState().enabled) return;
