@@ -2,7 +2,9 @@
  * The composition root: builds the engine's object graph from configuration and clients. Production
  * defaults live here; tests pass their own dependencies. Nothing else reads `process.env`.
  */
+import { Admission } from './admission/admission';
 import { AdmissionGate } from './admission/admission-gate';
+import { DeadlineAdmission } from './admission/deadline-admission';
 import { createAsyncScorer } from './async/create-async-scorer';
 import { InProcessBus } from './async/in-process-bus';
 import type { ResultPublisher } from './async/result-publisher';
@@ -185,14 +187,18 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     decoratePublisher: (p) => tracedPublisher(p, telemetry, config.serviceBus.resultsTopic, now),
     tracer: telemetry.tracer,
   });
-  const admission = new AdmissionGate(
-    {
-      maxLimit: config.admission.maxInflight,
-      minLimit: config.admission.minInflight,
-      intervalMs: config.admission.intervalMs,
-    },
-    deps.now,
-    telemetry.admissionEvents(),
+  const admission = new Admission(
+    new DeadlineAdmission({}, deps.now, telemetry.deadlineAdmissionEvents()),
+    new AdmissionGate(
+      {
+        maxLimit: config.admission.maxInflight,
+        minLimit: config.admission.minInflight,
+        intervalMs: config.admission.intervalMs,
+      },
+      deps.now,
+      telemetry.admissionEvents(),
+    ),
+    config.admission.queueWaitMs,
   );
   const extra = deps.oipModels === undefined ? undefined : await StaticCatalog.create(deps.oipModels, factory);
   const catalogs: ModelCatalog[] = [

@@ -62,8 +62,6 @@ const envShape = z.object({
   ADMISSION_MIN_INFLIGHT: int(1, 1_000_000, 16),
   ADMISSION_INTERVAL_MS: int(1, 60_000, 100),
   ADMISSION_QUEUE_WAIT_MS: int(0, 60_000, 5000),
-  ADMISSION_HOLD_MS: int(0, 1000, 500),
-  ADMISSION_HOST_TARGET_MS: int(0, 60_000, 250),
   REDIS_URL: optStr,
   REDIS_KEY_PREFIX: z.preprocess(emptyToUndefined, z.string().max(64).default('scoring:')),
   REDIS_TIMEOUT_MS: int(1, 10_000, 25),
