@@ -79,8 +79,9 @@ param maxReplicas int = 10
 @minValue(1)
 param queueMessagesPerReplica int = 64
 
-@description('KEDA / Flex target: concurrent HTTP requests per replica. 0 = plan default (GPU 100, CPU 50): the micro-batcher needs concurrency to fill batches.')
+@description('KEDA / Flex target: concurrent HTTP requests per replica. 0 = plan default (GPU 100, CPU 50): the micro-batcher needs concurrency to fill batches. At most host.json extensions.http.maxConcurrentRequests (100), so the host never queues what the platform sends an instance as its share (docs/admission.md).')
 @minValue(0)
+@maxValue(100)
 param httpConcurrentRequestsPerReplica int = 0
 
 @description('vCPUs per replica on the Consumption profile (CPU plan); memory is 2 GiB per vCPU.')
