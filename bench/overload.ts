@@ -76,6 +76,7 @@ export async function closedLoop(
   connections: number,
   durationSec: number,
   timeoutSec = 10,
+  headers: Readonly<Record<string, string>> = {},
 ): Promise<ClosedLoopFigures> {
   const ok: number[] = [];
   const shedMs: number[] = [];
@@ -91,7 +92,7 @@ export async function closedLoop(
       {
         method: 'POST',
         path: '/api/score',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...headers },
         setupRequest: (req) => ({ ...req, body: body() }),
         onResponse: (status, text, _context, headers) => {
           if (status !== 503) return;
@@ -169,8 +170,8 @@ export interface RefusalFigures {
 
 /**
  * The refusal-cost scenario: a service held full (`bench/servers/refusing.ts`: every request refused by the
- * engine's admission, in the app) and the same service serving, each hit by {@link MAX_CONNECTIONS}
- * closed-loop connections for `durationSec`, one after the other.
+ * engine's admission, in the app) and the same service serving (requests with `x-deadline-ms: 2000`), each
+ * hit by {@link MAX_CONNECTIONS} closed-loop connections for `durationSec`, one after the other.
  */
 export async function refusalScenario(
   start: (kind: 'refusing' | 'serving') => Promise<ServerChild>,
@@ -178,11 +179,13 @@ export async function refusalScenario(
   durationSec: number,
   log: (msg: string) => void,
 ): Promise<RefusalFigures> {
+  // the serving run's callers allow 2 s (x-deadline-ms), so the app serves them: what a 200 costs in the app
   const run = async (kind: 'refusing' | 'serving'): Promise<ClosedLoopFigures> => {
     const server = await start(kind);
+    const headers: Record<string, string> = kind === 'serving' ? { 'x-deadline-ms': '2000' } : {};
     try {
-      await closedLoop(server.url, body, MAX_CONNECTIONS, 1);
-      return await closedLoop(server.url, body, MAX_CONNECTIONS, durationSec);
+      await closedLoop(server.url, body, MAX_CONNECTIONS, 1, 10, headers);
+      return await closedLoop(server.url, body, MAX_CONNECTIONS, durationSec, 10, headers);
     } finally {
       await server.stop();
     }

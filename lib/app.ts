@@ -188,7 +188,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     tracer: telemetry.tracer,
   });
   const admission = new Admission(
-    new DeadlineAdmission({}, deps.now, telemetry.deadlineAdmissionEvents()),
+    new DeadlineAdmission({ minBacklog: config.admission.minInflight }, deps.now, telemetry.deadlineAdmissionEvents()),
     new AdmissionGate(
       {
         maxLimit: config.admission.maxInflight,

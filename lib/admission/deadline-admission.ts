@@ -11,7 +11,11 @@
  *   least {@link QUEUED} units inside) are samples: a lone request measures its latency, not the rate at
  *   which a backlog drains. Idle time measures nothing.
  * - **The rule.** A request arriving with `remaining` ms of its deadline left is refused iff
- *   `backlog ÷ rate > remaining`. Without a measured rate, it is admitted (when unsure, admit).
+ *   `backlog ÷ rate > remaining`. Without a measured rate, it is admitted (when unsure, admit), and so it is
+ *   while fewer than `minBacklog` units are inside: the engine needs that much work in flight to keep its
+ *   pipeline (Redis, batcher, workers) busy. Refusing below it would not shorten any wait, only lower the
+ *   rate the next requests are judged by: under a closed loop whose refused callers come straight back,
+ *   that feeds on itself.
  * - **The refusal** carries `Retry-After` = the time the current backlog needs to drain, rounded up to whole
  *   seconds (at least 1, at most `maxRetryAfterSec`).
  * - **Late answers.** A ticket knows its deadline: `release()` says whether it ended after it.
@@ -28,6 +32,8 @@ export interface DeadlineAdmissionOptions {
   readonly alpha?: number;
   /** Largest `Retry-After` of a refusal, s; default 30. */
   readonly maxRetryAfterSec?: number;
+  /** Never refuse while fewer than this many units are inside (`ADMISSION_MIN_INFLIGHT`); default 1. */
+  readonly minBacklog?: number;
 }
 
 /** An admitted request (or delivery). `release()` once it is answered; only the first call counts. */
@@ -90,6 +96,7 @@ export class DeadlineAdmission {
   private readonly windowMs: number;
   private readonly alpha: number;
   private readonly maxRetryAfterSec: number;
+  private readonly minBacklog: number;
   /** The current window: its start, the units finished, busy time and the integral of units inside over it. */
   private windowStart: number;
   private done = 0;
@@ -106,6 +113,7 @@ export class DeadlineAdmission {
     this.windowMs = Math.max(1, options.windowMs ?? 100);
     this.alpha = Math.min(1, Math.max(Number.EPSILON, options.alpha ?? 0.3));
     this.maxRetryAfterSec = Math.max(1, Math.floor(options.maxRetryAfterSec ?? 30));
+    this.minBacklog = Math.max(1, options.minBacklog ?? 1);
     this.windowStart = this.lastChange = now();
   }
 
@@ -129,8 +137,8 @@ export class DeadlineAdmission {
 
   /**
    * Decides for one request with a deadline of `deadlineMs` that reached the app at `arrivedAt`
-   * (default now): refused iff the backlog ahead of it, at the measured rate, takes longer than what is
-   * left of its deadline. Never waits.
+   * (default now): refused iff the backlog ahead of it (at least `minBacklog`), at the measured rate, takes
+   * longer than what is left of its deadline. Never waits.
    */
   tryAdmit(deadlineMs: number, arrivedAt?: number, weight = 1): DeadlineDecision {
     const now = this.now();
@@ -138,7 +146,7 @@ export class DeadlineAdmission {
     const at = arrivedAt ?? now;
     const remainingMs = at + deadlineMs - now;
     const rate = this.measured;
-    if (rate !== undefined && this.units / rate > remainingMs) {
+    if (rate !== undefined && this.units >= this.minBacklog && this.units / rate > remainingMs) {
       this.counts.refused++;
       const refusal = { backlog: this.units, rate, remainingMs, retryAfterSec: this.retryAfterSec(rate) };
       this.on.refused?.(refusal);

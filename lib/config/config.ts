@@ -43,7 +43,7 @@ export interface Config {
   readonly admission: {
     /** Most requests inside the engine at once (`ADMISSION_MAX_INFLIGHT`, 1024); also the starting limit. */
     readonly maxInflight: number;
-    /** Floor of the adaptive limit (`ADMISSION_MIN_INFLIGHT`, 16; at most `maxInflight`). */
+    /** Admission by deadline never refuses below this many inside; also the ceiling's floor (`ADMISSION_MIN_INFLIGHT`, 16; at most `maxInflight`). */
     readonly minInflight: number;
     /** Interval between limit changes, ms (`ADMISSION_INTERVAL_MS`, 100). */
     readonly intervalMs: number;

@@ -2,7 +2,8 @@
  * Admission by deadline, pure logic on an injected clock. Under any arrival pattern (requests with any
  * deadline and any time already spent since they reached the app, deliveries without a deadline, answers in
  * any order, time passing), a request is refused only if the backlog ahead of it, at the measured rate,
- * exceeds what is left of its deadline, and admitted whenever it does not (or while no rate is measured);
+ * exceeds what is left of its deadline, and admitted whenever it does not (or while no rate is measured, or
+ * fewer than the floor are inside);
  * a refusal's `Retry-After` is the backlog's drain time. The measured rate is the rate at which work is
  * finished, and answers after a deadline are counted as late.
  */
@@ -40,41 +41,47 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 describe('DeadlineAdmission (property)', () => {
   it('refuses a request only if the backlog ahead, at the measured rate, exceeds its remaining deadline; admits otherwise', () => {
     fc.assert(
-      fc.property(fc.array(op, { maxLength: 400 }), fc.integer({ min: 10, max: 200 }), (ops, windowMs) => {
-        let t = 1000;
-        const admission = new DeadlineAdmission({ windowMs }, () => t);
-        const held: { ticket: DeadlineTicket; weight: number }[] = [];
-        const backlog = (): number => held.reduce((n, h) => n + h.weight, 0);
-        for (const o of ops) {
-          if (o.kind === 'advance') t += o.ms;
-          else if (o.kind === 'delivery')
-            held.push({ ticket: admission.enterWithoutDeadline(o.weight), weight: o.weight });
-          else if (o.kind === 'answer') {
-            const [h] = held.splice(o.which % Math.max(1, held.length), 1);
-            h?.ticket.release(o.served);
-          } else {
-            const ahead = backlog();
-            const remaining = o.deadlineMs - o.spentMs;
-            const decision = admission.tryAdmit(o.deadlineMs, t - o.spentMs);
-            const rate = admission.rate; // the rate the decision used (nothing has moved the clock since)
-            if (decision.admitted) {
-              assert.ok(
-                rate === undefined || ahead / rate <= remaining,
-                `admitted: ${ahead} ahead at ${rate}/ms, ${remaining} ms left`,
-              );
-              held.push({ ticket: decision.ticket, weight: 1 });
+      fc.property(
+        fc.array(op, { maxLength: 400 }),
+        fc.integer({ min: 10, max: 200 }),
+        fc.integer({ min: 1, max: 8 }),
+        (ops, windowMs, minBacklog) => {
+          let t = 1000;
+          const admission = new DeadlineAdmission({ windowMs, minBacklog }, () => t);
+          const held: { ticket: DeadlineTicket; weight: number }[] = [];
+          const backlog = (): number => held.reduce((n, h) => n + h.weight, 0);
+          for (const o of ops) {
+            if (o.kind === 'advance') t += o.ms;
+            else if (o.kind === 'delivery')
+              held.push({ ticket: admission.enterWithoutDeadline(o.weight), weight: o.weight });
+            else if (o.kind === 'answer') {
+              const [h] = held.splice(o.which % Math.max(1, held.length), 1);
+              h?.ticket.release(o.served);
             } else {
-              const r = decision.refusal;
-              assert.ok(rate !== undefined, 'refused only with a measured rate');
-              assert.equal(r.backlog, ahead, 'the backlog it compared is the work ahead');
-              assert.equal(r.rate, rate);
-              assert.ok(ahead / rate > remaining, `refused: ${ahead} ahead at ${rate}/ms, ${remaining} ms left`);
-              assert.equal(r.retryAfterSec, Math.min(30, Math.max(1, Math.ceil(ahead / rate / 1000))));
+              const ahead = backlog();
+              const remaining = o.deadlineMs - o.spentMs;
+              const decision = admission.tryAdmit(o.deadlineMs, t - o.spentMs);
+              const rate = admission.rate; // the rate the decision used (nothing has moved the clock since)
+              if (decision.admitted) {
+                assert.ok(
+                  rate === undefined || ahead / rate <= remaining,
+                  `admitted: ${ahead} ahead at ${rate}/ms, ${remaining} ms left`,
+                );
+                held.push({ ticket: decision.ticket, weight: 1 });
+              } else {
+                const r = decision.refusal;
+                assert.ok(rate !== undefined, 'refused only with a measured rate');
+                assert.equal(r.backlog, ahead, 'the backlog it compared is the work ahead');
+                assert.equal(r.rate, rate);
+                assert.ok(ahead / rate > remaining, `refused: ${ahead} ahead at ${rate}/ms, ${remaining} ms left`);
+                assert.ok(ahead >= minBacklog, `refused with ${ahead} inside, below the floor ${minBacklog}`);
+                assert.equal(r.retryAfterSec, Math.min(30, Math.max(1, Math.ceil(ahead / rate / 1000))));
+              }
             }
+            assert.equal(admission.backlog, backlog(), 'its backlog is the work admitted and not answered');
           }
-          assert.equal(admission.backlog, backlog(), 'its backlog is the work admitted and not answered');
-        }
-      }),
+        },
+      ),
       { numRuns: 300 },
     );
   });
