@@ -39,7 +39,7 @@ export interface Config {
     /** A batch request's default deadline grows by this much per valid event after the first, ms (capped at `deadlineMaxMs`). */
     readonly batchDeadlinePerEventMs: number;
   };
-  /** The admission gate at the door (`lib/admission/admission-gate.ts`). */
+  /** Admission (`lib/admission/`): the deadline rule's floor, the memory ceiling, the Service Bus wait. */
   readonly admission: {
     /** Most requests inside the engine at once (`ADMISSION_MAX_INFLIGHT`, 1024); also the starting limit. */
     readonly maxInflight: number;
