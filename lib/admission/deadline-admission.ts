@@ -8,8 +8,11 @@
  *   alike; a delivery weighs its number of messages), counted when it enters.
  * - **The rate** is measured, not configured: work finished per millisecond of busy time (time with work
  *   inside), over windows of `windowMs`, smoothed (EWMA). Only windows in which work queued (on average at
- *   least {@link QUEUED} units inside) are samples: a lone request measures its latency, not the rate at
- *   which a backlog drains. Idle time measures nothing.
+ *   least {@link QUEUED} units inside) and refusals did not outnumber answers are samples: a lone request
+ *   measures its latency, not the rate at which a backlog drains, and refusals take event-loop time from
+ *   the work being measured (under a closed loop, refused callers come straight back). Idle time measures
+ *   nothing. A rate without a new sample for `staleMs` is forgotten: admission starts over as a fresh
+ *   instance does, so a low rate cannot keep itself alive by the refusals it causes.
  * - **The rule.** A request arriving with `remaining` ms of its deadline left is refused iff
  *   `backlog ÷ rate > remaining`. Without a measured rate, it is admitted (when unsure, admit), and so it is
  *   while fewer than `minBacklog` units are inside: the engine needs that much work in flight to keep its
@@ -34,6 +37,8 @@ export interface DeadlineAdmissionOptions {
   readonly maxRetryAfterSec?: number;
   /** Never refuse while fewer than this many units are inside (`ADMISSION_MIN_INFLIGHT`); default 1. */
   readonly minBacklog?: number;
+  /** A measured rate without a new sample for this long is forgotten, ms; default 1000. */
+  readonly staleMs?: number;
 }
 
 /** An admitted request (or delivery). `release()` once it is answered; only the first call counts. */
@@ -97,6 +102,9 @@ export class DeadlineAdmission {
   private readonly alpha: number;
   private readonly maxRetryAfterSec: number;
   private readonly minBacklog: number;
+  private readonly staleMs: number;
+  private sampledAt = Number.NEGATIVE_INFINITY;
+  private windowRefused = 0;
   /** The current window: its start, the units finished, busy time and the integral of units inside over it. */
   private windowStart: number;
   private done = 0;
@@ -114,6 +122,7 @@ export class DeadlineAdmission {
     this.alpha = Math.min(1, Math.max(Number.EPSILON, options.alpha ?? 0.3));
     this.maxRetryAfterSec = Math.max(1, Math.floor(options.maxRetryAfterSec ?? 30));
     this.minBacklog = Math.max(1, options.minBacklog ?? 1);
+    this.staleMs = Math.max(this.windowMs, options.staleMs ?? 1000);
     this.windowStart = this.lastChange = now();
   }
 
@@ -148,6 +157,7 @@ export class DeadlineAdmission {
     const rate = this.measured;
     if (rate !== undefined && this.units >= this.minBacklog && this.units / rate > remainingMs) {
       this.counts.refused++;
+      this.windowRefused++;
       const refusal = { backlog: this.units, rate, remainingMs, retryAfterSec: this.retryAfterSec(rate) };
       this.on.refused?.(refusal);
       return { admitted: false, refusal };
@@ -203,11 +213,16 @@ export class DeadlineAdmission {
     }
     this.lastChange = now;
     if (now - this.windowStart < this.windowMs) return;
-    if (this.done > 0 && this.busyMs > 0 && this.unitMs / this.busyMs >= QUEUED) {
+    const queued = this.busyMs > 0 && this.unitMs / this.busyMs >= QUEUED;
+    if (this.done > 0 && queued && this.windowRefused <= this.done) {
       const sample = this.done / this.busyMs;
       this.measured = this.measured === undefined ? sample : this.measured + this.alpha * (sample - this.measured);
+      this.sampledAt = now;
+    } else if (this.measured !== undefined && now - this.sampledAt > this.staleMs) {
+      this.measured = undefined; // nothing measured it for staleMs: start over (when unsure, admit)
     }
     this.windowStart = now;
+    this.windowRefused = 0;
     this.done = 0;
     this.busyMs = 0;
     this.unitMs = 0;

@@ -125,6 +125,37 @@ describe('DeadlineAdmission (property)', () => {
     assert.equal(admission.rate, undefined);
   });
 
+  it('forgets a rate its own refusals keep from being measured again: after staleMs it admits (when unsure, admit)', () => {
+    let t = 0;
+    const admission = new DeadlineAdmission({ windowMs: 100, staleMs: 1000 }, () => t);
+    const inside: { release(): boolean }[] = [];
+    for (let i = 0; i < 4; i++) {
+      const d = admission.tryAdmit(1e9);
+      assert.ok(d.admitted);
+      inside.push(d.ticket);
+    }
+    while (t < 1000) {
+      t += 50; // one answer per 50 ms, 4 inside: 0.02 per ms
+      inside.shift()?.release();
+      const d = admission.tryAdmit(1e9);
+      assert.ok(d.admitted);
+      inside.push(d.ticket);
+    }
+    assert.ok(admission.rate !== undefined);
+    // nothing is answered any more; requests with 10 ms deadlines are refused (4 ahead take 200 ms)
+    let refusedUntil = t;
+    while (t < 1500) {
+      t += 5;
+      const d = admission.tryAdmit(10);
+      assert.equal(d.admitted, false, `refused at ${t} ms`);
+      refusedUntil = t;
+    }
+    t = refusedUntil + 1000; // the refusal-dominated windows are no samples; the rate goes stale
+    const d = admission.tryAdmit(10);
+    assert.equal(admission.rate, undefined, 'forgotten');
+    assert.ok(d.admitted, 'admitted: nothing measures the rate now');
+  });
+
   it('counts a request served after its deadline as late, and a failed one never', () => {
     let t = 0;
     const admission = new DeadlineAdmission({}, () => t);
