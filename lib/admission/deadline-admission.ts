@@ -7,8 +7,9 @@
  * - **The work ahead** is every admitted request not yet answered (HTTP requests and Service Bus deliveries
  *   alike; a delivery weighs its number of messages), counted when it enters.
  * - **The rate** is measured, not configured: work finished per millisecond of busy time (time with work
- *   inside), over windows of `windowMs`, smoothed (EWMA). Only windows in which work queued (on average at
- *   least {@link QUEUED} units inside) and refusals did not outnumber answers are samples: a lone request
+ *   inside), over windows of `windowMs`, smoothed (EWMA). Only windows busy at least half the time, in which
+ *   work queued (on average at least {@link QUEUED} units inside) and refusals did not outnumber answers, are
+ *   samples (a backlog draining into a sliver of a window would overstate the rate): a lone request
  *   measures its latency, not the rate at which a backlog drains, and refusals take event-loop time from
  *   the work being measured (under a closed loop, refused callers come straight back). Idle time measures
  *   nothing. A rate without a new sample for `staleMs` is forgotten: admission starts over as a fresh
@@ -213,7 +214,10 @@ export class DeadlineAdmission {
     }
     this.lastChange = now;
     if (now - this.windowStart < this.windowMs) return;
-    const queued = this.busyMs > 0 && this.unitMs / this.busyMs >= QUEUED;
+    // a sample needs a window mostly busy (answers of work admitted earlier, crowded into a sliver of busy
+    // time as a backlog drains, would overstate the rate) in which work queued
+    const busy = this.busyMs >= (now - this.windowStart) / 2;
+    const queued = busy && this.unitMs / this.busyMs >= QUEUED;
     if (this.done > 0 && queued && this.windowRefused <= this.done) {
       const sample = this.done / this.busyMs;
       this.measured = this.measured === undefined ? sample : this.measured + this.alpha * (sample - this.measured);

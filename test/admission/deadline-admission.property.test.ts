@@ -112,6 +112,24 @@ describe('DeadlineAdmission (property)', () => {
     );
   });
 
+  it('does not measure a backlog draining into a sliver of an idle window', () => {
+    let t = 0;
+    const admission = new DeadlineAdmission({ windowMs: 100 }, () => t);
+    const admit = (): DeadlineTicket => {
+      const d = admission.tryAdmit(1e9);
+      assert.ok(d.admitted);
+      return d.ticket;
+    };
+    const inside = Array.from({ length: 50 }, admit);
+    t = 100;
+    inside.push(admit()); // closes the first window: work inside, nothing answered yet
+    t = 101;
+    for (const ticket of inside) ticket.release(); // 51 answers within 1 ms of busy time
+    t = 300; // idle until the next event closes the window
+    admit();
+    assert.equal(admission.rate, undefined, 'not 51 per ms: the window was busy 1 ms of 200');
+  });
+
   it('does not measure a lone request: its latency is not the rate a backlog drains at', () => {
     let t = 0;
     const admission = new DeadlineAdmission({ windowMs: 100 }, () => t);
