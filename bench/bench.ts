@@ -14,8 +14,9 @@
  * app's maximum, service and peer alternating (p99 ratio, event-loop delay). Servers are child processes that
  * measure their own event-loop lag. With `BENCH_NODE` and `BENCH_NODE_APP` set (scripts/bench-node.mjs), the
  * telemetry scenario runs a second time under that Node (`telemetry.second_node`). Then the overload scenario (bench/overload.ts): `<model>.overload` and
- * `<model>.ratios.overload_goodput_vs_max`; and the refusal cost (`refusal`: 503s per second when every
- * request is refused at the host's door vs inside the function handler, `refusal.door_vs_handler`).
+ * `<model>.ratios.overload_goodput_vs_max`; the burst scenario (bench/burst.ts, client in its own process):
+ * `<model>.burst`; and the refusal cost (`refusal`: 503s per second when the app refuses every request,
+ * next to 200s per second when it serves, `refusal.refused_vs_served`).
  * Writes bench/results/bench.json and bench/results/bench-latency.svg; prints a table.
  */
 import { promises as fs } from 'node:fs';
@@ -25,6 +26,7 @@ import Redis from 'ioredis';
 import { appRoot } from '../lib/config/app-root';
 import { resolveMode, type InferenceMode } from '../lib/inference/backend-factory';
 import { addAsyncBench } from './async';
+import { burstScenario, type BurstSection } from './burst';
 import { runJob, startServer, type Runtime, type ServerChild } from './children';
 import { loadRun, medianOf, spreadOf, type RunFigures, type Spread } from './load';
 import { writeRandomModel } from './model-fixture';
@@ -170,6 +172,14 @@ async function benchModel(m: BenchModel): Promise<ModelFigures> {
     );
     await Promise.all(Object.values(servers).map((s) => s.stop()));
     const overload = await overloadOn(m.key, { ...serviceEnv, INFERENCE_MODE: defaultMode });
+    log(`${m.key}: burst scenario (fresh servers, client in its own process)`);
+    const burst: BurstSection = await burstScenario(
+      { ...serviceEnv, INFERENCE_MODE: defaultMode },
+      { BENCH_MODEL: m.file, BENCH_REDIS_URL: REDIS_URL },
+      body,
+      PLAN.warmSec,
+      (msg) => log(`${m.key}: ${msg}`),
+    );
     return {
       model: { file: path.relative(appRoot(), m.file), bytes, source: m.source },
       bare,
@@ -182,6 +192,7 @@ async function benchModel(m: BenchModel): Promise<ModelFigures> {
       ...extra,
       max_64: overload.max,
       overload: { ...overload.overload, admission_after: overload.admission_after },
+      burst,
       ratios: {
         ...ratios(bare, naive, raw, service, naiveFunctions),
         overload_goodput_vs_max: overload.overload_goodput_vs_max,
@@ -349,7 +360,7 @@ async function main(): Promise<void> {
   let refusal: RefusalFigures | undefined;
   try {
     for (const m of await models(root)) figures[m.key] = await benchModel(m);
-    log('refusal cost: at the host door vs inside the handler (small model)');
+    log('refusal cost: 503s per second refused in the app vs 200s per second served (small model)');
     const refusalEnv = {
       MODEL_DIR: path.join(root, 'models'),
       MODEL_NAME: 'fraud',
@@ -360,7 +371,14 @@ async function main(): Promise<void> {
       ADMISSION_MIN_INFLIGHT: '1',
     };
     refusal = await refusalScenario(
-      (at) => startServer('servers/refusing', { ...refusalEnv, REFUSE_AT: at }),
+      (kind) =>
+        kind === 'serving'
+          ? startServer('servers/service', {
+              ...refusalEnv,
+              ADMISSION_MAX_INFLIGHT: '1024',
+              ADMISSION_MIN_INFLIGHT: '16',
+            })
+          : startServer('servers/refusing', refusalEnv),
       body,
       PLAN.durationSec,
       log,
@@ -412,9 +430,15 @@ async function main(): Promise<void> {
   await fs.writeFile(path.join(dir, 'bench-latency.svg'), latencySvg(figures));
   process.stdout.write(`\n${table(figures)}\n\n`);
   for (const [key, f] of Object.entries(figures)) process.stdout.write(`${key} ratios: ${JSON.stringify(f.ratios)}\n`);
+  for (const [key, f] of Object.entries(figures))
+    if (f.burst !== undefined)
+      process.stdout.write(
+        `${key} burst: deadline_2000 ${JSON.stringify(pick(f.burst.deadline_2000))}, default ${JSON.stringify(pick(f.burst.default))}, ` +
+          `naive_functions ${f.burst.naive_functions.ok} × 200 (${f.burst.naive_functions.ok_within_deadline} within 50 ms), late_200s ${JSON.stringify(f.burst.late_200s)}\n`,
+      );
   process.stdout.write(`rule of 8 (heavy): ${JSON.stringify(figures['heavy']?.raw.rule_of_8)}\n`);
   if (refusal !== undefined)
-    process.stdout.write(`refusal: door ÷ handler 503s per second = ${refusal.door_vs_handler}\n`);
+    process.stdout.write(`refusal: 503s per second ÷ 200s per second = ${refusal.refused_vs_served}\n`);
   if (telemetry !== undefined)
     process.stdout.write(
       `telemetry (${telemetry.node}): off ${telemetry.off.rps} req/s, on ${telemetry.on.rps} req/s, overhead_ratio ${telemetry.overhead_ratio} (goal <= 0.05); deployed ${telemetry.deployed.rps} req/s, deployed_overhead_ratio ${telemetry.deployed_overhead_ratio}` +
@@ -429,6 +453,10 @@ async function main(): Promise<void> {
     `\nwrote bench/results/bench.json and bench/results/bench-latency.svg (${out.settings.duration_total_s} s)\n`,
   );
   await runEscalationScenario(QUICK, log); // LLM escalation scenario: its own servers and bench/results/escalation.json
+}
+
+function pick(f: { ok: number; refused: number; other: number }): { ok: number; refused: number; other: number } {
+  return { ok: f.ok, refused: f.refused, other: f.other };
 }
 
 main().catch((err: unknown) => {

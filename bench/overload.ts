@@ -6,13 +6,12 @@
  *
  * Reported as `<model>.overload` (`connections`, `goodput_rps` = 200s per second, `shed` = 503s,
  * `p99_accepted_ms`, the 503s' own latency, timeouts) and `<model>.ratios.overload_goodput_vs_max`
- * (target ≥ 0.8). Standalone: `node dist/bench/overload.js [small|heavy] [--quick]` (tuning aid);
- * `ADMISSION_HOLD_MS=0` in the environment runs the service without the door's connection hold.
+ * (target ≥ 0.8). Standalone: `node dist/bench/overload.js [small|heavy] [--quick]` (tuning aid).
  *
- * All latencies are the load generator's. autocannon ignores `Retry-After`, so with the door's hold
- * (`admission_after.door.hold_ms`) a request sent right after a 503 waits out the hold in its connection
- * before the host reads it: the 503s' latency here is then mostly the hold, and so is part of the
- * accepted requests' tail.
+ * All latencies are the load generator's. autocannon ignores `Retry-After`: a refused connection sends
+ * again at once. The local host applies host.json's HTTP throttles as the Functions host does: past
+ * `maxConcurrentRequests` requests wait in the host (not counted in their deadline, which starts in the
+ * app), past `maxOutstandingRequests` they get 429 (counted in `other`).
  */
 import autocannon from 'autocannon';
 import type { ServerChild } from './children';
@@ -41,7 +40,7 @@ export interface ClosedLoopFigures {
   readonly p99_accepted_ms: number;
   readonly p50_shed_ms: number;
   readonly p99_shed_ms: number;
-  /** 503s by problem `code` (`overloaded` at the door, `deadline_exceeded` from the batcher, ...). */
+  /** 503s by problem `code` (`overloaded` from admission, `deadline_exceeded` from the batcher, ...). */
   readonly shed_by_code: Readonly<Record<string, number>>;
   /** `Retry-After` was present on every 503. */
   readonly retry_after_on_every_503: boolean;
@@ -52,7 +51,7 @@ export interface OverloadFigures {
   readonly max: ClosedLoopFigures;
   readonly overload: ClosedLoopFigures;
   readonly overload_goodput_vs_max: number;
-  /** The host door's and the engine gate's limits and counters after the overload run (`GET /__bench/admission`). */
+  /** The engine's admission counters after the overload run (`GET /__bench/admission`). */
   readonly admission_after: unknown;
 }
 
@@ -77,6 +76,7 @@ export async function closedLoop(
   connections: number,
   durationSec: number,
   timeoutSec = 10,
+  headers: Readonly<Record<string, string>> = {},
 ): Promise<ClosedLoopFigures> {
   const ok: number[] = [];
   const shedMs: number[] = [];
@@ -92,7 +92,7 @@ export async function closedLoop(
       {
         method: 'POST',
         path: '/api/score',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...headers },
         setupRequest: (req) => ({ ...req, body: body() }),
         onResponse: (status, text, _context, headers) => {
           if (status !== 503) return;
@@ -158,44 +158,47 @@ export async function overloadScenario(
   return { max, overload, overload_goodput_vs_max: ratio, admission_after };
 }
 
-/** What a refusal costs where it is made: 503s per second with every request refused (64 connections). */
+/** What a refusal costs in the app: 503s per second with every request refused, next to 200s per second served. */
 export interface RefusalFigures {
-  /** Refused by the host's door, before the body is read. */
-  readonly door: ClosedLoopFigures;
-  /** Refused by the engine's gate inside the function handler (no door). */
-  readonly handler: ClosedLoopFigures;
-  /** `door` 503s per second ÷ `handler` 503s per second. */
-  readonly door_vs_handler: number;
+  /** Every request refused by the engine's admission inside the function handler. */
+  readonly refused: ClosedLoopFigures;
+  /** The same service serving (its maximum at the same connections). */
+  readonly served: ClosedLoopFigures;
+  /** `refused` 503s per second ÷ `served` 200s per second. */
+  readonly refused_vs_served: number;
 }
 
 /**
- * The refusal-cost scenario: the same service held full two ways (`bench/servers/refusing.ts`), each hit by
- * {@link MAX_CONNECTIONS} closed-loop connections for `durationSec`, one after the other.
+ * The refusal-cost scenario: a service held full (`bench/servers/refusing.ts`: every request refused by the
+ * engine's admission, in the app) and the same service serving (requests with `x-deadline-ms: 2000`), each
+ * hit by {@link MAX_CONNECTIONS} closed-loop connections for `durationSec`, one after the other.
  */
 export async function refusalScenario(
-  start: (refuseAt: 'door' | 'handler') => Promise<ServerChild>,
+  start: (kind: 'refusing' | 'serving') => Promise<ServerChild>,
   body: () => string,
   durationSec: number,
   log: (msg: string) => void,
 ): Promise<RefusalFigures> {
-  const run = async (at: 'door' | 'handler'): Promise<ClosedLoopFigures> => {
-    const server = await start(at);
+  // the serving run's callers allow 2 s (x-deadline-ms), so the app serves them: what a 200 costs in the app
+  const run = async (kind: 'refusing' | 'serving'): Promise<ClosedLoopFigures> => {
+    const server = await start(kind);
+    const headers: Record<string, string> = kind === 'serving' ? { 'x-deadline-ms': '2000' } : {};
     try {
-      await closedLoop(server.url, body, MAX_CONNECTIONS, 1);
-      return await closedLoop(server.url, body, MAX_CONNECTIONS, durationSec);
+      await closedLoop(server.url, body, MAX_CONNECTIONS, 1, 10, headers);
+      return await closedLoop(server.url, body, MAX_CONNECTIONS, durationSec, 10, headers);
     } finally {
       await server.stop();
     }
   };
-  const door = await run('door');
-  const handler = await run('handler');
-  const rate = (f: ClosedLoopFigures): number => f.shed / Math.max(1e-9, f.duration_s);
-  const ratio = Number((rate(door) / Math.max(1, rate(handler))).toPrecision(3));
+  const refused = await run('refusing');
+  const served = await run('serving');
+  const rate503 = refused.shed / Math.max(1e-9, refused.duration_s);
+  const ratio = Number((rate503 / Math.max(1, served.goodput_rps)).toPrecision(3));
   log(
-    `refusals: door ${Math.round(rate(door))} × 503/s (p50 ${door.p50_shed_ms} ms), ` +
-      `handler ${Math.round(rate(handler))} × 503/s (p50 ${handler.p50_shed_ms} ms): ${ratio}×`,
+    `refusals: ${Math.round(rate503)} × 503/s (p50 ${refused.p50_shed_ms} ms) vs ${served.goodput_rps} × 200/s ` +
+      `(p50 ${served.p50_accepted_ms} ms): ${ratio}×`,
   );
-  return { door, handler, door_vs_handler: ratio };
+  return { refused, served, refused_vs_served: ratio };
 }
 
 /**
@@ -221,13 +224,10 @@ async function main(): Promise<void> {
   };
   if (process.argv.includes('refusal')) {
     const f = await refusalScenario(
-      (at) =>
-        startServer('servers/refusing', {
-          ...env,
-          REFUSE_AT: at,
-          ADMISSION_MAX_INFLIGHT: '1',
-          ADMISSION_MIN_INFLIGHT: '1',
-        }),
+      (kind) =>
+        kind === 'serving'
+          ? startServer('servers/service', env)
+          : startServer('servers/refusing', { ...env, ADMISSION_MAX_INFLIGHT: '1', ADMISSION_MIN_INFLIGHT: '1' }),
       paymentBody,
       quick ? 3 : 10,
       (m) => process.stderr.write(`[refusal] ${m}\n`),

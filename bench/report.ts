@@ -1,4 +1,5 @@
 /** Benchmark output: the side-by-side table, target checks, the JSON file and an SVG latency chart. */
+import type { BurstSection } from './burst';
 import type { RunFigures, Spread } from './load';
 
 /** One offered rate of the tail section (bench.ts `tailSection`). */
@@ -73,6 +74,8 @@ export interface ModelFigures {
   readonly tail: TailFigures;
   /** `POST /api/score/batch` at 64 events × 8 connections. */
   readonly batch_endpoint?: BatchEndpointFigures;
+  /** Bursts of 3 × 500 fresh connections on a fresh instance (bench/burst.ts). */
+  readonly burst?: BurstSection;
   readonly [extra: string]: unknown;
   readonly ratios: {
     readonly service_vs_naive: number;

@@ -7,8 +7,10 @@ import { DEADLINE_HEADER, headerDeadlineMs } from '../lib/inference/deadline';
 /**
  * POST /api/score/batch: scores `{ "events": [...] }` (up to `BATCH_MAX_EVENTS`, body up to
  * `BATCH_BODY_LIMIT_BYTES`). Answers `{ "results": [...] }` in order; invalid events get their own
- * problem. The admission gate decides first, before the body is read. The deadline runs from that
- * admission: `x-deadline-ms` if sent, else one that scales with the events (`BATCH_DEADLINE_PER_EVENT_MS`).
+ * problem. Admission decides first, before the body is read, against `x-deadline-ms` if sent, else the
+ * longest deadline a batch can have (`REQUEST_DEADLINE_MAX_MS`: its events are not counted yet). The deadline
+ * starts as the invocation reaches the app: `x-deadline-ms`, else one that scales with the events
+ * (`BATCH_DEADLINE_PER_EVENT_MS`).
  */
 app.http('scoreBatch', {
   route: 'score/batch',
@@ -16,8 +18,8 @@ app.http('scoreBatch', {
   authLevel: 'function',
   handler: withProblems(async (request) => {
     const engine = await sharedEngine();
-    return engine.admit(async (arrival) => {
-      const deadlineMs = headerDeadlineMs(request.headers.get(DEADLINE_HEADER), engine.config.inference);
+    const deadlineMs = headerDeadlineMs(request.headers.get(DEADLINE_HEADER), engine.config.inference);
+    return engine.admit(deadlineMs ?? engine.config.inference.deadlineMaxMs, async (arrival) => {
       const body = await readJsonBody(request, engine.config.http.batchBodyLimitBytes);
       const result = await engine.scoreBatch(body, {
         arrivedAt: arrival.at,

@@ -5,9 +5,9 @@ import { jsonResponse, readJsonBody, withProblems } from '../lib/http/http-io';
 import { DEADLINE_HEADER, resolveDeadlineMs } from '../lib/inference/deadline';
 
 /**
- * POST /api/score: synchronous scoring of one payment event. The admission gate decides first, before
- * the body is read (503 `overloaded` + Retry-After when full); the deadline (optional header
- * `x-deadline-ms`) runs from that admission.
+ * POST /api/score: synchronous scoring of one payment event. Its deadline (`x-deadline-ms`, else
+ * `REQUEST_DEADLINE_MS`) starts as the invocation reaches the app; admission decides first, before the body
+ * is read (503 `overloaded` + Retry-After when the request cannot finish within that deadline).
  */
 app.http('score', {
   route: 'score',
@@ -15,8 +15,8 @@ app.http('score', {
   authLevel: 'function',
   handler: withProblems(async (request) => {
     const engine = await sharedEngine();
-    return engine.admit(async (arrival) => {
-      const deadlineMs = resolveDeadlineMs(request.headers.get(DEADLINE_HEADER), engine.config.inference);
+    const deadlineMs = resolveDeadlineMs(request.headers.get(DEADLINE_HEADER), engine.config.inference);
+    return engine.admit(deadlineMs, async (arrival) => {
       const body = await readJsonBody(request, engine.config.http.scoreBodyLimitBytes);
       const result = await engine.score(body, { deadlineMs, arrivedAt: arrival.at });
       return jsonResponse(200, result, { 'x-model-version': result.model.version });

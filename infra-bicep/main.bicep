@@ -79,8 +79,9 @@ param maxReplicas int = 10
 @minValue(1)
 param queueMessagesPerReplica int = 64
 
-@description('KEDA / Flex target: concurrent HTTP requests per replica. 0 = plan default (GPU 100, CPU 50): the micro-batcher needs concurrency to fill batches.')
+@description('KEDA / Flex target: concurrent HTTP requests per replica. 0 = plan default (GPU 64, CPU 50): the micro-batcher needs concurrency to fill batches (the GPU batch cap is 48 at most). At most host.json extensions.http.maxConcurrentRequests (64): past it the Functions host queues requests, so the platform adds an instance before it does (docs/admission.md).')
 @minValue(0)
+@maxValue(64)
 param httpConcurrentRequestsPerReplica int = 0
 
 @description('vCPUs per replica on the Consumption profile (CPU plan); memory is 2 GiB per vCPU.')
@@ -253,7 +254,7 @@ var gpuSizing = {
 }
 var effectiveBatchMaxSizeGpu = batchMaxSizeGpu > 0 ? batchMaxSizeGpu : gpuSizing[gpuProfileType].batchMaxSizeGpu
 var effectiveGpuInferenceWorkers = gpuInferenceWorkers > 0 ? gpuInferenceWorkers : gpuSizing[gpuProfileType].gpus
-var effectiveHttpConcurrency = httpConcurrentRequestsPerReplica > 0 ? httpConcurrentRequestsPerReplica : (isGpu ? 100 : 50)
+var effectiveHttpConcurrency = httpConcurrentRequestsPerReplica > 0 ? httpConcurrentRequestsPerReplica : (isGpu ? 64 : 50)
 var replicaCpu = isGpu ? gpuSizing[gpuProfileType].cpu : cpuReplicaCores
 // The Consumption profile needs 2 GiB per vCPU.
 var consumptionMemory = {

@@ -5,7 +5,9 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Redis } from 'ioredis';
+import { Admission } from './admission/admission';
 import { AdmissionGate } from './admission/admission-gate';
+import { DeadlineAdmission } from './admission/deadline-admission';
 import { createAsyncScorer } from './async/create-async-scorer';
 import { InProcessBus } from './async/in-process-bus';
 import type { ResultPublisher } from './async/result-publisher';
@@ -140,11 +142,18 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     decoratePublisher: (p) => tracedPublisher(p, telemetry, config.serviceBus.resultsTopic, now),
     tracer: telemetry.tracer,
   });
-  const { admission } = config;
-  const gate = new AdmissionGate(
-    { maxLimit: admission.maxInflight, minLimit: admission.minInflight, intervalMs: admission.intervalMs },
-    deps.now,
-    telemetry.admissionEvents(),
+  const admission = new Admission(
+    new DeadlineAdmission({ minBacklog: config.admission.minInflight }, deps.now, telemetry.deadlineAdmissionEvents()),
+    new AdmissionGate(
+      {
+        maxLimit: config.admission.maxInflight,
+        minLimit: config.admission.minInflight,
+        intervalMs: config.admission.intervalMs,
+      },
+      deps.now,
+      telemetry.admissionEvents(),
+    ),
+    config.admission.queueWaitMs,
   );
   const oip = await createOip({
     name: config.model.name,
@@ -171,7 +180,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     context,
     scorer,
     asyncScorer,
-    admission: gate,
+    admission,
     rollout,
     oip: oip.service,
     telemetry,

@@ -1,4 +1,4 @@
-import type { AdmissionGate, AdmissionStats, AdmissionTicket } from './admission/admission-gate';
+import type { Admission, Arrival, EngineAdmissionStats } from './admission/admission';
 import type { AsyncScorer, MessageMeta, MessageOutcome, QueueMessage } from './async/async-scorer';
 import type { Config } from './config/config';
 import type { ContextProvider } from './context/context-provider';
@@ -37,8 +37,8 @@ export interface EngineParts {
   readonly oip?: OipService;
   /** Metrics and spans; every scored payment is counted by path, decision and cache. */
   readonly telemetry?: Telemetry;
-  /** The admission gate at the door (HTTP and Service Bus share it); default: admit everything. */
-  readonly admission?: AdmissionGate;
+  /** Admission by deadline, with a memory ceiling (HTTP and Service Bus share it); default: admit everything. */
+  readonly admission?: Admission;
   /** Monotonic clock, ms, for `scoring.request.duration`. Default `performance.now`. */
   readonly now?: () => number;
   /** Keeps readiness fresh with a background sample inference (started by the composition root). */
@@ -81,35 +81,35 @@ export class Engine {
     return this.parts.oip;
   }
 
-  /** The admission gate's limit and counters (`undefined` without a gate). */
-  get admissionStats(): AdmissionStats | undefined {
+  /** The admission's counters (`undefined` without admission). */
+  get admissionStats(): EngineAdmissionStats | undefined {
     return this.parts.admission?.stats;
   }
 
   /**
-   * Runs `fn` as one admitted request: the admission gate decides at once, before the adapter reads or
-   * validates anything. `arrival.at` (the admission time) is where the request's deadline starts: pass
-   * it to {@link score} / {@link scoreBatch} as `arrivedAt`. If inference then refuses the request
-   * (`deadline_exceeded` / `overloaded`), the gate counts a drop and lowers its limit.
-   * @throws AppError `overloaded` (503 + `Retry-After`) when the engine is full; `fn` then never runs.
+   * Runs `fn` as one admitted request with a deadline of `deadlineMs`, which starts now, as the invocation
+   * reaches the app (`lib/admission/admission.ts`). Pass `arrival.at` to {@link score} / {@link scoreBatch}
+   * as `arrivedAt`.
+   * @throws AppError `overloaded` (503 + `Retry-After` from the backlog) when the request cannot finish
+   *   within its deadline, or the memory ceiling is full; `fn` then never runs.
    */
-  admit<T>(fn: (arrival: AdmissionTicket) => Promise<T>): Promise<T> {
-    const gate = this.parts.admission;
-    return gate === undefined
-      ? fn({ at: performance.now(), release: () => undefined })
-      : gate.run(fn, isInferenceRefusal);
+  admit<T>(deadlineMs: number, fn: (arrival: Arrival) => Promise<T>): Promise<T> {
+    const admission = this.parts.admission;
+    if (admission !== undefined) return admission.run(deadlineMs, fn);
+    const at = performance.now();
+    return fn({ at, deadlineAt: at + deadlineMs });
   }
 
   /**
-   * Like {@link admit}, for a caller that can wait (a Service Bus delivery): when the gate is full it waits
-   * up to `ADMISSION_QUEUE_WAIT_MS` for a freed slot (ahead of new HTTP arrivals) instead of being refused at
-   * once, because a refused delivery goes back to the queue and counts a delivery attempt toward the
-   * dead-letter limit.
+   * Like {@link admit}, for work without a deadline that can wait (a Service Bus delivery of `weight`
+   * messages): when the ceiling is full it waits up to `ADMISSION_QUEUE_WAIT_MS` for a freed slot instead of
+   * being refused at once, because a refused delivery goes back to the queue and counts a delivery attempt
+   * toward the dead-letter limit.
    * @throws AppError `overloaded` (transient) when no slot frees in time; `fn` then never runs.
    */
-  admitWaiting<T>(fn: () => Promise<T>): Promise<T> {
-    const gate = this.parts.admission;
-    return gate === undefined ? fn() : gate.runWithin(this.parts.config.admission.queueWaitMs, fn, isInferenceRefusal);
+  admitWaiting<T>(weight: number, fn: () => Promise<T>): Promise<T> {
+    const admission = this.parts.admission;
+    return admission === undefined ? fn() : admission.runWaiting(weight, fn);
   }
 
   /** Loads and warms the model (single-flight). Logs the outcome; rethrows a failure. */
@@ -231,7 +231,7 @@ export class Engine {
     return this.measured(
       'queue',
       async () => {
-        const outcomes = await this.admitWaiting(() => this.parts.asyncScorer.processBatch(messages));
+        const outcomes = await this.admitWaiting(messages.length, () => this.parts.asyncScorer.processBatch(messages));
         for (const o of outcomes) if (o.kind === 'scored' && !o.replayed) this.observe('queue', o.result);
         return outcomes;
       },
@@ -267,11 +267,6 @@ export class Engine {
     await this.parts.context.dispose();
     for (const d of [...(this.parts.disposables ?? [])].reverse()) await d.dispose();
   }
-}
-
-/** Inference refused an admitted request as more than it can serve in time: a drop for the admission gate. */
-function isInferenceRefusal(err: unknown): boolean {
-  return err instanceof AppError && (err.code === 'deadline_exceeded' || err.code === 'overloaded');
 }
 
 export type { BatchItemResult } from './scoring/batch-body';

@@ -14,15 +14,16 @@
 import * as path from 'path';
 import { type CoreLogEntry, type CoreRegistry, type RegisteredFunction, installCoreShim } from './core-shim';
 import type { RpcBindingInfo, RpcInvocationRequest, RpcInvocationResponse, RpcLogLevel } from './core-types';
-import type { AdmissionStats } from '../lib/admission/admission-gate';
-import type { HostDoor } from './host-door';
-import { type ExtraRoutes, FunctionsHttpServer } from './http-server';
+import { HttpFront } from './http-front';
+import type { ExtraRoutes } from './http-server';
+import type { HttpThrottleOptions } from './http-throttle';
 import { type InvokeOptions, type InvokeResult, invoke, invokeRpc, runAppHooks } from './invoke';
 import { RouteTable } from './routes';
 import { invocationTraceContext } from './trace-context';
 import { type DecodedHttpResponse, decodeHttpResponse } from './rpc';
 
 export type { ExtraRoutes } from './http-server';
+export type { HttpThrottleOptions } from './http-throttle';
 export type { InvokeOptions, InvokeResult } from './invoke';
 export type { DecodedHttpResponse } from './rpc';
 export type { RegisteredFunction } from './core-shim';
@@ -52,10 +53,10 @@ export interface LocalHostOptions {
   /** Request body cap in bytes (413 beyond). Default 8 MiB. */
   maxBodyBytes?: number;
   /**
-   * The door in front of the invocations (`./host-door`): an adaptive limit checked before a request's body
-   * is read, answering the excess with a cheap 503 + `Retry-After`. Default: none (every request is invoked).
+   * host.json `extensions.http` throttles (`maxConcurrentRequests`, `maxOutstandingRequests`), applied by the
+   * HTTP front with the Functions host's semantics (`./http-throttle`). Default: unbounded.
    */
-  door?: HostDoor;
+  throttles?: HttpThrottleOptions;
   /** Directory reported to appStart hooks as `functionAppDirectory`. Default `process.cwd()`. */
   functionAppDirectory?: string;
   /** How long `dispose()` waits for in-flight work before force-closing. Default 10 s. */
@@ -96,7 +97,7 @@ export class LocalHost {
   /** The process-wide core registry (functions, hooks, programming model). */
   readonly registry: CoreRegistry;
   readonly routePrefix: string;
-  readonly #server: FunctionsHttpServer;
+  readonly #server: HttpFront;
   readonly #opts: LocalHostOptions;
   readonly #log: (level: RpcLogLevel, message: string) => void;
   readonly #previousSink: (entry: CoreLogEntry) => void;
@@ -105,7 +106,7 @@ export class LocalHost {
 
   private constructor(
     registry: CoreRegistry,
-    server: FunctionsHttpServer,
+    server: HttpFront,
     opts: LocalHostOptions,
     log: (level: RpcLogLevel, message: string) => void,
     previousSink: (entry: CoreLogEntry) => void,
@@ -150,13 +151,15 @@ export class LocalHost {
       if (caps['HttpUri']) throw new Error('app.setup({ enableHttpStream: true }) is not supported by LocalHost.');
       registry.lockFunctions();
 
-      const routes = new RouteTable<RegisteredFunction>();
+      const routes: { name: string; route: string; methods: string[] }[] = [];
+      const check = new RouteTable<string>(); // templates the front could not serve are reported here
       for (const fn of registry.functions.values()) {
         if (!isHttpTrigger(fn.trigger)) continue;
         const route = typeof fn.trigger['route'] === 'string' ? fn.trigger['route'] : fn.name;
         const methods = Array.isArray(fn.trigger['methods']) ? (fn.trigger['methods'] as string[]) : [];
         try {
-          routes.add(route, methods, fn);
+          check.add(route, methods, fn.name);
+          routes.push({ name: fn.name, route, methods });
         } catch (err) {
           log('error', `Function '${fn.name}' not served: ${(err as Error).message}`);
         }
@@ -165,31 +168,39 @@ export class LocalHost {
       const invokeOptions = { invocationLog: opts.invocationLog === true };
       await runAppHooks(registry, 'appStart', functionAppDirectory);
 
-      const server = await FunctionsHttpServer.listen({
-        host: opts.host ?? '127.0.0.1',
-        port: opts.port ?? 7071,
-        routePrefix: opts.routePrefix ?? 'api',
-        routes,
-        extraRoutes: opts.extraRoutes,
-        maxBodyBytes: opts.maxBodyBytes ?? 8 * 1024 * 1024,
-        door: opts.door,
-        log: (level, message) => log(level, message),
-        invokeHttp: async (fn, http) => {
-          const res = await invokeRpc(
-            registry,
-            fn,
-            // no trigger metadata: `@azure/functions` ignores it for http triggers unless http streaming is
-            // on (which this host refuses), so building it (two JSON.stringify per request) was wasted work
-            {
-              inputData: [{ name: fn.triggerName, data: { http } }],
-              triggerMetadata: {},
-              traceContext: invocationTraceContext(http.headers?.['traceparent'], http.headers?.['tracestate']),
-            },
-            invokeOptions,
-          );
-          return LocalHost.#httpResponse(fn, res);
+      // HTTP runs on its own thread, as the Functions host is its own process: the app thread only runs
+      // the invocations the front sends it.
+      const server = await HttpFront.start(
+        {
+          host: opts.host ?? '127.0.0.1',
+          port: opts.port ?? 7071,
+          routePrefix: opts.routePrefix ?? 'api',
+          routes,
+          maxBodyBytes: opts.maxBodyBytes ?? 8 * 1024 * 1024,
+          throttles: opts.throttles ?? {},
         },
-      }).catch(async (err: unknown) => {
+        {
+          ...(opts.extraRoutes === undefined ? {} : { extraRoutes: opts.extraRoutes }),
+          log: (level, message) => log(level, message),
+          invoke: async (name, http) => {
+            const fn = registry.getFunction(name);
+            if (fn === undefined) throw new Error(`Unknown function "${name}"`);
+            const res = await invokeRpc(
+              registry,
+              fn,
+              // no trigger metadata: `@azure/functions` ignores it for http triggers unless http streaming is
+              // on (which this host refuses), so building it (two JSON.stringify per request) was wasted work
+              {
+                inputData: [{ name: fn.triggerName, data: { http } }],
+                triggerMetadata: {},
+                traceContext: invocationTraceContext(http.headers?.['traceparent'], http.headers?.['tracestate']),
+              },
+              invokeOptions,
+            );
+            return LocalHost.#httpResponse(fn, res);
+          },
+        },
+      ).catch(async (err: unknown) => {
         // appStart already ran (resources may be open): give appTerminate hooks a chance.
         await runAppHooks(registry, 'appTerminate', functionAppDirectory).catch(() => undefined);
         throw err;
@@ -227,11 +238,6 @@ export class LocalHost {
   /** Bound port. */
   get port(): number {
     return this.#server.port;
-  }
-
-  /** The door's limit and counters (`undefined` without a door). */
-  get doorStats(): AdmissionStats | undefined {
-    return this.#opts.door?.stats;
   }
 
   /** All registered functions, in registration order. */

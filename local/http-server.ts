@@ -1,16 +1,15 @@
 /**
- * The HTTP front end of the local host: routes `/{routePrefix}/...` requests to http-triggered
- * functions, converts requests/responses to and from RPC http data, answers errors with
+ * The HTTP server of the local host's front (it runs on the front's own thread, `./http-front-worker`):
+ * routes `/{routePrefix}/...` requests to http-triggered functions, applies host.json's HTTP throttles
+ * (`./http-throttle`, 429), converts requests/responses to and from RPC http data, answers errors with
  * `application/problem+json`, and shuts down gracefully (stop accepting, drain in-flight).
  *
  * @module
  */
 import * as http from 'http';
 import type { AddressInfo } from 'net';
-import type { RegisteredFunction } from './core-shim';
 import type { RpcHttpData, RpcLogLevel } from './core-types';
-import { holdConnection } from './connection-hold';
-import type { HostDoor } from './host-door';
+import type { HttpThrottle } from './http-throttle';
 import type { RouteTable } from './routes';
 import { type DecodedHttpResponse, toNodeResponseHeaders, toRpcHttpRequest } from './rpc';
 
@@ -20,6 +19,11 @@ import { type DecodedHttpResponse, toNodeResponseHeaders, toRpcHttpRequest } fro
  */
 export type ExtraRoutes = (req: http.IncomingMessage, res: http.ServerResponse) => boolean | Promise<boolean>;
 
+/** What a route leads to: a function, by name. */
+export interface RouteTarget {
+  readonly name: string;
+}
+
 /** Options for {@link FunctionsHttpServer.listen}. */
 export interface FunctionsHttpServerOptions {
   host: string;
@@ -27,14 +31,14 @@ export interface FunctionsHttpServerOptions {
   port: number;
   /** Route prefix without slashes (`api`); `''` = none. */
   routePrefix: string;
-  routes: RouteTable<RegisteredFunction>;
+  routes: RouteTable<RouteTarget>;
   /** Runs the function; resolves to its http response (`undefined` if it returned none). */
-  invokeHttp(fn: RegisteredFunction, request: RpcHttpData): Promise<DecodedHttpResponse | undefined>;
+  invokeHttp(fn: RouteTarget, request: RpcHttpData): Promise<DecodedHttpResponse | undefined>;
   extraRoutes?: ExtraRoutes;
   /** Request body cap in bytes; larger bodies get 413. */
   maxBodyBytes: number;
-  /** The door before the body is read (see `./host-door`); none = every routed request is invoked. */
-  door?: HostDoor;
+  /** host.json's HTTP throttles for function invocations; none = unbounded. */
+  throttle?: HttpThrottle;
   log(level: RpcLogLevel, message: string): void;
 }
 
@@ -205,21 +209,18 @@ export class FunctionsHttpServer {
         headers: { allow: match.allow.join(', ') },
       });
     }
-    const door = this.#opts.door;
-    const pass = door === undefined ? 'unguarded' : door.enter(method);
-    if (pass === undefined && door !== undefined) {
-      // refused before anything else of the request is touched (Node discards the unread body)
-      res.writeHead(door.refusal.status, door.refusal.headers);
-      res.end(door.refusal.body);
-      // the client was told to come back after Retry-After: its next request on this connection waits
-      if (!this.#closing) holdConnection(req.socket, door.holdMs, door.holdScheduler);
-      return;
+    const throttle = this.#opts.throttle;
+    const entered = throttle?.enter();
+    if (throttle !== undefined && entered === undefined) {
+      return sendProblem(res, 429, 'The host holds maxOutstandingRequests requests (host.json extensions.http).', {
+        instance,
+      });
     }
-    let status = 500;
+    const release = entered === undefined ? undefined : await entered;
     try {
-      status = await this.#invoke(req, res, url, method, match.target, match.params);
+      await this.#invoke(req, res, url, method, match.target, match.params);
     } finally {
-      if (pass !== 'unguarded') pass?.leave(status);
+      release?.();
     }
   }
 
@@ -229,7 +230,7 @@ export class FunctionsHttpServer {
     res: http.ServerResponse,
     url: URL,
     method: string,
-    fn: RegisteredFunction,
+    fn: RouteTarget,
     params: Record<string, string>,
   ): Promise<number> {
     const instance = url.pathname;

@@ -9,12 +9,12 @@
  */
 import './local-settings'; // first: local.settings.json Values, read by the telemetry preload too
 import '../lib/telemetry/preload'; // then telemetry, before the modules it instruments load
-import { promises as fs, readFileSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { configureSharedEngine, inProcessBus, sharedEngine } from '../lib/app';
 import { InProcessTopicPublisher } from '../lib/async/result-publisher';
 import { LocalHost } from './host';
-import { appHostDoor } from './app-host-door';
+import { hostJsonHttp, hostJsonServiceBus } from './host-json';
 import { AsyncLineWriter } from './line-writer';
 import { ModelFeeder } from './model-feeder';
 import { ServiceBusEmulator } from './service-bus-emulator';
@@ -40,15 +40,6 @@ const BINDING_DEFAULTS: Record<string, string> = {
   MODELS_CONTAINER: 'models',
 };
 
-/** host.json `extensions.serviceBus.maxConcurrentCalls` and `maxMessageBatchSize`. */
-function serviceBusSettings(): { maxConcurrentCalls: number; maxMessageBatchSize: number } {
-  const hostJson = JSON.parse(readFileSync(path.join(ROOT, 'host.json'), 'utf8')) as {
-    extensions?: { serviceBus?: { maxConcurrentCalls?: number; maxMessageBatchSize?: number } };
-  };
-  const sb = hostJson.extensions?.serviceBus;
-  return { maxConcurrentCalls: sb?.maxConcurrentCalls ?? 16, maxMessageBatchSize: sb?.maxMessageBatchSize ?? 1000 };
-}
-
 async function main(): Promise<void> {
   for (const [k, v] of Object.entries(BINDING_DEFAULTS)) process.env[k] ??= v;
   const port = Number(process.env['PORT'] ?? 7071);
@@ -59,7 +50,8 @@ async function main(): Promise<void> {
   configureSharedEngine({
     publisher: new InProcessTopicPublisher(inProcessBus(), process.env['RESULTS_TOPIC'] ?? 'risk-completed'),
   });
-  const serviceBus = new ServiceBusEmulator({ bus: inProcessBus(), ...serviceBusSettings(), log });
+  const serviceBus = new ServiceBusEmulator({ bus: inProcessBus(), ...hostJsonServiceBus(ROOT), log });
+  const { routePrefix, dynamicThrottlesEnabled, ...throttles } = hostJsonHttp(ROOT);
   const host = await LocalHost.create({
     port,
     appModules: await appModules(),
@@ -67,8 +59,11 @@ async function main(): Promise<void> {
     verbose,
     invocationLog: verbose,
     extraRoutes: serviceBus.route,
-    door: await appHostDoor(),
+    routePrefix,
+    throttles,
   });
+  if (dynamicThrottlesEnabled)
+    log('host.json extensions.http.dynamicThrottlesEnabled: not emulated (it reads the Azure sandbox counters)');
   serviceBus.start(host);
   // the models container (models/ folder, or Azurite with AzureWebJobsStorage=UseDevelopmentStorage=true) feeds the blob trigger
   const models = await ModelFeeder.start({ host, repository: (await sharedEngine()).models.repository, log });

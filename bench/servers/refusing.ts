@@ -1,32 +1,30 @@
 /**
- * The refusal-cost scenario's server: this service through the local host, held full so that every
- * `POST /api/score` is refused. `REFUSE_AT=door`: the host's door holds its only slot (limit 1), so the
- * host answers before the body is read. `REFUSE_AT=handler`: no door; the engine's gate holds its only slot
- * (`ADMISSION_MAX_INFLIGHT=1`), so the refusal happens inside the function handler after the host has read
- * the body and `@azure/functions` has built the request, as it did before the door existed.
+ * The refusal-cost scenario's server: this service through the local host (host.json's throttles), held
+ * full so that every `POST /api/score` is refused by the engine's admission inside the function handler,
+ * where it runs in Azure: `ADMISSION_MAX_INFLIGHT=1` and that one slot is taken for good, so each request
+ * pays the front, the invocation and one 503 (`overloaded`, `Retry-After`).
  */
 import * as path from 'node:path';
 import { sharedEngine } from '../../lib/app';
+import { appRoot } from '../../lib/config/app-root';
 import { LocalHost } from '../../local/host';
-import { HostDoor } from '../../local/host-door';
+import { hostJsonHttp } from '../../local/host-json';
 import { announce, statsRoute } from './common';
 
 const MODULES = ['hooks', 'score'].map((m) => path.join(__dirname, '..', '..', 'functions', `${m}.js`));
 
 async function main(): Promise<void> {
-  const atDoor = process.env['REFUSE_AT'] === 'door';
-  const door = atDoor ? new HostDoor({ maxLimit: 1, minLimit: 1, holdMs: 0 }) : undefined;
+  const { routePrefix, maxConcurrentRequests, maxOutstandingRequests } = hostJsonHttp(appRoot());
   const host = await LocalHost.create({
     port: 0,
     appModules: MODULES,
     log: () => undefined,
     extraRoutes: statsRoute,
-    door,
+    routePrefix,
+    throttles: { maxConcurrentRequests, maxOutstandingRequests },
   });
   const engine = await sharedEngine();
-  if (door !== undefined)
-    door.enter('POST'); // the door's only slot, never left
-  else void engine.admit(() => new Promise<never>(() => undefined)); // the engine gate's only slot, never released
+  void engine.admit(60_000, () => new Promise<never>(() => undefined)); // the ceiling's only slot, never released
   announce(host.port);
   process.on('SIGTERM', () => process.exit(0));
 }

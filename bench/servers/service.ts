@@ -6,7 +6,8 @@
 import type * as http from 'node:http';
 import * as path from 'node:path';
 import { sharedEngine } from '../../lib/app';
-import { appHostDoor } from '../../local/app-host-door';
+import { appRoot } from '../../lib/config/app-root';
+import { hostJsonHttp } from '../../local/host-json';
 import { LocalHost } from '../../local/host';
 import { announce, statsRoute } from './common';
 
@@ -15,29 +16,22 @@ const MODULES = ['hooks', 'health', 'score', 'score-batch'].map((m) =>
 );
 
 async function main(): Promise<void> {
-  const started: { host?: LocalHost } = {};
-  /** `GET /__bench/admission`: the door's and the engine gate's limits and counters, and the door's hold (ms). */
+  /** `GET /__bench/admission`: the engine's admission counters (deadline admission and the ceiling). */
   const admissionRoute = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean> => {
     if (!(req.url ?? '').startsWith('/__bench/admission')) return statsRoute(req, res);
-    const stats = started.host?.doorStats;
-    const body = {
-      door: stats === undefined ? null : { ...stats, hold_ms: door?.holdMs },
-      engine: (await sharedEngine()).admissionStats ?? null,
-    };
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
+    res.end(JSON.stringify({ engine: (await sharedEngine()).admissionStats ?? null }));
     return true;
   };
-  // BENCH_NO_DOOR=1: without the host's door (refusals only inside the handler), for comparison
-  const door = process.env['BENCH_NO_DOOR'] === '1' ? undefined : await appHostDoor();
+  const { routePrefix, maxConcurrentRequests, maxOutstandingRequests } = hostJsonHttp(appRoot());
   const host = await LocalHost.create({
     port: 0,
     appModules: MODULES,
     log: () => undefined,
     extraRoutes: admissionRoute,
-    door,
+    routePrefix,
+    throttles: { maxConcurrentRequests, maxOutstandingRequests },
   });
-  started.host = host;
   announce(host.port);
   process.on('SIGTERM', () => void host.dispose().finally(() => process.exit(0)));
 }

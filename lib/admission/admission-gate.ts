@@ -1,6 +1,8 @@
 /**
- * The admission gate at the door: decides, before a request's body is read or validated, whether the
- * engine takes it. It keeps the requests inside the engine (admitted, not yet answered) under an
+ * An adaptive concurrency gate. The engine uses it as its memory ceiling (`./admission.ts`,
+ * `ADMISSION_MAX_INFLIGHT`): nothing reports drops to it there, so its limit stays at its maximum, and
+ * Service Bus deliveries wait in it for a slot (`admitWithin`). What follows is the gate's general
+ * behaviour: it decides, before a request's body is read or validated, whether the engine takes it. It keeps the requests inside the engine (admitted, not yet answered) under an
  * adaptive limit, and answers the excess at once with `overloaded` (503 + `Retry-After`), before any
  * of the expensive work (body, JSON, validation, context lookup).
  *

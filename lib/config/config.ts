@@ -39,20 +39,16 @@ export interface Config {
     /** A batch request's default deadline grows by this much per valid event after the first, ms (capped at `deadlineMaxMs`). */
     readonly batchDeadlinePerEventMs: number;
   };
-  /** The admission gate at the door (`lib/admission/admission-gate.ts`). */
+  /** Admission (`lib/admission/`): the deadline rule's floor, the memory ceiling, the Service Bus wait. */
   readonly admission: {
     /** Most requests inside the engine at once (`ADMISSION_MAX_INFLIGHT`, 1024); also the starting limit. */
     readonly maxInflight: number;
-    /** Floor of the adaptive limit (`ADMISSION_MIN_INFLIGHT`, 16; at most `maxInflight`). */
+    /** Admission by deadline never refuses below this many inside; also the ceiling's floor (`ADMISSION_MIN_INFLIGHT`, 16; at most `maxInflight`). */
     readonly minInflight: number;
     /** Interval between limit changes, ms (`ADMISSION_INTERVAL_MS`, 100). */
     readonly intervalMs: number;
     /** How long a Service Bus delivery waits for a slot before it is sent back to the queue, ms (`ADMISSION_QUEUE_WAIT_MS`, 5000; 0 = no wait). */
     readonly queueWaitMs: number;
-    /** After the local host's door refuses a request, how long it waits before it reads that keep-alive connection's next one, ms (`ADMISSION_HOLD_MS`, 500; 0 = at once; at most the 1 s `Retry-After`). */
-    readonly holdMs: number;
-    /** Local host only: a request that stays longer than this in the host (door to answer) counts as a drop for the door, ms (`ADMISSION_HOST_TARGET_MS`, 250; 0 = off: only 503s are drops). */
-    readonly hostTargetMs: number;
   };
   readonly redis: {
     readonly url: string | undefined;
@@ -175,8 +171,6 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       minInflight: Math.min(e.ADMISSION_MIN_INFLIGHT, e.ADMISSION_MAX_INFLIGHT),
       intervalMs: e.ADMISSION_INTERVAL_MS,
       queueWaitMs: e.ADMISSION_QUEUE_WAIT_MS,
-      holdMs: e.ADMISSION_HOLD_MS,
-      hostTargetMs: e.ADMISSION_HOST_TARGET_MS,
     },
     redis: {
       url: e.REDIS_URL,

@@ -68,7 +68,10 @@ export function createInstruments(meter: Meter, g: GaugeSources) {
     description: 'Estimated LLM cost of escalations, from the configured prices per 1k tokens',
   });
   const admissionRefused = meter.createCounter('admission.refused', {
-    description: 'Requests refused at the door (503 overloaded)',
+    description: 'Requests refused on reaching the app (503 overloaded; attribute reason: deadline | ceiling)',
+  });
+  const lateAnswers = meter.createCounter('admission.late_answers', {
+    description: 'Requests served (200) after their own deadline',
   });
   const admissionLimit = meter.createHistogram('admission.limit', {
     description: 'Admission limit (requests inside the engine) after each change',
@@ -116,6 +119,7 @@ export function createInstruments(meter: Meter, g: GaugeSources) {
     escalationTokens,
     escalationCost,
     admissionRefused,
+    lateAnswers,
     admissionLimit,
   };
 }

@@ -7,6 +7,7 @@
 import { metrics, type Meter, type MeterProvider, type TracerProvider } from '@opentelemetry/api';
 import type { CacheStatus } from '../context/context-provider';
 import type { AdmissionEvents } from '../admission/admission-gate';
+import type { DeadlineAdmissionEvents } from '../admission/deadline-admission';
 import type { ContextEvents } from '../context/events';
 import type { EscalationEvents } from '../escalation/types';
 import type { EscalationOutcome } from '../scoring/escalation-info';
@@ -185,10 +186,21 @@ export class Telemetry {
     return { blobCall: (e) => this.external('blob', e.ms, e.ok) };
   }
 
-  /** Handlers for the admission gate's events. */
+  /**
+   * Handlers for the deadline admission's events: `admission.refused{reason=deadline}` and
+   * `admission.late_answers` (requests served after their own deadline).
+   */
+  deadlineAdmissionEvents(): Partial<DeadlineAdmissionEvents> {
+    return {
+      refused: () => this.m.admissionRefused.add(1, { reason: 'deadline' }),
+      late: () => this.m.lateAnswers.add(1),
+    };
+  }
+
+  /** Handlers for the admission ceiling's events. */
   admissionEvents(): Partial<AdmissionEvents> {
     return {
-      refused: () => this.m.admissionRefused.add(1),
+      refused: () => this.m.admissionRefused.add(1, { reason: 'ceiling' }),
       limitChanged: (e) => this.m.admissionLimit.record(e.to),
     };
   }

@@ -1,6 +1,6 @@
 /**
- * The admission gate through the real triggers (local Functions host, own process): with the gate held
- * full, a request is refused before its body is read or validated (503 `overloaded` + Retry-After even
+ * The engine's admission ceiling through the real triggers (local Functions host, own process): with the
+ * ceiling held full, a request is refused before its body is read or validated (503 `overloaded` + Retry-After even
  * for an invalid body), and a Service Bus message is sent back to the queue (the invocation fails with
  * the transient `overloaded`: the host abandons it), never rejected as invalid and never stored. Once
  * the gate has room again, the same requests and message are scored.
@@ -23,7 +23,7 @@ before(async () => {
   Object.assign(process.env, {
     LOG_LEVEL: 'error',
     ADMISSION_MAX_INFLIGHT: String(MAX_INFLIGHT),
-    ADMISSION_MIN_INFLIGHT: String(MAX_INFLIGHT), // a fixed limit: this file tests the door, not the adaptation
+    ADMISSION_MIN_INFLIGHT: String(MAX_INFLIGHT), // a fixed ceiling
     ADMISSION_QUEUE_WAIT_MS: '200', // a Service Bus delivery waits this long for a slot, then goes back to the queue
     SCORING_QUEUE: 'payments',
     RESULTS_TOPIC: 'risk-completed',
@@ -43,7 +43,7 @@ after(async () => {
 async function fillGate(): Promise<() => Promise<void>> {
   const releases: (() => void)[] = [];
   const held = Array.from({ length: MAX_INFLIGHT }, () =>
-    engine.admit(() => new Promise<void>((resolve) => releases.push(resolve))),
+    engine.admit(60_000, () => new Promise<void>((resolve) => releases.push(resolve))),
   );
   assert.equal(releases.length, MAX_INFLIGHT);
   return async () => {
@@ -56,7 +56,7 @@ function post(route: string, body: string): Promise<Answer> {
   return postFresh(`${host.url}/api/${route}`, body);
 }
 
-describe('admission at the door', () => {
+describe('admission when the ceiling is full', () => {
   it('refuses before the body is read or validated: 503 overloaded + Retry-After, even for an invalid body', async () => {
     const release = await fillGate();
     try {
@@ -71,7 +71,7 @@ describe('admission at the door', () => {
         assert.ok(Number(r.headers['retry-after']) >= 1);
         assert.match(String(r.headers['content-type']), /^application\/problem\+json/);
       }
-      assert.ok((engine.admissionStats?.refused ?? 0) >= 3);
+      assert.ok((engine.admissionStats?.ceiling?.refused ?? 0) >= 3);
     } finally {
       await release();
     }
@@ -84,16 +84,16 @@ describe('admission at the door', () => {
   it('a Service Bus delivery waits for a slot instead of being refused: scored once the gate has room', async () => {
     const event = validEvent({ transactionId: 'sb-wait-1' });
     const release = await fillGate();
-    const refusedBefore = engine.admissionStats?.refused ?? 0;
+    const refusedBefore = engine.admissionStats?.ceiling?.refused ?? 0;
     const delivery = host.invoke('scoreQueue', JSON.stringify(event), { MessageId: 'm-wait', DeliveryCount: 1 });
-    for (let turns = 0; engine.admissionStats?.waiting !== 1; turns++) {
+    for (let turns = 0; engine.admissionStats?.ceiling?.waiting !== 1; turns++) {
       assert.ok(turns < 10_000, 'the delivery never reached the gate');
       await new Promise((resolve) => setImmediate(resolve));
     }
     // the delivery waits in the gate (it holds no slot and was not refused): free the slots
     await release();
     await within(delivery, 'the waiting Service Bus delivery to be scored once the slots were freed'); // not thrown back
-    assert.equal(engine.admissionStats?.refused, refusedBefore, 'the waiting delivery was not refused');
+    assert.equal(engine.admissionStats?.ceiling?.refused, refusedBefore, 'the waiting delivery was not refused');
     const again = await engine.processMessage(JSON.stringify(event), { messageId: 'm-wait', deliveryCount: 2 });
     // already scored and published by the waiting delivery: a redelivery finds it (never a second score)
     assert.ok(

@@ -13,6 +13,7 @@ import { arrayItems, matchBracket, objectProperties, stringLiteral, stripComment
 import { find, loadFixture, names, tableColumn } from './support/contract-fixture';
 import { loadConfig } from '../../lib/config/config';
 import {
+  hostJson,
   INFRA,
   documentedSettingNames,
   ROOT,
@@ -319,5 +320,100 @@ describe('infra contract: azd parameters, Node version', () => {
   it('Azure runs Node 24 by default, 22 kept as a choice: both images, the placeholder, Flex and its module', () => {
     const problems = nodeVersionProblems();
     assert.deepEqual(problems, [], `Node version: ${problems.join('; ')}`);
+  });
+});
+
+describe('infra contract: host.json HTTP throttles and the platforms’ per-instance concurrency', () => {
+  /** The burst one instance must take whole (docs/admission.md). */
+  const BURST = 500;
+  const http = (): {
+    maxConcurrentRequests?: unknown;
+    maxOutstandingRequests?: unknown;
+    dynamicThrottlesEnabled?: unknown;
+  } => ((hostJson()['extensions'] as Record<string, unknown> | undefined)?.['http'] ?? {}) as Record<string, unknown>;
+  const int = (v: unknown, what: string): number => {
+    assert.ok(
+      typeof v === 'number' && Number.isInteger(v) && v >= 1,
+      `host.json extensions.http.${what} is set (a positive integer): ${String(v)}`,
+    );
+    return v;
+  };
+  /** The literal numbers of `expr`'s branches (`a > 0 ? a : (isGpu ? 100 : 50)` → 100, 50). */
+  const literals = (expr: string): number[] => [...expr.matchAll(/[?:]\s*\(?\s*(\d+)\b/g)].map((m) => Number(m[1]));
+  const moduleCall = (symbol: string) => {
+    const call = main.modules.find((m) => m.symbol === symbol);
+    assert.ok(call !== undefined, `main.bicep calls module ${symbol}`);
+    return { call, mod: readBicep(path.resolve(INFRA, call.target)) };
+  };
+
+  it('declares maxConcurrentRequests and maxOutstandingRequests; a burst fits; dynamic throttles off', () => {
+    const h = http();
+    const concurrent = int(h.maxConcurrentRequests, 'maxConcurrentRequests');
+    const outstanding = int(h.maxOutstandingRequests, 'maxOutstandingRequests');
+    assert.ok(
+      outstanding >= concurrent,
+      `maxOutstandingRequests ${outstanding} >= maxConcurrentRequests ${concurrent}`,
+    );
+    assert.ok(
+      outstanding >= BURST,
+      `a burst of ${BURST} is held, never refused with 429 (maxOutstandingRequests ${outstanding})`,
+    );
+    assert.equal(
+      h.dynamicThrottlesEnabled,
+      false,
+      'dynamic throttles (429 on host counters, blind to deadlines) are off',
+    );
+    const ceiling = settings.find((s) => s.name === 'ADMISSION_MAX_INFLIGHT')?.defaultValue;
+    assert.ok(
+      typeof ceiling === 'number' && concurrent <= ceiling,
+      `maxConcurrentRequests ${concurrent} <= ADMISSION_MAX_INFLIGHT ${String(ceiling)}: the engine's ceiling never refuses what the host passes`,
+    );
+  });
+
+  it('every per-instance HTTP concurrency the Bicep can set is at most maxConcurrentRequests', () => {
+    const concurrent = int(http().maxConcurrentRequests, 'maxConcurrentRequests');
+    const problems: string[] = [];
+    const effective = main.vars.get('effectiveHttpConcurrency');
+    assert.ok(effective !== undefined, 'main.bicep var effectiveHttpConcurrency');
+    const defaults = literals(effective);
+    assert.ok(defaults.length >= 2, `plan defaults read from "${effective}"`);
+    for (const d of defaults) if (d > concurrent) problems.push(`main.bicep plan default ${d}`);
+    const text = readFileSync(path.join(INFRA, 'main.bicep'), 'utf8');
+    const cap = /@maxValue\((\d+)\)\s*\n\s*param httpConcurrentRequestsPerReplica\b/.exec(text)?.[1];
+    if (cap === undefined || Number(cap) > concurrent)
+      problems.push(
+        `main.bicep param httpConcurrentRequestsPerReplica needs @maxValue(<= ${concurrent}), has ${cap ?? 'none'}`,
+      );
+    for (const [symbol, param] of [
+      ['functionAppContainerApps', 'httpConcurrentRequestsPerReplica'],
+      ['functionAppFlex', 'httpPerInstanceConcurrency'],
+    ] as const) {
+      const { call, mod } = moduleCall(symbol);
+      const passed = property(call.body, `params.${param}`);
+      if (passed?.trim() !== 'effectiveHttpConcurrency')
+        problems.push(`${symbol} is passed ${param}: ${passed ?? 'nothing'}`);
+      const dflt = Number(mod.params.get(param)?.defaultExpr);
+      if (!(dflt <= concurrent)) problems.push(`${call.target} param ${param} default ${String(dflt)}`);
+    }
+    const flex = moduleCall('functionAppFlex').mod;
+    const wired = flex.resources.some((r) =>
+      /perInstanceConcurrency:\s*httpPerInstanceConcurrency/.test(r.body.replace(/\s+/g, ' ')),
+    );
+    if (!wired)
+      problems.push(
+        'functionapp-flex.bicep: scaleAndConcurrency.triggers.http.perInstanceConcurrency is not httpPerInstanceConcurrency',
+      );
+    const aca = moduleCall('functionAppContainerApps').mod;
+    const acaText = readFileSync(path.resolve(INFRA, moduleCall('functionAppContainerApps').call.target), 'utf8');
+    if (
+      !/concurrentRequests:\s*string\(httpConcurrentRequestsPerReplica\)/.test(acaText) ||
+      aca.params.get('httpConcurrentRequestsPerReplica') === undefined
+    )
+      problems.push('functionapp-containerapps.bicep: the http scale rule is not httpConcurrentRequestsPerReplica');
+    assert.deepEqual(
+      problems,
+      [],
+      `per-instance HTTP concurrency above host.json maxConcurrentRequests ${concurrent}: ${problems.join('; ')}`,
+    );
   });
 });

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
-import { appHostDoor } from '../../../local/app-host-door';
+import { appRoot } from '../../../lib/config/app-root';
 import { LocalHost } from '../../../local/host';
+import { hostJsonHttp } from '../../../local/host-json';
 
 /** The compiled function modules the scoring tests serve (explicit, so unrelated triggers stay out). */
 export const SCORING_MODULES = ['hooks', 'health', 'score', 'score-batch'].map((m) =>
@@ -8,12 +9,19 @@ export const SCORING_MODULES = ['hooks', 'health', 'score', 'score-batch'].map((
 );
 
 /**
- * Serves the app's scoring functions over real HTTP through the local Functions host, with the host's
- * door as `npm start` has it. Settings come from `process.env` (read once by `sharedEngine()`, which this
+ * Serves the app's scoring functions over real HTTP through the local Functions host, with host.json's
+ * HTTP settings as `npm start` has them. Settings come from `process.env` (read once by `sharedEngine()`, which this
  * creates): set them before calling this. One per process.
  */
 export async function startServiceHost(): Promise<LocalHost> {
-  return LocalHost.create({ port: 0, appModules: SCORING_MODULES, log: () => undefined, door: await appHostDoor() });
+  const { routePrefix, maxConcurrentRequests, maxOutstandingRequests } = hostJsonHttp(appRoot());
+  return LocalHost.create({
+    port: 0,
+    appModules: SCORING_MODULES,
+    log: () => undefined,
+    routePrefix,
+    throttles: { maxConcurrentRequests, maxOutstandingRequests },
+  });
 }
 
 /** POSTs JSON; fails (rejects) if no answer comes within `timeoutMs` (default 20 s). */

@@ -1,0 +1,76 @@
+/**
+ * The Functions host's HTTP throttles (host.json `extensions.http`), with the host's semantics:
+ *
+ * - `maxConcurrentRequests`: at most this many HTTP-triggered functions execute at once; the next ones wait
+ *   in the host, first come first served.
+ * - `maxOutstandingRequests`: at most this many requests are held at once, waiting and executing together;
+ *   a request over it is answered 429 at once and never reaches the function.
+ * - `-1` (or absent) means unbounded, the default on dedicated plans.
+ *
+ * `dynamicThrottlesEnabled` (429 when the host's performance counters cross thresholds) reads counters of
+ * the Functions host's sandbox that this machine does not have: it is not emulated; the local host says so.
+ * @module
+ */
+
+/** host.json `extensions.http` throttles. */
+export interface HttpThrottleOptions {
+  /** Most HTTP functions executing at once; `-1` = unbounded. */
+  readonly maxConcurrentRequests?: number;
+  /** Most requests held (waiting + executing); over it, 429. `-1` = unbounded. */
+  readonly maxOutstandingRequests?: number;
+}
+
+/** Releases an execution slot (only the first call counts). */
+export type ThrottleRelease = () => void;
+
+const bound = (v: number | undefined): number => (v === undefined || v < 0 ? Number.POSITIVE_INFINITY : v);
+
+/** The two throttles of one host (see the module comment). */
+export class HttpThrottle {
+  readonly #maxConcurrent: number;
+  readonly #maxOutstanding: number;
+  #executing = 0;
+  readonly #waiting: (() => void)[] = [];
+  #rejected = 0;
+
+  constructor(options: HttpThrottleOptions = {}) {
+    this.#maxConcurrent = Math.max(1, bound(options.maxConcurrentRequests));
+    this.#maxOutstanding = Math.max(1, bound(options.maxOutstandingRequests));
+  }
+
+  /** Requests held now: waiting and executing. */
+  get outstanding(): number {
+    return this.#executing + this.#waiting.length;
+  }
+
+  get stats(): { executing: number; waiting: number; rejected: number } {
+    return { executing: this.#executing, waiting: this.#waiting.length, rejected: this.#rejected };
+  }
+
+  /**
+   * Enters one request: `undefined` when it is over `maxOutstandingRequests` (answer 429), else a promise of
+   * its execution slot, granted at once or when an earlier request releases one.
+   */
+  enter(): Promise<ThrottleRelease> | undefined {
+    if (this.outstanding >= this.#maxOutstanding) {
+      this.#rejected++;
+      return undefined;
+    }
+    if (this.#executing < this.#maxConcurrent) {
+      this.#executing++;
+      return Promise.resolve(this.#release());
+    }
+    return new Promise((resolve) => this.#waiting.push(() => resolve(this.#release())));
+  }
+
+  #release(): ThrottleRelease {
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const next = this.#waiting.shift();
+      if (next === undefined) this.#executing--;
+      else next(); // the slot passes to the oldest waiter
+    };
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * host.json's HTTP throttles with the Functions host's semantics (`local/http-throttle.ts`): at most
+ * `maxConcurrentRequests` execute, the next wait first come first served, and a request over
+ * `maxOutstandingRequests` (waiting + executing) is refused (429) at once; `-1` or absent = unbounded.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { HttpThrottle, type ThrottleRelease } from '../../local/http-throttle';
+
+/** Lets granted slots' promise callbacks run. */
+const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe('HttpThrottle', () => {
+  it('runs maxConcurrentRequests at once, queues the next in order, and refuses past maxOutstandingRequests', async () => {
+    const throttle = new HttpThrottle({ maxConcurrentRequests: 2, maxOutstandingRequests: 4 });
+    const started: number[] = [];
+    const releases = new Map<number, ThrottleRelease>();
+    const entries = [0, 1, 2, 3].map((i) => {
+      const p = throttle.enter();
+      assert.ok(p !== undefined, `request ${i} is held`);
+      return p.then((release) => {
+        started.push(i);
+        releases.set(i, release);
+      });
+    });
+    assert.equal(throttle.enter(), undefined, 'the fifth request is over maxOutstandingRequests: 429');
+    await settle();
+    assert.deepEqual(started, [0, 1], 'two execute, two wait');
+    releases.get(1)?.();
+    releases.get(1)?.(); // only the first release counts
+    await settle();
+    assert.deepEqual(started, [0, 1, 2], 'a freed slot goes to the oldest waiter');
+    assert.deepEqual(throttle.stats, { executing: 2, waiting: 1, rejected: 1 });
+    releases.get(0)?.();
+    await Promise.all(entries);
+    assert.deepEqual(started, [0, 1, 2, 3]);
+    releases.get(2)?.();
+    releases.get(3)?.();
+    assert.equal(throttle.outstanding, 0);
+  });
+
+  it('never holds more than maxOutstandingRequests nor runs more than maxConcurrentRequests (any enter/release order)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer({ min: 0, max: 6 }),
+        fc.array(fc.oneof(fc.constant('enter' as const), fc.nat({ max: 20 })), { maxLength: 80 }),
+        async (concurrent, extra, ops) => {
+          const outstanding = concurrent + extra;
+          const throttle = new HttpThrottle({ maxConcurrentRequests: concurrent, maxOutstandingRequests: outstanding });
+          const running: ThrottleRelease[] = [];
+          let held = 0;
+          for (const o of ops) {
+            if (o === 'enter') {
+              const p = throttle.enter();
+              if (p === undefined) assert.equal(held, outstanding, 'refused only when full');
+              else {
+                held++;
+                void p.then((r) => running.push(r));
+              }
+            } else if (running.length > 0) {
+              running.splice(o % running.length, 1)[0]?.();
+              held--;
+            }
+            await settle();
+            assert.ok(running.length <= concurrent, `${running.length} running > ${concurrent}`);
+            assert.equal(throttle.outstanding, held);
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('is unbounded without settings (-1 or absent), as on a dedicated plan', () => {
+    const throttle = new HttpThrottle({ maxConcurrentRequests: -1 });
+    for (let i = 0; i < 5000; i++) assert.ok(throttle.enter() !== undefined);
+    assert.equal(throttle.stats.waiting, 0);
+  });
+});
