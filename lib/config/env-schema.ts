@@ -78,7 +78,9 @@ const envShape = z.object({
   INFERENCE_QUEUE_MAX: int(1, 1_000_000, 2048).describe(
     'Bound of the inference queue, rows; past it requests are refused with 503 `overloaded`.',
   ),
-  REQUEST_DEADLINE_MS: int(1, 60_000, 50).describe('Default per-request deadline, ms, counted from when the invocation reaches the app; a request is refused only when the work ahead of it cannot finish within it.'),
+  REQUEST_DEADLINE_MS: int(1, 60_000, 50).describe(
+    'Default per-request deadline, ms, counted from when the invocation reaches the app; a request is refused only when the work ahead of it cannot finish within it.',
+  ),
   REQUEST_DEADLINE_MAX_MS: int(1, 600_000, 2000).describe(
     'Largest deadline a caller may ask for with `x-deadline-ms`, ms; also caps batch deadlines and is the Service Bus batch deadline.',
   ),
@@ -88,8 +90,12 @@ const envShape = z.object({
   ADMISSION_MAX_INFLIGHT: int(1, 1_000_000, 1024).describe(
     'Most requests inside the engine at once (HTTP and Service Bus together): a ceiling that protects memory, beside admission by deadline.',
   ),
-  ADMISSION_MIN_INFLIGHT: int(1, 1_000_000, 16).describe('Admission by deadline refuses nothing while fewer than this many requests are inside the engine.'),
-  ADMISSION_INTERVAL_MS: int(1, 60_000, 100).describe('Interval of the memory ceiling (the gate that caps requests inside at `ADMISSION_MAX_INFLIGHT`), ms.'),
+  ADMISSION_MIN_INFLIGHT: int(1, 1_000_000, 16).describe(
+    'Admission by deadline refuses nothing while fewer than this many requests are inside the engine.',
+  ),
+  ADMISSION_INTERVAL_MS: int(1, 60_000, 100).describe(
+    'Interval of the memory ceiling (the gate that caps requests inside at `ADMISSION_MAX_INFLIGHT`), ms.',
+  ),
   ADMISSION_QUEUE_WAIT_MS: int(0, 60_000, 5000).describe(
     'How long a Service Bus delivery waits for an admission slot before it fails transiently and is redelivered, ms; 0 = no wait.',
   ),
