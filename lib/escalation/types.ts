@@ -4,7 +4,7 @@ import type { Decision } from '../scoring/decision';
 export type ScoreSource = 'local' | 'openai' | 'local-fallback';
 
 /** Why a payment was selected for escalation. */
-export type EscalationTrigger = 'band' | 'note' | 'requested';
+export type EscalationTrigger = 'band' | 'note' | 'requested' | 'rule';
 
 /**
  * What happened to an escalated payment.
