@@ -5,8 +5,8 @@
  */
 import { z } from 'zod';
 import { AppError, type FieldError } from '../errors/errors';
-import { isCardNumber } from '../scoring/card-number';
-import { COUNTRY_CODES } from '../scoring/iso-codes';
+import { isCardNumber } from '../domain/card-number';
+import { COUNTRY_CODES } from '../domain/iso-codes';
 import { MAX_VALUES_PER_ADD } from './list-store';
 import type { ListKeyField } from './ruleset-schema';
 

@@ -3,7 +3,7 @@
  * ruleset with AppError `ruleset_invalid`. Also: memberships of an event on a ruleset's lists, from entries.
  */
 import { AppError, type FieldError } from '../errors/errors';
-import { EMPTY_VELOCITY } from '../features/user-context';
+import { EMPTY_VELOCITY } from '../domain/user-context';
 import type { ListMemberships } from './cel-environment';
 import { compileRuleset, type CompiledRuleset, type ListUse } from './compile-ruleset';
 import { evaluateRuleset, type Thresholds } from './evaluate-ruleset';

@@ -1,23 +1,23 @@
 import type { CacheStatus, ContextLookup, ContextProvider } from '../context/context-provider';
+import type { Decision } from '../domain/decision';
+import type { PaymentEvent } from '../domain/payment-event';
 import { featurize, FEATURE_COUNT } from '../features/featurizer';
 import type { RunTiming } from '../inference/backend';
 import type { Lease, SessionManager } from '../inference/session-manager';
-import type { EscalationInfo, ScoreSource } from '../escalation/types';
 import type { ModelManifest } from '../models/manifest';
 import {
   decide,
   invalidScoreKind,
   MODEL_OUTPUT_INVALID_REASON,
   topReasons,
-  type Decision,
   type InvalidScoreKind,
   type Reason,
 } from './decision';
-import type { PaymentEvent } from './event-schema';
+import type { EscalationInfo, ScoreSource } from './escalation-info';
 import type { Decisioning, Prepared, RulesetDecision } from '../decisioning/decisioning';
 import type { Action } from '../decisioning/ruleset-schema';
 import { FEATURE_NAMES } from '../features/featurizer';
-import type { Velocity } from '../features/user-context';
+import type { Velocity } from '../domain/user-context';
 
 /** The result of scoring one payment (HTTP 200 body; Service Bus result body). */
 export interface ScoreResult {
