@@ -127,7 +127,7 @@ export interface Config {
     readonly rulesetName: string | undefined;
     /** The shipped rulesets folder (`RULESET_DIR`, default `rulesets` at the app root): `{name}/{version}.json`. */
     readonly dir: string;
-    /** Blob container of `rulesets/{name}/{version}.json` uploads (`RULESETS_CONTAINER`, default the models container). */
+    /** Blob container of `rulesets/{name}/{version}.json` uploads (`RULESETS_CONTAINER`, default `models`, the models container). */
     readonly container: string;
     /** Time to live of a list membership in L1, ms (`LIST_L1_TTL_SEC`, default 10 s; changes invalidate at once). */
     readonly listL1TtlMs: number;
@@ -245,7 +245,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     decisioning: {
       rulesetName: e.RULESET_NAME === 'none' ? undefined : e.RULESET_NAME,
       dir: path.resolve(appRoot(), e.RULESET_DIR ?? 'rulesets'),
-      container: e.RULESETS_CONTAINER ?? e.MODELS_CONTAINER,
+      container: e.RULESETS_CONTAINER,
       listL1TtlMs: e.LIST_L1_TTL_SEC * 1000,
       listL1MaxEntries: e.LIST_L1_MAX_ENTRIES,
     },

@@ -143,7 +143,7 @@ const envShape = z.object({
     z
       .string()
       .regex(/^[a-z0-9](?!.*--)[a-z0-9-]{1,61}[a-z0-9]$/, { error: 'must be a blob container name like models' })
-      .optional(),
+      .default('models'),
   ),
   LIST_L1_TTL_SEC: int(1, 3600, 10),
   LIST_L1_MAX_ENTRIES: int(1, 10_000_000, 100_000),

@@ -47,9 +47,24 @@ export class ListLookup {
     });
   }
 
+  private subscribed = false;
+  private lastAttempt = -Infinity;
+  private readonly listener = (c: ListChange): void => this.apply(c);
+
   /** Subscribes to change announcements; resolves whether the subscription is up. */
-  start(): Promise<boolean> {
-    return this.store.subscribe((c) => this.apply(c));
+  async start(): Promise<boolean> {
+    this.lastAttempt = (this.options.now ?? performance.now.bind(performance))();
+    this.subscribed = await this.store.subscribe(this.listener).catch(() => false);
+    return this.subscribed;
+  }
+
+  /** Retries the subscription (at most once a second) while it is not up, e.g. Redis was still connecting. */
+  private ensureSubscribed(): void {
+    if (this.subscribed) return;
+    const t = (this.options.now ?? performance.now.bind(performance))();
+    if (t - this.lastAttempt < 1000) return;
+    this.lastAttempt = t;
+    void this.start();
   }
 
   private apply(c: ListChange): void {
@@ -64,6 +79,7 @@ export class ListLookup {
    * Lists the store could not answer are left out of the result (`in_list` on them then fails at run time).
    */
   async memberships(uses: readonly ListUse[], event: Readonly<Record<string, unknown>>): Promise<ListMemberships> {
+    this.ensureSubscribed();
     const out = new Map<string, boolean>();
     const misses: { name: string; value: string }[] = [];
     for (const u of uses) {
