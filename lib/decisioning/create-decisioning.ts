@@ -7,7 +7,6 @@ import type { TokenCredential } from '@azure/identity';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/config';
 import { AppError } from '../errors/errors';
-import { blobConfigured } from '../rollout/blob-model-repository';
 import type { Logger } from '../telemetry/logger';
 import { unrefTimers, type Timers } from '../time/timers';
 import type { CompiledRuleset } from './compile-ruleset';
@@ -44,7 +43,9 @@ export interface DecisioningParts {
 
 function defaultRepository(config: Config, deps: DecisioningDeps): RulesetRepository {
   const s = config.rollout.storage;
-  if (!blobConfigured(s)) return new FolderRulesetRepository(config.decisioning.dir);
+  // a storage account is configured (as for models): else the shipped folder plays the container
+  if (s.connectionString === undefined && s.blobServiceUri === undefined)
+    return new FolderRulesetRepository(config.decisioning.dir);
   // the SDK loads only when a storage account is configured
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { BlobServiceClient } = require('@azure/storage-blob') as typeof import('@azure/storage-blob');
