@@ -244,7 +244,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     },
     decisioning: {
       rulesetName: e.RULESET_NAME === 'none' ? undefined : e.RULESET_NAME,
-      dir: path.resolve(appRoot(), e.RULESET_DIR ?? 'rulesets'),
+      dir: path.resolve(appRoot(), e.RULESET_DIR),
       container: e.RULESETS_CONTAINER,
       listL1TtlMs: e.LIST_L1_TTL_SEC * 1000,
       listL1MaxEntries: e.LIST_L1_MAX_ENTRIES,

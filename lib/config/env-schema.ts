@@ -137,7 +137,7 @@ const envShape = z.object({
       .regex(/^([A-Za-z][A-Za-z0-9_.-]{0,63}|none)$/, { error: 'must be a ruleset name like fraud-rules, or none' })
       .default('fraud-rules'),
   ),
-  RULESET_DIR: optStr,
+  RULESET_DIR: z.preprocess(emptyToUndefined, z.string().max(1024).default('rulesets')),
   RULESETS_CONTAINER: z.preprocess(
     emptyToUndefined,
     z

@@ -251,9 +251,10 @@ function toResult(
   return {
     ...result,
     decision: rules.decision,
+    // the model's reasons first (model_output_invalid stays first when the score is invalid), then the fired rules
     reasons: [
-      ...rules.rules.map((r) => ({ code: `rule:${r.id}`, contribution: 0, description: r.description })),
       ...reasons,
+      ...rules.rules.map((r) => ({ code: `rule:${r.id}`, contribution: 0, description: r.description })),
     ],
     rules: rules.rules.map((r) => ({ id: r.id, action: r.action })),
     ruleset: rules.ruleset,

@@ -44,6 +44,14 @@ describe('ruleset rollout (Azurite + Redis, two instances)', () => {
   let azurite: Azurite;
   let container: ContainerClient;
   const instances: Instance[] = [];
+  const clients: { disconnect(): void }[] = [];
+
+  /** One Redis connection per instance, as each instance has its own. */
+  function client(): ReturnType<typeof r.redis.duplicate> {
+    const c = r.redis.duplicate();
+    clients.push(c);
+    return c;
+  }
 
   async function instance(): Promise<Instance> {
     const waiters = new Map<string, () => void>();
@@ -55,7 +63,7 @@ describe('ruleset rollout (Azurite + Redis, two instances)', () => {
     const rollout = new RulesetRollout({
       name: NAME,
       decisioning,
-      store: new RedisRulesetPointerStore(r.redis.duplicate(), r.prefix),
+      store: new RedisRulesetPointerStore(client(), r.prefix),
       repository: new BlobRulesetRepository(container),
       timers: noTimers, // pub/sub only: no reconcile tick in this test
       reconcileMs: 60_000,
@@ -83,6 +91,7 @@ describe('ruleset rollout (Azurite + Redis, two instances)', () => {
   });
   after(async () => {
     for (const i of instances) await i.rollout.dispose();
+    for (const c of clients) c.disconnect();
     await azurite.stop();
     await r.cleanup();
   });
