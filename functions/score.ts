@@ -19,7 +19,10 @@ app.http('score', {
     return engine.admit(deadlineMs, async (arrival) => {
       const body = await readJsonBody(request, engine.config.http.scoreBodyLimitBytes);
       const result = await engine.score(body, { deadlineMs, arrivedAt: arrival.at });
-      return jsonResponse(200, result, { 'x-model-version': result.model.version });
+      return jsonResponse(200, result, {
+        'x-model-version': result.model.version,
+        ...(result.ruleset === undefined ? {} : { 'x-ruleset-version': result.ruleset.version }),
+      });
     });
   }),
 });

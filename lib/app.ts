@@ -17,6 +17,7 @@ import { CachedContextProvider } from './context/cached-context-provider';
 import type { ContextProvider } from './context/context-provider';
 import { createContextProvider, type ContextProviderDeps } from './context/create-context-provider';
 import { planRedisConnection } from './context/redis-connection';
+import { createDecisioning, type DecisioningDeps } from './decisioning/create-decisioning';
 import { Engine } from './engine';
 import type { EscalatorWiring } from './escalation/create-escalator';
 import { escalationLogEvents } from './escalation/escalation-log-events';
@@ -64,6 +65,8 @@ export interface EngineDeps {
   readonly escalation?: Partial<Omit<EscalatorWiring, 'logger'>>;
   /** Timers of the background readiness probe; default real (unref'd) timers. */
   readonly healthTimers?: Timers;
+  /** Decisioning overrides: list store, ruleset pointer store, rulesets container, timers, wall clock. */
+  readonly decisioning?: Partial<Omit<DecisioningDeps, 'logger' | 'redis'>>;
   /** Model rollout overrides: fleet store, models container, credential, reconcile timers, wall clock, instance id. */
   readonly rollout?: Partial<Omit<RolloutDeps, 'logger' | 'redis'>>;
 }
@@ -115,8 +118,10 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     sessionEvents: telemetry.sessionEvents(),
   });
   const escalator = await createEscalation(config, deps, logger, telemetry);
+  const decisioning = await createDecisioning(config, { logger, redis, ...deps.decisioning });
   const scorer = new Scorer({
     sessions,
+    ...(decisioning === undefined ? {} : { decisioning: decisioning.decisioning }),
     router: tracedRouter(rollout.router, telemetry),
     context: tracedContext(context, telemetry, now),
     deadlineMs: config.inference.deadlineMs,
@@ -186,6 +191,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     telemetry,
     now,
     readinessMonitor,
+    ...(decisioning === undefined ? {} : { decisioning }),
     disposables: [telemetry, publisher, ...oip.disposables],
   });
 }

@@ -54,7 +54,13 @@ describe('fail closed: a model output that is not a finite number in [0, 1] neve
   before(async () => {
     dir = await tempModelsDir();
     await writeModel(dir, '1.0.0', unboundedModel());
-    const config = loadConfig({ MODEL_DIR: dir, INFERENCE_MODE: 'inline', REQUEST_DEADLINE_MS: '5000' });
+    // the model's own fail-closed path, without a ruleset (its rules would add their reasons; see test/decisioning)
+    const config = loadConfig({
+      MODEL_DIR: dir,
+      INFERENCE_MODE: 'inline',
+      REQUEST_DEADLINE_MS: '5000',
+      RULESET_NAME: 'none',
+    });
     const telemetry = await Telemetry.create({ meterProvider: new MeterProvider({ readers: [reader] }) });
     engine = await createEngine(config, {
       logger: createJsonLogger('info', (line) => lines.push(line)),
