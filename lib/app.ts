@@ -15,6 +15,7 @@ import type { ContextProvider } from './context/context-provider';
 import { createContextProvider, type ContextProviderDeps } from './context/create-context-provider';
 import { planRedisConnection } from './context/redis-connection';
 import { Engine } from './engine';
+import { createLearning, type LearningDeps } from './learning/create-learning';
 import type { EscalatorWiring } from './escalation/create-escalator';
 import type { EscalationEvents } from './escalation/types';
 import { FEATURE_NAMES } from './features/featurizer';
@@ -61,6 +62,8 @@ export interface EngineDeps {
   readonly healthTimers?: Timers;
   /** Model rollout overrides: fleet store, models container, credential, reconcile timers, wall clock, instance id. */
   readonly rollout?: Partial<Omit<RolloutDeps, 'logger' | 'redis'>>;
+  /** Learning-loop overrides: store, timers, clocks, Key Vault reader. */
+  readonly learning?: Partial<Omit<LearningDeps, 'logger'>>;
 }
 
 /** This server's name and version (`package.json`), as the inference protocol's server metadata reports them. */
@@ -158,6 +161,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
             deps.escalation?.on,
           ),
         });
+  const learning = await createLearning(config, { logger, metrics: telemetry.learning, ...deps.learning });
   const scorer = new Scorer({
     sessions,
     router: tracedRouter(rollout.router, telemetry),
@@ -165,7 +169,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     deadlineMs: config.inference.deadlineMs,
     ...(deps.now === undefined ? {} : { now: deps.now }),
     ...(escalator === undefined ? {} : { escalator }),
-    on: combineHandlers(telemetry.scorerEvents(), {
+    on: combineHandlers(telemetry.scorerEvents(), learning.scorerEvents(), {
       invalidScore: (e) =>
         logger.error('model output invalid: answered review (fail closed)', {
           model: e.model,
@@ -231,7 +235,8 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     telemetry,
     now,
     readinessMonitor,
-    disposables: [telemetry, publisher, ...(extra === undefined ? [] : [extra])],
+    learning,
+    disposables: [telemetry, publisher, ...(extra === undefined ? [] : [extra]), learning],
   }));
   return engine;
 }

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { escalationEnv } from './escalation-settings';
+import { learningEnv } from './learning-settings';
 import { telemetryEnvShape } from './telemetry-settings';
 import { bool, emptyToUndefined, int, num, optStr } from './zod-helpers';
 
@@ -134,6 +135,7 @@ const envShape = z.object({
   WEBSITE_INSTANCE_ID: optStr,
   CONTAINER_APP_REPLICA_NAME: optStr,
   ...escalationEnv,
+  ...learningEnv,
 });
 
 /** {@link envShape} with the checks that span settings. */

@@ -1,4 +1,5 @@
 import type { CacheStatus, ContextLookup, ContextProvider } from '../context/context-provider';
+import type { Velocity } from '../features/user-context';
 import { featurize, FEATURE_COUNT } from '../features/featurizer';
 import type { RunTiming } from '../inference/backend';
 import type { Lease, SessionManager } from '../inference/session-manager';
@@ -69,6 +70,29 @@ export interface ScorerEvents {
    * Carries no payment data: the model version, what was wrong, and the rows of the call.
    */
   invalidScore(e: { model: string; modelVersion: string; kind: InvalidScoreKind; rows: number }): void;
+  /**
+   * A payment was decided (after the escalation, if any): what the decision log and the drift monitor read.
+   * `row` is the feature vector in the manifest's order; it must not be kept past the call (copy it).
+   */
+  decided(e: DecidedPayment): void;
+}
+
+/** One decided payment, as {@link ScorerEvents.decided} reports it. */
+export interface DecidedPayment {
+  readonly event: PaymentEvent;
+  readonly row: Float32Array;
+  /** The velocity counters the features were computed from (counted before this payment). */
+  readonly velocity: Velocity;
+  readonly manifest: ModelManifest;
+  readonly result: ScoreResult;
+}
+
+/** A local result with what it was computed from (the inputs of {@link ScorerEvents.decided}). */
+interface Scored {
+  readonly result: ScoreResult;
+  readonly row: Float32Array;
+  readonly velocity: Velocity;
+  readonly manifest: ModelManifest;
 }
 
 /** Dependencies of a {@link Scorer}. */
@@ -96,7 +120,15 @@ export class Scorer {
   /** Scores one validated payment event, then lets the escalator review the local result. */
   async score(event: PaymentEvent, options: ScoreOptions = {}): Promise<ScoreResult> {
     const local = await this.scoreLocal(event, options);
-    return this.deps.escalator === undefined ? local : this.deps.escalator.review(event, local);
+    const result =
+      this.deps.escalator === undefined ? local.result : await this.deps.escalator.review(event, local.result);
+    this.decided(event, local, result);
+    return result;
+  }
+
+  private decided(event: PaymentEvent, local: Scored, result: ScoreResult): void {
+    const on = this.deps.on?.decided;
+    if (on !== undefined) on({ event, row: local.row, velocity: local.velocity, manifest: local.manifest, result });
   }
 
   /**
@@ -106,13 +138,16 @@ export class Scorer {
   async scoreBatch(events: readonly PaymentEvent[], options: ScoreOptions = {}): Promise<ScoreResult[]> {
     const local = await this.scoreBatchLocal(events, options);
     const escalator = this.deps.escalator;
-    return escalator === undefined
-      ? local
-      : Promise.all(local.map((r, i) => escalator.review(events[i] as PaymentEvent, r)));
+    const results =
+      escalator === undefined
+        ? local.map((s) => s.result)
+        : await Promise.all(local.map((s, i) => escalator.review(events[i] as PaymentEvent, s.result)));
+    results.forEach((r, i) => this.decided(events[i] as PaymentEvent, local[i] as Scored, r));
+    return results;
   }
 
   /** The local model's result for one event. */
-  private async scoreLocal(event: PaymentEvent, options: ScoreOptions = {}): Promise<ScoreResult> {
+  private async scoreLocal(event: PaymentEvent, options: ScoreOptions = {}): Promise<Scored> {
     const arrivedAt = options.arrivedAt ?? this.now();
     const deadline = arrivedAt + (options.deadlineMs ?? this.deps.deadlineMs);
     const { context, cache } = await this.deps.context.lookup(event);
@@ -122,7 +157,8 @@ export class Scorer {
       const { scores, timing } = await lease.backend.run(row, 1, { deadline, arrivedAt });
       const score = this.checked(scores[0], lease.manifest, 1);
       this.deps.router?.shadow(event.transactionId, row, { version: lease.manifest.version, score });
-      return toResult(event, row, score, lease.manifest, cache, timing);
+      const result = toResult(event, row, score, lease.manifest, cache, timing);
+      return { result, row, velocity: context.velocity, manifest: lease.manifest };
     } finally {
       lease.release();
     }
@@ -141,7 +177,7 @@ export class Scorer {
   }
 
   /** The local model's results for validated events, in one inference call (the micro-batcher splits it as needed). */
-  private async scoreBatchLocal(events: readonly PaymentEvent[], options: ScoreOptions = {}): Promise<ScoreResult[]> {
+  private async scoreBatchLocal(events: readonly PaymentEvent[], options: ScoreOptions = {}): Promise<Scored[]> {
     if (events.length === 0) return [];
     const arrivedAt = options.arrivedAt ?? this.now();
     const deadline = arrivedAt + (options.deadlineMs ?? this.deps.deadlineMs);
@@ -160,7 +196,7 @@ export class Scorer {
         if (g === undefined) groups.set(lease.backend, [leases.length - 1]);
         else g.push(leases.length - 1);
       }
-      const results = new Array<ScoreResult>(events.length);
+      const results = new Array<Scored>(events.length);
       const row = (i: number): Float32Array => input.subarray(i * FEATURE_COUNT, (i + 1) * FEATURE_COUNT);
       await Promise.all(
         [...groups.values()].map(async (at) => {
@@ -172,7 +208,9 @@ export class Scorer {
             const e = events[i] as PaymentEvent;
             const score = this.checked(scores[k], lease.manifest, at.length);
             this.deps.router?.shadow(e.transactionId, row(i), { version: lease.manifest.version, score });
-            results[i] = toResult(e, row(i), score, lease.manifest, (lookups[i] as ContextLookup).cache, timing);
+            const { context, cache } = lookups[i] as ContextLookup;
+            const result = toResult(e, row(i), score, lease.manifest, cache, timing);
+            results[i] = { result, row: row(i), velocity: context.velocity, manifest: lease.manifest };
           });
         }),
       );
