@@ -32,8 +32,8 @@ import { mulberry32, syntheticProfile, syntheticUserId, zipfSampler } from '../l
 import { TieredContextCache } from '../lib/context/tiered-cache';
 import { withTimeout } from '../lib/context/with-timeout';
 import { toProblem } from '../lib/errors/errors';
-import { EMPTY_VELOCITY } from '../lib/features/user-context';
-import type { PaymentEvent } from '../lib/scoring/event-schema';
+import { EMPTY_VELOCITY } from '../lib/domain/user-context';
+import type { PaymentEvent } from '../lib/domain/payment-event';
 import { fakeBackendFactory, fakeModelSource } from '../test/context/fake-model';
 
 const USERS = 100_000;

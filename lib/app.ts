@@ -23,7 +23,7 @@ import type { BackendFactory } from './inference/backend';
 import { batchedBackendFactory, inferenceLogEvents } from './inference/backend-factory';
 import { ReadinessMonitor } from './inference/readiness-monitor';
 import { SessionManager } from './inference/session-manager';
-import { realTimers, type Timers } from './context/entra-auth';
+import { unrefTimers, type Timers } from './time/timers';
 import { ModelFolder, type ModelSource } from './models/model-folder';
 import { RolloutCatalog, StaticCatalog, type ModelCatalog, type StaticModel } from './oip/model-catalog';
 import { OipService } from './oip/oip-service';
@@ -206,7 +206,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
   const readinessMonitor = new ReadinessMonitor({
     sessions,
     intervalMs: config.model.healthProbeIntervalMs,
-    timers: deps.healthTimers ?? realTimers,
+    timers: deps.healthTimers ?? unrefTimers,
   });
   readinessMonitor.start(); // probes only once a model is loaded; disposed with the engine
   const built: { engine?: Engine } = {}; // the readiness probe runs only after createEngine returns

@@ -18,7 +18,7 @@ import type { ModelRollout } from './rollout/model-rollout';
 import type { OipService } from './oip/oip-service';
 import { AppError, toProblem } from './errors/errors';
 import { batchItems, type BatchItemResult } from './scoring/batch-body';
-import { parsePaymentEvent, type PaymentEvent } from './scoring/event-schema';
+import { parsePaymentEvent, type PaymentEvent } from './domain/payment-event';
 import type { ScoreOptions, ScoreResult, Scorer } from './scoring/scorer';
 import type { Logger } from './telemetry/logger';
 import type { ScoringPath, Telemetry } from './telemetry/telemetry';

@@ -9,8 +9,8 @@ import { app } from '@azure/functions';
 import Redis from 'ioredis';
 import * as ort from 'onnxruntime-node';
 import { FEATURE_COUNT, featurize } from '../../lib/features/featurizer';
-import { NO_HISTORY, type UserContext } from '../../lib/features/user-context';
-import { parsePaymentEvent } from '../../lib/scoring/event-schema';
+import { NO_HISTORY, type UserContext } from '../../lib/domain/user-context';
+import { parsePaymentEvent } from '../../lib/domain/payment-event';
 
 let session: ort.InferenceSession | undefined;
 let redis: Redis | undefined;

@@ -7,8 +7,8 @@ import * as http from 'node:http';
 import Redis from 'ioredis';
 import * as ort from 'onnxruntime-node';
 import { FEATURE_COUNT, featurize } from '../../lib/features/featurizer';
-import { NO_HISTORY, type UserContext } from '../../lib/features/user-context';
-import { parsePaymentEvent } from '../../lib/scoring/event-schema';
+import { NO_HISTORY, type UserContext } from '../../lib/domain/user-context';
+import { parsePaymentEvent } from '../../lib/domain/payment-event';
 import { announce, readBody, statsRoute } from './common';
 
 async function main(): Promise<void> {

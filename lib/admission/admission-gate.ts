@@ -26,6 +26,7 @@
  * Pure logic: the clock is injected. Property-tested in `test/admission/admission-gate.property.test.ts`.
  */
 import { AppError } from '../errors/errors';
+import { refTimers, type Timers } from '../time/timers';
 
 /** Settings of an {@link AdmissionGate} (from `ADMISSION_*`, see `lib/config/config.ts`). */
 export interface AdmissionOptions {
@@ -65,17 +66,6 @@ export interface AdmissionStats {
   /** Callers of `admitWithin` waiting for a slot now. */
   readonly waiting: number;
 }
-
-/** Timers for {@link AdmissionGate.admitWithin} (injected in tests). */
-export interface GateTimers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-const realTimers: GateTimers = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
-};
 
 /** Events for telemetry. */
 export interface AdmissionEvents {
@@ -160,7 +150,7 @@ export class AdmissionGate {
    * Waiters get freed slots first, oldest first, ahead of new arrivals; resolves to `undefined` (counted as
    * refused) if none frees in time.
    */
-  admitWithin(maxWaitMs: number, timers: GateTimers = realTimers): Promise<AdmissionTicket | undefined> {
+  admitWithin(maxWaitMs: number, timers: Timers = refTimers): Promise<AdmissionTicket | undefined> {
     const ticket = this.tryAdmit();
     if (ticket !== undefined || maxWaitMs <= 0) return Promise.resolve(ticket);
     this.counts.refused--; // not refused yet: it waits
@@ -235,7 +225,7 @@ export class AdmissionGate {
     maxWaitMs: number,
     fn: (ticket: AdmissionTicket) => Promise<T>,
     isDrop: (err: unknown) => boolean = () => false,
-    timers?: GateTimers,
+    timers?: Timers,
   ): Promise<T> {
     return holding((await this.admitWithin(maxWaitMs, timers)) ?? this.refuse(), fn, isDrop);
   }

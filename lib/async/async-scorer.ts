@@ -1,6 +1,6 @@
 import { AppError, toAppError } from '../errors/errors';
 import type { SessionManager } from '../inference/session-manager';
-import type { PaymentEvent } from '../scoring/event-schema';
+import type { PaymentEvent } from '../domain/payment-event';
 import type { Scorer } from '../scoring/scorer';
 import { noopTracer, type StageTracer } from '../telemetry/stage-tracer';
 import { BatchLocks, type LockedStatus } from './batch-locks';

@@ -3,7 +3,7 @@
  * that can never be scored become rejections; a transaction repeated within the batch is kept once.
  */
 import { toAppError, toProblem, type AppError, type FieldError } from '../errors/errors';
-import { parsePaymentEvent, type PaymentEvent } from '../scoring/event-schema';
+import { parsePaymentEvent, type PaymentEvent } from '../domain/payment-event';
 import { bodyText, decodeBody } from './message-body';
 
 /** Trigger metadata of a Service Bus message that the scorer uses. */

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { AppError } from '../errors/errors';
-import { EMPTY_VELOCITY, type UserProfile } from '../features/user-context';
-import type { PaymentEvent } from '../scoring/event-schema';
+import { EMPTY_VELOCITY, type UserProfile } from '../domain/user-context';
+import type { PaymentEvent } from '../domain/payment-event';
 import type { ContextCache, ContextKey } from './cache-tier';
 import type { ContextLookup, ContextProvider, LookupOptions } from './context-provider';
 import type { ContextSource, WritableContextSource } from './context-source';

@@ -1,6 +1,6 @@
-import type { UserContext } from '../features/user-context';
-import { NO_HISTORY } from '../features/user-context';
-import type { PaymentEvent } from '../scoring/event-schema';
+import type { UserContext } from '../domain/user-context';
+import { NO_HISTORY } from '../domain/user-context';
+import type { PaymentEvent } from '../domain/payment-event';
 
 /** How the context of a request was obtained: from a cache tier, from the origin, or degraded (defaults; Redis unavailable). */
 export type CacheStatus = 'hit' | 'miss' | 'degraded';

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { UserProfile } from '../features/user-context';
+import type { UserProfile } from '../domain/user-context';
 import type { ContextKeys } from './keys';
 import { asUserProfile } from './profile-schema';
 

@@ -1,4 +1,4 @@
-import type { UserProfile } from '../features/user-context';
+import type { UserProfile } from '../domain/user-context';
 import { decodeFrame, encodeFrame, type DecodeFailure } from './codec';
 import { asUserProfile } from './profile-schema';
 

@@ -6,7 +6,8 @@ import type { Logger } from '../telemetry/logger';
 import { silentLogger } from '../telemetry/logger';
 import { CachedContextProvider, type ContextRemote } from './cached-context-provider';
 import { HttpProfileSource, MemoryProfileSource, type ContextSource } from './context-source';
-import { EntraTokenAuth, realTimers, type Timers } from './entra-auth';
+import { unrefTimers, type Timers } from '../time/timers';
+import { EntraTokenAuth } from './entra-auth';
 import type { ContextEvents } from './events';
 import { ContextKeys } from './keys';
 import { L1Cache } from './l1-cache';
@@ -148,7 +149,7 @@ export async function createContextProvider(
   logger.info(`context store: ${description}`);
   // a bad REDIS_URL is a settings error: fail fast (the message never repeats the URL)
   const urlOptions = plan.mode === 'url' && deps.redis === undefined ? parseRedisConnectionString(plan.url) : {};
-  const timers = deps.timers ?? realTimers;
+  const timers = deps.timers ?? unrefTimers;
   const connectWaitMs = deps.connectWaitMs ?? 3000;
   let credential = deps.credential;
   // The Azure SDK clients and ioredis load only on the path that uses them (start-up time of `npm start`).

@@ -1,20 +1,9 @@
 import type { AccessToken, TokenCredential } from '@azure/identity';
+import { unrefTimers, type Timers } from '../time/timers';
 import type { ContextEvents } from './events';
 
 /** OAuth scope of Azure Cache for Redis / Azure Managed Redis. */
 export const REDIS_SCOPE = 'https://redis.azure.com/.default';
-
-/** Timer functions (injected in tests with a fake scheduler). */
-export interface Timers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-/** Real timers, unref'd so they never keep the process alive. */
-export const realTimers: Timers = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
-  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
-};
 
 /** A connection that can re-authenticate (an ioredis client is one); `options.password` is used on reconnect. */
 export interface AuthTarget {
@@ -69,7 +58,7 @@ export class EntraTokenAuth {
   ) {
     this.token = first;
     this.now = options.now ?? Date.now;
-    this.timers = options.timers ?? realTimers;
+    this.timers = options.timers ?? unrefTimers;
     this.schedule(refreshDelayMs(first, this.now(), this.margin));
   }
 

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { UserProfile } from '../features/user-context';
+import type { UserProfile } from '../domain/user-context';
 import type { ContextCache, ContextKey } from './cache-tier';
 import type { CachedContext } from './context-value';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { UserProfile } from '../features/user-context';
+import type { UserProfile } from '../domain/user-context';
 
 /** Schema of a stored {@link UserProfile} (origin records and cached values are checked against it). */
 export const userProfileSchema = z.strictObject({

@@ -1,4 +1,4 @@
-import type { UserProfile } from '../features/user-context';
+import type { UserProfile } from '../domain/user-context';
 
 /** Deterministic PRNG (mulberry32): same seed, same sequence. Returns floats in [0, 1). */
 export function mulberry32(seed: number): () => number {

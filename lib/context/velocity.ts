@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { Velocity } from '../features/user-context';
+import type { Velocity } from '../domain/user-context';
 
 /** Window lengths, ms. A payment at time `t` is in the window of length `W` at `now` iff `now - t < W`. */
 export const WINDOW_MS = Object.freeze({ m1: 60_000, h1: 3_600_000, d1: 86_400_000 });

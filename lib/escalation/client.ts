@@ -3,7 +3,7 @@ import { AzureOpenAI } from 'openai';
 import type { EscalationSettings } from '../config/escalation-settings';
 import { EscalationFailure } from './failure';
 import type { PromptMessage } from './prompt';
-import type { LlmVerdict } from './types';
+import type { LlmVerdict } from '../scoring/escalation-info';
 import { normalizeVerdict, verdictFormat } from './verdict';
 
 /** Scope of Azure OpenAI (Cognitive Services) tokens. */

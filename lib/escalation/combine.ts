@@ -1,4 +1,4 @@
-import type { Decision } from '../scoring/decision';
+import type { Decision } from '../domain/decision';
 
 const RANK: Record<Decision, number> = { approve: 0, review: 1, decline: 2 };
 

@@ -1,4 +1,4 @@
-import type { PaymentEvent } from '../scoring/event-schema';
+import type { PaymentEvent } from '../domain/payment-event';
 import type { ResultReviewer, ScoreResult } from '../scoring/scorer';
 import type { EscalationBreaker } from './breaker';
 import type { VerdictClient } from './client';
@@ -6,7 +6,8 @@ import { combineDecisions } from './combine';
 import { classifyFailure, EscalationFailure } from './failure';
 import type { EscalationPolicy } from './policy';
 import { buildPrompt } from './prompt';
-import type { EscalationEvents, EscalationInfo, EscalationTrigger } from './types';
+import type { EscalationInfo, EscalationTrigger } from '../scoring/escalation-info';
+import type { EscalationEvents } from './types';
 import { verdictDecision } from './verdict';
 import { noopTracer, type StageTracer } from '../telemetry/stage-tracer';
 

@@ -5,7 +5,7 @@ import {
   ContentFilterFinishReasonError,
   LengthFinishReasonError,
 } from 'openai/error';
-import type { EscalationOutcome } from './types';
+import type { EscalationOutcome } from '../scoring/escalation-info';
 
 /** Longest `Retry-After` honoured when it keeps the breaker open, ms (5 minutes). */
 export const MAX_RETRY_AFTER_MS = 5 * 60_000;

@@ -1,7 +1,7 @@
 import type { ScoreResult } from '../scoring/scorer';
-import type { PaymentEvent } from '../scoring/event-schema';
+import type { PaymentEvent } from '../domain/payment-event';
 import { ShareCap } from './share-cap';
-import type { EscalationTrigger } from './types';
+import type { EscalationTrigger } from '../scoring/escalation-info';
 
 /** Options of an {@link EscalationPolicy}. */
 export interface EscalationPolicyOptions {

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { PaymentEvent } from '../scoring/event-schema';
+import type { PaymentEvent } from '../domain/payment-event';
 import type { ScoreResult } from '../scoring/scorer';
 
 /** A chat message of the escalation prompt. */

@@ -1,7 +1,7 @@
 import { zodResponseFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
-import type { Decision } from '../scoring/decision';
-import type { LlmVerdict } from './types';
+import type { Decision } from '../domain/decision';
+import type { LlmVerdict } from '../scoring/escalation-info';
 
 /**
  * The structured output the LLM must return. Strict structured outputs require every field, so an optional

@@ -1,5 +1,5 @@
-import type { PaymentEvent } from '../scoring/event-schema';
-import type { UserContext } from './user-context';
+import type { PaymentEvent } from '../domain/payment-event';
+import type { UserContext } from '../domain/user-context';
 
 /**
  * Merchant category codes treated as risky: gambling, money transfer, quasi-cash/crypto, stored value,

@@ -1,6 +1,6 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { AppError, problemHeaders, toAppError, toProblem } from '../errors/errors';
-import { parseJson } from '../scoring/event-schema';
+import { parseJson } from './parse-json';
 import { readBounded } from './bounded-read';
 
 const JSON_CT = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;

@@ -2,7 +2,8 @@ import { availableParallelism } from 'node:os';
 import type { Logger } from '../telemetry/logger';
 import type { BackendFactory, SessionOptions } from './backend';
 import type { BatchExecutor, ModelInput } from './batch-executor';
-import type { BatcherEvents, Scheduler } from './batcher-types';
+import type { Timers } from '../time/timers';
+import type { BatcherEvents } from './batcher-types';
 import { MicroBatcher } from './micro-batcher';
 import { InlineOrtBackend } from './ort-session';
 import { WorkerPool, type WorkerPoolEvents } from './worker-pool';
@@ -49,7 +50,7 @@ export interface BatchedFactoryDeps {
   /** Logical cores; default `os.availableParallelism()`. */
   readonly cores?: number;
   readonly now?: () => number;
-  readonly scheduler?: Scheduler;
+  readonly scheduler?: Timers;
 }
 
 /**

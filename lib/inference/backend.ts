@@ -1,5 +1,5 @@
 /** Contracts between the session manager and whatever runs a model (in-process session, worker pool, batcher). */
-import type { OnnxSignature } from '../rollout/onnx-signature';
+import type { OnnxSignature } from './onnx-signature';
 import type { TensorRequest, TensorResult } from './tensor';
 
 /** Options for creating ONNX Runtime sessions. */

@@ -1,18 +1,5 @@
-/** Public types of the {@link MicroBatcher}: options, events, the injectable scheduler, counters. */
+/** Public types of the {@link MicroBatcher}: options, events, counters. */
 import type { ErrorCode } from '../errors/errors';
-
-/** Timer functions; injected so tests drive time by hand. */
-export interface Scheduler {
-  /** Calls `fn` once after `ms` milliseconds; returns a handle for {@link clearTimeout}. */
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-/** The process's timers (`setTimeout` / `clearTimeout`). */
-export const realScheduler: Scheduler = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
 
 /**
  * Why a batch was closed: `idle` (a worker was free: dispatched at once), `size` (reached the

@@ -1,14 +1,8 @@
 import { AppError, toAppError } from '../errors/errors';
+import { refTimers, type Timers } from '../time/timers';
 import type { BackendInfo, InferenceBackend, RunOptions, RunResult } from './backend';
 import type { BatchExecutor } from './batch-executor';
-import {
-  realScheduler,
-  type BatcherEvents,
-  type BatcherStats,
-  type CloseReason,
-  type MicroBatcherOptions,
-  type Scheduler,
-} from './batcher-types';
+import type { BatcherEvents, BatcherStats, CloseReason, MicroBatcherOptions } from './batcher-types';
 import { BatchQueue, type Batch, type Part, type PendingRequest } from './batch-queue';
 import { RunEstimator } from './run-estimator';
 import { scoreRows } from './score-rows';
@@ -23,7 +17,7 @@ export interface MicroBatcherDeps {
   /** Monotonic clock, ms. Default `performance.now`. */
   readonly now?: () => number;
   /** Timers. Default the process's. */
-  readonly scheduler?: Scheduler;
+  readonly scheduler?: Timers;
   readonly on?: Partial<BatcherEvents>;
 }
 
@@ -55,7 +49,7 @@ export class MicroBatcher implements InferenceBackend {
   private readonly inflight = new Set<{ readonly startedAt: number; readonly rows: number }>();
   private readonly estimator = new RunEstimator();
   private readonly now: () => number;
-  private readonly scheduler: Scheduler;
+  private readonly scheduler: Timers;
   private readonly max: number;
   private timer: unknown;
   private timerAt = Number.NaN;
@@ -66,7 +60,7 @@ export class MicroBatcher implements InferenceBackend {
 
   constructor(private readonly deps: MicroBatcherDeps) {
     this.now = deps.now ?? (() => performance.now());
-    this.scheduler = deps.scheduler ?? realScheduler;
+    this.scheduler = deps.scheduler ?? refTimers;
     this.max = Math.max(1, Math.floor(deps.options.maxBatchSize));
     this.queue = new BatchQueue(this.max);
   }

@@ -1,6 +1,6 @@
 import * as ort from 'onnxruntime-node';
 import { AppError } from '../errors/errors';
-import { readOnnxSignature, type OnnxSignature } from '../rollout/onnx-signature';
+import { readOnnxSignature, type OnnxSignature } from './onnx-signature';
 import type { BackendFactory, BackendInfo, RunOptions, RunResult, SessionOptions } from './backend';
 import type { BatchExecutor } from './batch-executor';
 import { scoreRows } from './score-rows';

@@ -2,8 +2,21 @@
  * The two readiness views: the anonymous one (`GET /api/health/ready`: status and model, nothing else) and the
  * detailed one (`GET /api/models/health`, admin), both built from the readiness the engine already holds.
  */
-import type { FleetReadiness } from '../rollout/fleet-agent';
 import type { Health } from './session-manager';
+
+/** What readiness reports about this instance's place in the fleet (the rollout's fleet agent fills it in). */
+export interface FleetReadiness {
+  readonly instanceId: string;
+  readonly store: string;
+  /** Generation of the pointer last applied (0: none yet). */
+  readonly generation: number;
+  /** True when this instance could not load the version the pointer names and serves an older one. */
+  readonly stale: boolean;
+  readonly desiredVersion?: string;
+  readonly reason?: string;
+  readonly candidateVersion?: string;
+  readonly candidateError?: string;
+}
 
 /** Readiness as the engine holds it: the sessions' health plus this instance's place in the fleet. */
 export type EngineReadiness = Health & { readonly fleet?: FleetReadiness };

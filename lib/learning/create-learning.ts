@@ -1,7 +1,7 @@
 /** Builds the learning loop from configuration (called once by the composition root). */
 import { hostname } from 'node:os';
 import type { Config } from '../config/config';
-import { realTimers, type Timers } from '../context/entra-auth';
+import { unrefTimers, type Timers } from '../time/timers';
 import type { SecretReader } from '../context/redis-connection';
 import type { Logger } from '../telemetry/logger';
 import { BlobLearningStore, type BlobStoreOptions } from './blob-store';
@@ -113,7 +113,7 @@ export async function createLearning(config: Config, deps: LearningDeps): Promis
         queueMax: s.decisionLog.queueMax,
         batchMax: s.decisionLog.batchMax,
         flushMs: s.decisionLog.flushMs,
-        timers: deps.timers ?? realTimers,
+        timers: deps.timers ?? unrefTimers,
         ...(deps.now === undefined ? {} : { now: deps.now }),
         on,
       })

@@ -3,7 +3,7 @@
  * partition per batch), one write at a time, flushed on dispose. Recording never waits, never throws and never
  * slows a score: when the queue is full or a write fails, the records are dropped and counted.
  */
-import type { Timers } from '../context/entra-auth';
+import type { Timers } from '../time/timers';
 import type { DecisionRecord } from './decision-record';
 import { hourPrefix, type LearningStore } from './learning-store';
 

@@ -2,7 +2,7 @@
  * One line of the decision log: what was decided, with what, from which inputs. Id fields are keyed hashes,
  * and the free-text `note` is never recorded (docs/learning-loop.md "What is logged").
  */
-import type { Velocity } from '../features/user-context';
+import type { Velocity } from '../domain/user-context';
 import type { DecidedPayment } from '../scoring/scorer';
 import type { KeyedHash } from './keyed-hash';
 

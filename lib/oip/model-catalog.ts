@@ -7,7 +7,7 @@ import type { BackendFactory, InferenceBackend } from '../inference/backend';
 import type { SessionManager } from '../inference/session-manager';
 import { compareVersions } from '../models/model-folder';
 import type { FleetStore } from '../rollout/fleet-store';
-import { readOnnxSignature } from '../rollout/onnx-signature';
+import { readOnnxSignature } from '../inference/onnx-signature';
 import type { TrafficRouter } from '../rollout/traffic-router';
 import type { ModelView } from './infer-request';
 import { viewOfManifest } from './model-view';

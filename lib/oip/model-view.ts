@@ -1,6 +1,6 @@
 /** A model's inputs and outputs as the Open Inference Protocol describes them, from the ONNX graph or a manifest. */
 import type { ModelManifest } from '../models/manifest';
-import type { OnnxSignature, TensorSignature } from '../rollout/onnx-signature';
+import type { OnnxSignature, TensorSignature } from '../inference/onnx-signature';
 import { datatypeOfOnnx } from './datatypes';
 import type { ModelTensor, ModelView } from './infer-request';
 

@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import type { TokenCredential } from '@azure/identity';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/config';
-import { realTimers, type Timers } from '../context/entra-auth';
+import { unrefTimers, type Timers } from '../time/timers';
 import { AppError } from '../errors/errors';
 import { FEATURE_NAMES } from '../features/featurizer';
 import type { BackendFactory } from '../inference/backend';
@@ -130,7 +130,7 @@ export function planRollout(config: Config, base: ModelSource, deps: RolloutDeps
     source,
     async complete({ sessions, factory }) {
       const wallNow = deps.wallNow ?? Date.now;
-      const timers = deps.timers ?? realTimers;
+      const timers = deps.timers ?? unrefTimers;
       const reclaimer = new MemoryReclaimer(timers, 1000, r.reclaimAfterSwap ? fullGc() : undefined);
       const candidates = await SessionManager.create({
         source: { load: () => Promise.reject(new AppError('model_not_ready', 'No candidate version is set.')) },

@@ -5,7 +5,8 @@
  * load the pointer's version keeps serving its current one and reports itself stale.
  */
 import { toAppError } from '../errors/errors';
-import type { Timers } from '../context/entra-auth';
+import type { Timers } from '../time/timers';
+import type { FleetReadiness } from '../inference/readiness-views';
 import type { SessionManager } from '../inference/session-manager';
 import type { FleetState, VersionRecord } from './fleet-state';
 import type { FleetStore } from './fleet-store';
@@ -16,20 +17,6 @@ import type { VersionLoader } from './version-loader';
 /** A failure's message (our AppErrors' are safe to show; others are I/O errors without secrets). */
 function reasonOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-/** What readiness reports about this instance's place in the fleet. */
-export interface FleetReadiness {
-  readonly instanceId: string;
-  readonly store: string;
-  /** Generation of the pointer last applied (0: none yet). */
-  readonly generation: number;
-  /** True when this instance could not load the version the pointer names and serves an older one. */
-  readonly stale: boolean;
-  readonly desiredVersion?: string;
-  readonly reason?: string;
-  readonly candidateVersion?: string;
-  readonly candidateError?: string;
 }
 
 /** Events of a {@link FleetAgent} (logged by the composition root). */

@@ -4,9 +4,10 @@
  */
 import { z } from 'zod';
 import { AppError, type FieldError } from '../errors/errors';
+import type { FleetReadiness } from '../inference/readiness-views';
 import type { SessionManager } from '../inference/session-manager';
 import { MODEL_NAME_RE, MODEL_VERSION_RE } from '../models/manifest';
-import type { FleetAgent, FleetReadiness } from './fleet-agent';
+import type { FleetAgent } from './fleet-agent';
 import {
   promoteVersion,
   rollbackVersion,

@@ -3,7 +3,8 @@
  * the admin API, the fleet agent (follow the pointer) and the traffic router (canary, shadow).
  */
 import type { SessionManager } from '../inference/session-manager';
-import type { FleetAgent, FleetReadiness } from './fleet-agent';
+import type { FleetReadiness } from '../inference/readiness-views';
+import type { FleetAgent } from './fleet-agent';
 import type { FleetStore } from './fleet-store';
 import type { ModelAdmin, ModelStatus } from './model-admin';
 import type { ModelRepository } from './model-repository';

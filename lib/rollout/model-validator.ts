@@ -13,7 +13,7 @@ import type { ModelManifest } from '../models/manifest';
 import { verifyArtifact } from '../models/model-folder';
 import type { ShiftReport, ValidationSummary } from './fleet-state';
 import type { RejectCheck } from './fleet-store';
-import { readOnnxSignature, signatureProblems } from './onnx-signature';
+import { readOnnxSignature, signatureProblems } from '../inference/onnx-signature';
 import { noopTracer, type StageTracer } from '../telemetry/stage-tracer';
 
 /** Largest |score − recorded golden score| accepted. */

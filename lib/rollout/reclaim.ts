@@ -7,7 +7,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { Timers } from '../context/entra-auth';
+import type { Timers } from '../time/timers';
 
 let cached: (() => void) | null | undefined;
 

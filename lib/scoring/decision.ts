@@ -1,7 +1,5 @@
+import type { Decision } from '../domain/decision';
 import type { ModelManifest } from '../models/manifest';
-
-/** What the service recommends doing with a payment. */
-export type Decision = 'approve' | 'review' | 'decline';
 
 /** One contributing reason for a score. */
 export interface Reason {

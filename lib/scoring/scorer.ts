@@ -1,20 +1,20 @@
 import type { CacheStatus, ContextLookup, ContextProvider } from '../context/context-provider';
-import type { Velocity } from '../features/user-context';
+import type { Decision } from '../domain/decision';
+import type { PaymentEvent } from '../domain/payment-event';
+import type { Velocity } from '../domain/user-context';
 import { featurize, FEATURE_COUNT } from '../features/featurizer';
 import type { RunTiming } from '../inference/backend';
 import type { Lease, SessionManager } from '../inference/session-manager';
-import type { EscalationInfo, ScoreSource } from '../escalation/types';
 import type { ModelManifest } from '../models/manifest';
 import {
   decide,
   invalidScoreKind,
   MODEL_OUTPUT_INVALID_REASON,
   topReasons,
-  type Decision,
   type InvalidScoreKind,
   type Reason,
 } from './decision';
-import type { PaymentEvent } from './event-schema';
+import type { EscalationInfo, ScoreSource } from './escalation-info';
 
 /** The result of scoring one payment (HTTP 200 body; Service Bus result body). */
 export interface ScoreResult {

@@ -8,7 +8,8 @@ import { metrics, type Meter, type MeterProvider, type TracerProvider } from '@o
 import type { CacheStatus } from '../context/context-provider';
 import type { AdmissionEvents } from '../admission/admission-gate';
 import type { ContextEvents } from '../context/events';
-import type { EscalationEvents, EscalationOutcome } from '../escalation/types';
+import type { EscalationEvents } from '../escalation/types';
+import type { EscalationOutcome } from '../scoring/escalation-info';
 import type { BackendFactory } from '../inference/backend';
 import type { BatcherEvents, BatcherStats } from '../inference/batcher-types';
 import type { SessionManagerEvents } from '../inference/session-manager';

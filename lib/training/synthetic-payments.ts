@@ -1,6 +1,6 @@
 import { FEATURE_COUNT, featurize, RISKY_MCC } from '../features/featurizer';
-import type { UserContext, UserProfile, Velocity } from '../features/user-context';
-import type { PaymentEvent } from '../scoring/event-schema';
+import type { UserContext, UserProfile, Velocity } from '../domain/user-context';
+import type { PaymentEvent } from '../domain/payment-event';
 import { Prng } from './prng';
 
 /**

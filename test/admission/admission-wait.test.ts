@@ -5,10 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AdmissionGate, type GateTimers } from '../../lib/admission/admission-gate';
+import { AdmissionGate } from '../../lib/admission/admission-gate';
+import type { Timers } from '../../lib/time/timers';
 
 /** Timers fired by hand. */
-function manualTimers(): GateTimers & { fire(): void; readonly pending: number } {
+function manualTimers(): Timers & { fire(): void; readonly pending: number } {
   const timers = new Map<number, () => void>();
   let next = 0;
   return {

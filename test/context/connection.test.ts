@@ -13,7 +13,7 @@ import {
   type SecretReader,
 } from '../../lib/context/redis-connection';
 import { AppError } from '../../lib/errors/errors';
-import { parsePaymentEvent } from '../../lib/scoring/event-schema';
+import { parsePaymentEvent } from '../../lib/domain/payment-event';
 import { validEvent } from '../support/events';
 import { startKeyVaultPeer } from '../support/key-vault-peer';
 import { eventually, FakeClock, FakeTimers, OwnRedis, recordingLogger, testPrefix } from './support';

@@ -6,7 +6,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import { loadConfig } from '../../lib/config/config';
 import { createContextProvider } from '../../lib/context/create-context-provider';
 import { EntraTokenAuth, REDIS_SCOPE, refreshDelayMs, type AuthTarget } from '../../lib/context/entra-auth';
-import { parsePaymentEvent } from '../../lib/scoring/event-schema';
+import { parsePaymentEvent } from '../../lib/domain/payment-event';
 import { validEvent } from '../support/events';
 import { eventually, FakeClock, FakeTimers, OwnRedis, recordingLogger, testPrefix } from './support';
 

@@ -18,7 +18,7 @@ import { ContextKeys } from '../../lib/context/keys';
 import { baseRedisOptions, MAX_RECONNECT_DELAY_MS } from '../../lib/context/redis-connection';
 import { syntheticProfile } from '../../lib/context/synthetic-profiles';
 import type { Engine } from '../../lib/engine';
-import { parsePaymentEvent } from '../../lib/scoring/event-schema';
+import { parsePaymentEvent } from '../../lib/domain/payment-event';
 import { silentLogger } from '../../lib/telemetry/logger';
 import { validEvent } from '../support/events';
 import { fakeBackendFactory, fakeModelSource } from './fake-model';

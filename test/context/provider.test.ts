@@ -10,7 +10,7 @@ import type { ContextEvents } from '../../lib/context/events';
 import { ContextKeys } from '../../lib/context/keys';
 import { seedProfiles } from '../../lib/context/profile-seeder';
 import { syntheticProfile } from '../../lib/context/synthetic-profiles';
-import { parsePaymentEvent, type PaymentEvent } from '../../lib/scoring/event-schema';
+import { parsePaymentEvent, type PaymentEvent } from '../../lib/domain/payment-event';
 import { validEvent } from '../support/events';
 import { cleanup, eventually, recordingLogger, testClient, testPrefix } from './support';
 

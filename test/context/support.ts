@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import { Redis } from 'ioredis';
 import { baseRedisOptions } from '../../lib/context/redis-connection';
-import type { Timers } from '../../lib/context/entra-auth';
+import type { Timers } from '../../lib/time/timers';
 import type { LogLevel, Logger } from '../../lib/telemetry/logger';
 
 /** The shared test Redis. */

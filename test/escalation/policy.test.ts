@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { combineDecisions } from '../../lib/escalation/combine';
 import { EscalationPolicy } from '../../lib/escalation/policy';
 import { ShareCap } from '../../lib/escalation/share-cap';
-import type { Decision } from '../../lib/scoring/decision';
+import type { Decision } from '../../lib/domain/decision';
 import { FakeOpenAI } from '../../scripts/fake-openai-server';
 import { deep, escalatorFor, event, localResult } from './support/escalator';
 

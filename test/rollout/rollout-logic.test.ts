@@ -16,7 +16,7 @@ import {
 } from '../../lib/rollout/fleet-state';
 import { parseModelBlobPath } from '../../lib/rollout/model-path';
 import { warmupBatchSizes } from '../../lib/rollout/model-validator';
-import { readOnnxSignature, signatureProblems } from '../../lib/rollout/onnx-signature';
+import { readOnnxSignature, signatureProblems } from '../../lib/inference/onnx-signature';
 import { ShadowRecorder, shadowReport } from '../../lib/rollout/shadow-stats';
 import { BUCKETS, inShare, routingBucket } from '../../lib/rollout/traffic-router';
 import { bundledManifest, linearModel } from '../support/models';

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { FEATURE_COUNT, FEATURE_NAMES, featurize } from '../../lib/features/featurizer';
-import type { UserContext } from '../../lib/features/user-context';
+import type { UserContext } from '../../lib/domain/user-context';
 import { InlineOrtBackend } from '../../lib/inference/ort-session';
 import type { ModelManifest } from '../../lib/models/manifest';
 import { ModelFolder } from '../../lib/models/model-folder';
-import { MAX_AMOUNT, parsePaymentEvent, type PaymentEvent } from '../../lib/scoring/event-schema';
-import { COUNTRY_CODES, CURRENCY_CODES } from '../../lib/scoring/iso-codes';
+import { MAX_AMOUNT, parsePaymentEvent, type PaymentEvent } from '../../lib/domain/payment-event';
+import { COUNTRY_CODES, CURRENCY_CODES } from '../../lib/domain/iso-codes';
 import { BUNDLED_MODELS } from '../support/models';
 
 const countries = [...COUNTRY_CODES];

@@ -1,4 +1,4 @@
-import type { PaymentEvent } from '../../lib/scoring/event-schema';
+import type { PaymentEvent } from '../../lib/domain/payment-event';
 
 /** A valid payment event; override any field. */
 export function validEvent(overrides: Partial<Record<keyof PaymentEvent, unknown>> = {}): Record<string, unknown> {

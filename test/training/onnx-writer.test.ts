@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as ort from 'onnxruntime-node';
-import { readOnnxSignature } from '../../lib/rollout/onnx-signature';
+import { readOnnxSignature } from '../../lib/inference/onnx-signature';
 import {
   buildPassThroughModel,
   buildDenseModel,

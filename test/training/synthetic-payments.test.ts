@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FEATURE_COUNT, FEATURE_NAMES, localHour } from '../../lib/features/featurizer';
-import { paymentEventSchema } from '../../lib/scoring/event-schema';
+import { paymentEventSchema } from '../../lib/domain/payment-event';
 import { featurizeSamples, generatePayments, SCENARIO_WEIGHTS } from '../../lib/training/synthetic-payments';
 import { Prng } from '../../lib/training/prng';
 

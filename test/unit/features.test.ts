@@ -8,8 +8,8 @@ import {
   featurize,
   localHour,
 } from '../../lib/features/featurizer';
-import { NO_HISTORY, type UserContext } from '../../lib/features/user-context';
-import { parsePaymentEvent } from '../../lib/scoring/event-schema';
+import { NO_HISTORY, type UserContext } from '../../lib/domain/user-context';
+import { parsePaymentEvent } from '../../lib/domain/payment-event';
 import { validEvent } from '../support/events';
 
 const at = (row: Float32Array, name: string): number => {

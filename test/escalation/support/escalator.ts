@@ -3,7 +3,7 @@ import type { EscalationSettings } from '../../../lib/config/escalation-settings
 import { createEscalator, type EscalatorWiring } from '../../../lib/escalation/create-escalator';
 import type { Escalator } from '../../../lib/escalation/escalator';
 import type { EscalationEvents } from '../../../lib/escalation/types';
-import { parsePaymentEvent, type PaymentEvent } from '../../../lib/scoring/event-schema';
+import { parsePaymentEvent, type PaymentEvent } from '../../../lib/domain/payment-event';
 import type { ScoreResult } from '../../../lib/scoring/scorer';
 import { silentLogger } from '../../../lib/telemetry/logger';
 import type { FakeOpenAI } from '../../../scripts/fake-openai-server';

@@ -1,7 +1,7 @@
-import type { Scheduler } from '../../../lib/inference/batcher-types';
+import type { Timers } from '../../../lib/time/timers';
 
 /** A hand-driven clock and timer scheduler: time moves only in {@link advance}. */
-export class FakeTime implements Scheduler {
+export class FakeTime implements Timers {
   private t = 0;
   private seq = 0;
   private readonly timers = new Map<number, { at: number; fn: () => void }>();

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError } from '../../lib/errors/errors';
-import { parseJson, parsePaymentEvent } from '../../lib/scoring/event-schema';
+import { parsePaymentEvent } from '../../lib/domain/payment-event';
+import { parseJson } from '../../lib/http/parse-json';
 import { validEvent } from '../support/events';
 
 function fieldErrors(value: unknown): { path: string; message: string }[] {
