@@ -38,17 +38,28 @@ export function binOf(edges: ArrayLike<number>, x: number): number {
 }
 
 /**
- * Bins of `values` at their deciles (at most `maxBins` bins; equal cut points merge, so a 0/1 feature gets two).
- * Edges are rounded to 6 decimals and the shares computed with the rounded edges.
+ * Bins of `values`: a column with at most `maxBins` distinct values gets one bin per value (cut half-way
+ * between neighbours, so a rare 1 in a 0/1 flag has its own bin); any other column is cut at its deciles
+ * (equal cut points merge). Edges are rounded to 6 decimals and the shares computed with the rounded edges.
  */
 export function binsOf(values: ArrayLike<number>, maxBins = 10): Bins {
   const sorted = Float64Array.from(values).sort();
   const n = sorted.length;
+  const distinct: number[] = [];
+  for (let i = 0; i < n && distinct.length <= maxBins; i++)
+    if (i === 0 || sorted[i] !== sorted[i - 1]) distinct.push(sorted[i] as number);
   const edges: number[] = [];
-  for (let k = 1; k < maxBins && n > 0; k++) {
-    const q = round6(sorted[Math.min(n - 1, Math.floor((k * n) / maxBins))] as number);
-    if (q > (sorted[0] as number) && (edges.length === 0 || q > (edges.at(-1) as number))) edges.push(q);
-  }
+  if (distinct.length <= maxBins)
+    for (let i = 1; i < distinct.length; i++)
+      edges.push(round6(((distinct[i - 1] as number) + (distinct[i] as number)) / 2));
+  else
+    for (let k = 1; k < maxBins && n > 0; k++) {
+      const q = round6(sorted[Math.min(n - 1, Math.floor((k * n) / maxBins))] as number);
+      if (q > (sorted[0] as number) && (edges.length === 0 || q > (edges.at(-1) as number))) edges.push(q);
+    }
+  // a column almost always at its minimum (a rare count): one cut above the minimum, so the rare values have a bin
+  if (edges.length === 0 && distinct.length > 1)
+    edges.push(round6(((distinct[0] as number) + (distinct[1] as number)) / 2));
   const counts = new Array<number>(edges.length + 1).fill(0);
   for (let i = 0; i < n; i++) counts[binOf(edges, sorted[i] as number)]! += 1;
   return { edges, expected: counts.map((c) => round6(n === 0 ? 0 : c / n)) };

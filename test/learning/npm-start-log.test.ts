@@ -13,9 +13,10 @@ import { describe, it } from 'node:test';
 import { within } from '../support/eventually';
 
 const MAIN = path.resolve(__dirname, '../../local/main.js');
-const EXAMPLE = JSON.parse(
-  readFileSync(path.resolve(__dirname, '../../../examples/payment.json'), 'utf8'),
-) as Record<string, unknown>;
+const EXAMPLE = JSON.parse(readFileSync(path.resolve(__dirname, '../../../examples/payment.json'), 'utf8')) as Record<
+  string,
+  unknown
+>;
 
 async function filesUnder(dir: string): Promise<string[]> {
   const out: string[] = [];
