@@ -25,7 +25,13 @@ app.http('scoreBatch', {
       });
       // the version(s) that scored this batch (two while a canary splits its users)
       const versions = [...new Set(result.results.flatMap((r) => ('model' in r ? [r.model.version] : [])))];
-      return jsonResponse(200, result, versions.length === 0 ? {} : { 'x-model-version': versions.join(',') });
+      const rulesets = [
+        ...new Set(result.results.flatMap((r) => ('model' in r && r.ruleset !== undefined ? [r.ruleset.version] : []))),
+      ];
+      return jsonResponse(200, result, {
+        ...(versions.length === 0 ? {} : { 'x-model-version': versions.join(',') }),
+        ...(rulesets.length === 0 ? {} : { 'x-ruleset-version': rulesets.join(',') }),
+      });
     });
   }),
 });

@@ -19,7 +19,10 @@ app.http('score', {
       const deadlineMs = resolveDeadlineMs(request.headers.get(DEADLINE_HEADER), engine.config.inference);
       const body = await readJsonBody(request, engine.config.http.scoreBodyLimitBytes);
       const result = await engine.score(body, { deadlineMs, arrivedAt: arrival.at });
-      return jsonResponse(200, result, { 'x-model-version': result.model.version });
+      return jsonResponse(200, result, {
+        'x-model-version': result.model.version,
+        ...(result.ruleset === undefined ? {} : { 'x-ruleset-version': result.ruleset.version }),
+      });
     });
   }),
 });

@@ -423,6 +423,10 @@ var appSettings = [
     name: 'MODELS_CONTAINER'
     value: modelsContainerName
   }
+  {
+    name: 'RULESETS_CONTAINER'
+    value: modelsContainerName
+  }
   // Entities.
   {
     name: 'SCORING_QUEUE'

@@ -14,6 +14,7 @@ import { CachedContextProvider } from './context/cached-context-provider';
 import type { ContextProvider } from './context/context-provider';
 import { createContextProvider, type ContextProviderDeps } from './context/create-context-provider';
 import { planRedisConnection } from './context/redis-connection';
+import { createDecisioning, type DecisioningDeps } from './decisioning/create-decisioning';
 import { Engine } from './engine';
 import { createLearning, type LearningDeps } from './learning/create-learning';
 import type { EscalatorWiring } from './escalation/create-escalator';
@@ -60,6 +61,8 @@ export interface EngineDeps {
   readonly escalation?: Partial<Omit<EscalatorWiring, 'logger'>>;
   /** Timers of the background readiness probe; default real (unref'd) timers. */
   readonly healthTimers?: Timers;
+  /** Decisioning overrides: list store, ruleset pointer store, rulesets container, timers, wall clock. */
+  readonly decisioning?: Partial<Omit<DecisioningDeps, 'logger' | 'redis'>>;
   /** Model rollout overrides: fleet store, models container, credential, reconcile timers, wall clock, instance id. */
   readonly rollout?: Partial<Omit<RolloutDeps, 'logger' | 'redis'>>;
   /** Learning-loop overrides: store, timers, clocks, Key Vault reader. */
@@ -161,9 +164,11 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
             deps.escalation?.on,
           ),
         });
+  const decisioning = await createDecisioning(config, { logger, redis, ...deps.decisioning });
   const learning = await createLearning(config, { logger, metrics: telemetry.learning, ...deps.learning });
   const scorer = new Scorer({
     sessions,
+    ...(decisioning === undefined ? {} : { decisioning: decisioning.decisioning }),
     router: tracedRouter(rollout.router, telemetry),
     context: tracedContext(context, telemetry, now),
     deadlineMs: config.inference.deadlineMs,
@@ -235,6 +240,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     telemetry,
     now,
     readinessMonitor,
+    ...(decisioning === undefined ? {} : { decisioning }),
     learning,
     disposables: [telemetry, publisher, ...(extra === undefined ? [] : [extra]), learning],
   }));

@@ -15,6 +15,9 @@ import type { SessionManager } from './inference/session-manager';
 import type { LabelsAdded } from './learning/labels';
 import type { Learning } from './learning/learning';
 import type { ModelRollout } from './rollout/model-rollout';
+import type { Decisioning } from './decisioning/decisioning';
+import type { DecisioningParts } from './decisioning/create-decisioning';
+import type { RulesetRollout } from './decisioning/ruleset-rollout';
 import type { OipService } from './oip/oip-service';
 import { AppError, toProblem } from './errors/errors';
 import { batchItems, type BatchItemResult } from './scoring/batch-body';
@@ -34,6 +37,8 @@ export interface EngineParts {
   readonly asyncScorer: AsyncScorer;
   /** Model rollout (blob uploads, fleet pointer, canary/shadow, admin API). */
   readonly rollout?: ModelRollout;
+  /** Rules, lists and merchant profiles, and ruleset rollout (absent with `RULESET_NAME=none`). */
+  readonly decisioning?: DecisioningParts;
   /** The Open Inference Protocol (KServe V2) over the managed models. */
   readonly oip?: OipService;
   /** Metrics and spans; every scored payment is counted by path, decision and cache. */
@@ -73,6 +78,24 @@ export class Engine {
   get models(): ModelRollout {
     if (this.parts.rollout === undefined) throw new AppError('internal', 'Model rollout is not configured.');
     return this.parts.rollout;
+  }
+
+  /**
+   * The lists admin operations (`/api/lists/...`) on the active ruleset's lists.
+   * @throws AppError `not_found` when no ruleset is configured (no list is declared).
+   */
+  get lists(): Decisioning {
+    if (this.parts.decisioning === undefined) throw new AppError('not_found', 'No ruleset is configured: no lists.');
+    return this.parts.decisioning.decisioning;
+  }
+
+  /**
+   * Ruleset rollout: `handleUpload` (blob trigger), `status` / `promote` / `rollback` / `shadow` (admin API).
+   * @throws AppError `not_found` when no ruleset is configured.
+   */
+  get rulesets(): RulesetRollout {
+    if (this.parts.decisioning === undefined) throw new AppError('not_found', 'No ruleset is configured.');
+    return this.parts.decisioning.rollout;
   }
 
   /**
@@ -284,6 +307,7 @@ export class Engine {
   async dispose(): Promise<void> {
     await this.parts.readinessMonitor?.dispose();
     await this.parts.rollout?.dispose();
+    await this.parts.decisioning?.dispose();
     await this.parts.sessions.dispose();
     await this.parts.context.dispose();
     for (const d of [...(this.parts.disposables ?? [])].reverse()) await d.dispose();

@@ -122,6 +122,19 @@ export interface Config {
     /** This instance's id (`INSTANCE_ID`, else `WEBSITE_INSTANCE_ID` / `CONTAINER_APP_REPLICA_NAME`); undefined = host name and pid. */
     readonly instanceId: string | undefined;
   };
+  /** Rules, lists and merchant profiles (docs/decisioning.md). */
+  readonly decisioning: {
+    /** The ruleset served (`RULESET_NAME`, default `fraud-rules`); undefined (`none`) = no rules, the model's thresholds decide. */
+    readonly rulesetName: string | undefined;
+    /** The shipped rulesets folder (`RULESET_DIR`, default `rulesets` at the app root): `{name}/{version}.json`. */
+    readonly dir: string;
+    /** Blob container of `rulesets/{name}/{version}.json` uploads (`RULESETS_CONTAINER`, default `models`, the models container). */
+    readonly container: string;
+    /** Time to live of a list membership in L1, ms (`LIST_L1_TTL_SEC`, default 10 s; changes invalidate at once). */
+    readonly listL1TtlMs: number;
+    /** Most list memberships held in L1 (`LIST_L1_MAX_ENTRIES`, default 100 000). */
+    readonly listL1MaxEntries: number;
+  };
   /** LLM escalation of the hard tail to Azure OpenAI (README "LLM escalation"); undefined = off. */
   readonly escalation: EscalationSettings | undefined;
   /** The learning loop: decision log and drift (docs/learning-loop.md). */
@@ -233,6 +246,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       forceMetadataKey: e.MODEL_FORCE_METADATA_KEY,
       reclaimAfterSwap: e.MODEL_RECLAIM_AFTER_SWAP,
       instanceId: e.INSTANCE_ID ?? e.WEBSITE_INSTANCE_ID ?? e.CONTAINER_APP_REPLICA_NAME,
+    },
+    decisioning: {
+      rulesetName: e.RULESET_NAME === 'none' ? undefined : e.RULESET_NAME,
+      dir: path.resolve(appRoot(), e.RULESET_DIR ?? 'rulesets'),
+      container: e.RULESETS_CONTAINER,
+      listL1TtlMs: e.LIST_L1_TTL_SEC * 1000,
+      listL1MaxEntries: e.LIST_L1_MAX_ENTRIES,
     },
     escalation: escalation.value,
     learning: learning.value,

@@ -131,6 +131,23 @@ const envShape = z.object({
       .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, { error: 'must be a blob metadata name like force' })
       .default('force'),
   ),
+  RULESET_NAME: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^([A-Za-z][A-Za-z0-9_.-]{0,63}|none)$/, { error: 'must be a ruleset name like fraud-rules, or none' })
+      .default('fraud-rules'),
+  ),
+  RULESET_DIR: optStr,
+  RULESETS_CONTAINER: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^[a-z0-9](?!.*--)[a-z0-9-]{1,61}[a-z0-9]$/, { error: 'must be a blob container name like models' })
+      .default('models'),
+  ),
+  LIST_L1_TTL_SEC: int(1, 3600, 10),
+  LIST_L1_MAX_ENTRIES: int(1, 10_000_000, 100_000),
   INSTANCE_ID: optStr,
   WEBSITE_INSTANCE_ID: optStr,
   CONTAINER_APP_REPLICA_NAME: optStr,

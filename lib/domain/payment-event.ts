@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError, type FieldError } from '../errors/errors';
+import { isCardNumber } from './card-number';
 import { COUNTRY_CODES, CURRENCY_CODES } from './iso-codes';
 
 /** Largest accepted `amount`, in currency units. */
@@ -30,6 +31,15 @@ export const paymentEventSchema = z.strictObject({
     .refine((c) => COUNTRY_CODES.has(c), { error: 'must be an ISO 3166-1 alpha-2 code (e.g. FR)' })
     .optional(),
   deviceId: id.optional(),
+  /**
+   * Opaque card token from the payment processor (what card lists are keyed by). A card number (13–19 digits
+   * passing the Luhn check) is refused: card numbers must never reach this service.
+   */
+  cardFingerprint: id
+    .refine((v) => !isCardNumber(v), {
+      error: 'looks like a card number (13-19 digits passing the Luhn check): send the processor fingerprint',
+    })
+    .optional(),
   channel: z.enum(['web', 'app', 'pos'], { error: 'must be one of web, app, pos' }),
   timestamp: z
     .string()

@@ -23,6 +23,7 @@ export const ERROR_CODES = [
   'model_not_ready',
   'model_invalid',
   'model_shift_exceeded',
+  'ruleset_invalid',
   'conflict',
   'overloaded',
   'deadline_exceeded',
@@ -47,6 +48,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze
   model_not_ready: 503,
   model_invalid: 422,
   model_shift_exceeded: 422,
+  ruleset_invalid: 422,
   conflict: 409,
   overloaded: 503,
   deadline_exceeded: 503,
@@ -67,6 +69,7 @@ const TITLE_BY_CODE: Readonly<Record<ErrorCode, string>> = Object.freeze({
   model_not_ready: 'Model not ready',
   model_invalid: 'Model rejected',
   model_shift_exceeded: 'Model score shift too large',
+  ruleset_invalid: 'Ruleset rejected',
   conflict: 'Conflict with the current state',
   overloaded: 'Service overloaded',
   deadline_exceeded: 'Deadline exceeded',
@@ -142,6 +145,8 @@ const DESCRIPTION_BY_CODE: Readonly<Record<ErrorCode, string>> = Object.freeze({
   model_invalid: 'A model or manifest failed validation (rollout: the rejection names the failed check).',
   model_shift_exceeded:
     "An uploaded model's golden-set score shift against the active version is above MODEL_SHIFT_MAX; upload again with blob metadata force=true to accept it.",
+  ruleset_invalid:
+    'A ruleset failed validation: schema, an expression that does not compile (named by rule id and column), or a golden case.',
   conflict: "The request conflicts with the model's current state (e.g. nothing to roll back to).",
   overloaded: 'The service is refusing excess load. Retry after `Retry-After`.',
   deadline_exceeded: 'The request could not be scored within its deadline. Retry after `Retry-After`.',

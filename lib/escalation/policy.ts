@@ -49,6 +49,7 @@ export class EscalationPolicy {
     if (inBand) out.push('band');
     if (event.note !== undefined && event.note.length >= this.options.noteMinChars) out.push('note');
     if (event.analysis === 'deep') out.push('requested');
+    if (local.rules?.some((r) => r.action === 'escalate') === true) out.push('rule');
     return out;
   }
 

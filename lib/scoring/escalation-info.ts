@@ -8,7 +8,7 @@ import type { Decision } from '../domain/decision';
 export type ScoreSource = 'local' | 'openai' | 'local-fallback';
 
 /** Why a payment was selected for escalation. */
-export type EscalationTrigger = 'band' | 'note' | 'requested';
+export type EscalationTrigger = 'band' | 'note' | 'requested' | 'rule';
 
 /**
  * What happened to an escalated payment.

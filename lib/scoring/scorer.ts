@@ -1,7 +1,6 @@
 import type { CacheStatus, ContextLookup, ContextProvider } from '../context/context-provider';
 import type { Decision } from '../domain/decision';
 import type { PaymentEvent } from '../domain/payment-event';
-import type { Velocity } from '../domain/user-context';
 import { featurize, FEATURE_COUNT } from '../features/featurizer';
 import type { RunTiming } from '../inference/backend';
 import type { Lease, SessionManager } from '../inference/session-manager';
@@ -15,6 +14,10 @@ import {
   type Reason,
 } from './decision';
 import type { EscalationInfo, ScoreSource } from './escalation-info';
+import type { Decisioning, Prepared, RulesetDecision } from '../decisioning/decisioning';
+import type { Action } from '../decisioning/ruleset-schema';
+import { FEATURE_NAMES } from '../features/featurizer';
+import type { Velocity } from '../domain/user-context';
 
 /** The result of scoring one payment (HTTP 200 body; Service Bus result body). */
 export interface ScoreResult {
@@ -37,6 +40,14 @@ export interface ScoreResult {
   /** How the user context was obtained. */
   readonly cache: CacheStatus;
   readonly timing: RunTiming;
+  /** The rules that fired (with a ruleset; docs/decisioning.md). */
+  readonly rules?: readonly { readonly id: string; readonly action: Action }[];
+  /** The ruleset that decided. */
+  readonly ruleset?: { readonly name: string; readonly version: string };
+  /** The merchant profile whose thresholds applied. */
+  readonly profile?: { readonly id: string };
+  /** Rules whose expression failed at run time (the decision failed closed to at least review). */
+  readonly ruleErrors?: readonly string[];
 }
 
 /** Options for one scoring call. */
@@ -105,6 +116,8 @@ export interface ScorerDeps {
   readonly now?: () => number;
   /** Default inference deadline, ms. */
   readonly deadlineMs: number;
+  /** Rules, lists and merchant profiles beside the model; default none (the manifest's thresholds decide). */
+  readonly decisioning?: Decisioning;
   /** Reviews each local result (the LLM escalation); default none. */
   readonly escalator?: ResultReviewer;
   readonly on?: Partial<ScorerEvents>;
@@ -150,14 +163,17 @@ export class Scorer {
   private async scoreLocal(event: PaymentEvent, options: ScoreOptions = {}): Promise<Scored> {
     const arrivedAt = options.arrivedAt ?? this.now();
     const deadline = arrivedAt + (options.deadlineMs ?? this.deps.deadlineMs);
+    const preparing = this.deps.decisioning?.prepare(event); // list lookups beside the context lookup
     const { context, cache } = await this.deps.context.lookup(event);
+    const prepared = await preparing;
     const row = featurize(event, context, new Float32Array(FEATURE_COUNT));
     const lease = this.acquire(event.userId);
     try {
       const { scores, timing } = await lease.backend.run(row, 1, { deadline, arrivedAt });
       const score = this.checked(scores[0], lease.manifest, 1);
       this.deps.router?.shadow(event.transactionId, row, { version: lease.manifest.version, score });
-      const result = toResult(event, row, score, lease.manifest, cache, timing);
+      const rules = this.rules(prepared, event, row, context.velocity, score, lease.manifest);
+      const result = toResult(event, row, score, lease.manifest, cache, timing, rules);
       return { result, row, velocity: context.velocity, manifest: lease.manifest };
     } finally {
       lease.release();
@@ -172,6 +188,27 @@ export class Scorer {
     return Number.NaN;
   }
 
+  /** The ruleset's decision, when one is active. */
+  private rules(
+    prepared: Prepared | undefined,
+    event: PaymentEvent,
+    row: Float32Array,
+    velocity: Velocity,
+    score: number,
+    manifest: ModelManifest,
+  ): RulesetDecision | undefined {
+    if (prepared === undefined) return undefined;
+    const features: Record<string, number> = {};
+    FEATURE_NAMES.forEach((n, i) => (features[n] = row[i] ?? 0));
+    return (this.deps.decisioning as Decisioning).decide(prepared, {
+      event,
+      features,
+      velocity: velocity as unknown as Readonly<Record<string, number>>,
+      score: Number.isFinite(score) ? score : null,
+      fallbackThresholds: manifest.thresholds,
+    });
+  }
+
   private acquire(userId: string): Lease {
     return this.deps.router?.acquire(userId) ?? this.deps.sessions.acquire();
   }
@@ -182,7 +219,10 @@ export class Scorer {
     const arrivedAt = options.arrivedAt ?? this.now();
     const deadline = arrivedAt + (options.deadlineMs ?? this.deps.deadlineMs);
     const budget = options.contextTimeoutMs === undefined ? {} : { timeoutMs: options.contextTimeoutMs };
+    const decisioning = this.deps.decisioning;
+    const preparing = decisioning === undefined ? undefined : Promise.all(events.map((e) => decisioning.prepare(e)));
     const lookups = await Promise.all(events.map((e) => this.deps.context.lookup(e, budget)));
+    const prepared = await preparing;
     const input = new Float32Array(events.length * FEATURE_COUNT);
     events.forEach((e, i) => featurize(e, (lookups[i] as ContextLookup).context, input, i * FEATURE_COUNT));
     const leases: Lease[] = [];
@@ -208,9 +248,10 @@ export class Scorer {
             const e = events[i] as PaymentEvent;
             const score = this.checked(scores[k], lease.manifest, at.length);
             this.deps.router?.shadow(e.transactionId, row(i), { version: lease.manifest.version, score });
-            const { context, cache } = lookups[i] as ContextLookup;
-            const result = toResult(e, row(i), score, lease.manifest, cache, timing);
-            results[i] = { result, row: row(i), velocity: context.velocity, manifest: lease.manifest };
+            const lookup = lookups[i] as ContextLookup;
+            const rules = this.rules(prepared?.[i], e, row(i), lookup.context.velocity, score, lease.manifest);
+            const result = toResult(e, row(i), score, lease.manifest, lookup.cache, timing, rules);
+            results[i] = { result, row: row(i), velocity: lookup.context.velocity, manifest: lease.manifest };
           });
         }),
       );
@@ -228,16 +269,31 @@ function toResult(
   manifest: ModelManifest,
   cache: CacheStatus,
   timing: RunTiming,
+  rules?: RulesetDecision,
 ): ScoreResult {
   const valid = Number.isFinite(score); // `checked` turned every invalid score into NaN
-  return {
+  const reasons = valid ? topReasons(row, manifest) : [MODEL_OUTPUT_INVALID_REASON];
+  const result: ScoreResult = {
     transactionId: event.transactionId,
     score: valid ? Math.round(score * 1e6) / 1e6 : null,
     decision: decide(score, manifest.thresholds),
-    reasons: valid ? topReasons(row, manifest) : [MODEL_OUTPUT_INVALID_REASON],
+    reasons,
     model: { name: manifest.name, version: manifest.version },
     source: 'local',
     cache,
     timing,
+  };
+  if (rules === undefined) return result;
+  return {
+    ...result,
+    decision: rules.decision,
+    reasons: [
+      ...rules.rules.map((r) => ({ code: `rule:${r.id}`, contribution: 0, description: r.description })),
+      ...reasons,
+    ],
+    rules: rules.rules.map((r) => ({ id: r.id, action: r.action })),
+    ruleset: rules.ruleset,
+    profile: rules.profile,
+    ...(rules.errors.length === 0 ? {} : { ruleErrors: rules.errors.map((e) => e.ruleId) }),
   };
 }

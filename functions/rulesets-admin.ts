@@ -1,0 +1,50 @@
+import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
+import { app } from '@azure/functions';
+import { sharedEngine } from '../lib/app';
+import { jsonResponse, readJsonBody, withProblems } from '../lib/http/http-io';
+
+const ADMIN_BODY_LIMIT_BYTES = 4096;
+
+/** GET /api/rulesets/{name}: the version served here, the fleet pointer (active, previous, shadow, rejections), shadow counts. */
+app.http('rulesetsStatus', {
+  route: 'rulesets/{name}',
+  methods: ['GET'],
+  authLevel: 'admin',
+  handler: withProblems(async (request) =>
+    jsonResponse(200, await (await sharedEngine()).rulesets.status(request.params['name'] ?? '')),
+  ),
+});
+
+/** POST /api/rulesets/{name}/promote `{ "version": "1.1.0" }`: validates that version and makes it active on every instance. */
+app.http('rulesetsPromote', {
+  route: 'rulesets/{name}/promote',
+  methods: ['POST'],
+  authLevel: 'admin',
+  handler: withProblems(async (request) => {
+    const rulesets = (await sharedEngine()).rulesets;
+    const body = await readJsonBody(request, ADMIN_BODY_LIMIT_BYTES);
+    return jsonResponse(200, await rulesets.promote(request.params['name'] ?? '', body));
+  }),
+});
+
+/** POST /api/rulesets/{name}/rollback: back to the previous active version on every instance. */
+app.http('rulesetsRollback', {
+  route: 'rulesets/{name}/rollback',
+  methods: ['POST'],
+  authLevel: 'admin',
+  handler: withProblems(async (request) =>
+    jsonResponse(200, await (await sharedEngine()).rulesets.rollback(request.params['name'] ?? '')),
+  ),
+});
+
+/** PUT /api/rulesets/{name}/shadow `{ "candidate": "1.1.0" | null }`: evaluates a version beside the active one. */
+app.http('rulesetsShadow', {
+  route: 'rulesets/{name}/shadow',
+  methods: ['PUT'],
+  authLevel: 'admin',
+  handler: withProblems(async (request) => {
+    const rulesets = (await sharedEngine()).rulesets;
+    const body = await readJsonBody(request, ADMIN_BODY_LIMIT_BYTES);
+    return jsonResponse(200, await rulesets.shadow(request.params['name'] ?? '', body));
+  }),
+});

@@ -1,0 +1,202 @@
+/**
+ * Loads a ruleset: validates the JSON document (zod), then compiles every CEL expression once. Any error
+ * rejects the whole ruleset, naming the rule id and the position (1-based column in the expression).
+ */
+import { AppError, type FieldError } from '../errors/errors';
+import { celEnvironment, type CompiledExpression } from './cel-environment';
+import {
+  ACTIONS,
+  rulesetSchema,
+  type Action,
+  type ListKeyField,
+  type ProfileDocument,
+  type RulesetDocument,
+} from './ruleset-schema';
+
+/** One compiled rule. */
+export interface CompiledRule {
+  readonly id: string;
+  readonly description: string;
+  readonly action: Action;
+  readonly when: CompiledExpression;
+}
+
+/** One compiled score offset. */
+export interface CompiledOffset {
+  readonly id: string;
+  readonly offset: number;
+  readonly when: CompiledExpression;
+}
+
+/** A merchant profile. */
+export type Profile = Pick<ProfileDocument, 'id' | 'thresholds' | 'offset'>;
+
+/** A list the ruleset's expressions look up (`in_list`), with the event field it is keyed by. */
+export interface ListUse {
+  readonly name: string;
+  readonly key: ListKeyField;
+}
+
+/** A loaded ruleset: expressions compiled, rules grouped by action in ruleset order, profiles indexed. */
+export interface CompiledRuleset {
+  readonly name: string;
+  readonly version: string;
+  readonly document: RulesetDocument;
+  /** Every declared list (the admin API accepts only these names). */
+  readonly lists: ReadonlyMap<string, ListKeyField>;
+  /** The lists some expression calls `in_list` on: the memberships to prefetch before each evaluation. */
+  readonly listsUsed: readonly ListUse[];
+  /** Rules by action, each in ruleset order. */
+  readonly rules: Readonly<Record<Action, readonly CompiledRule[]>>;
+  readonly offsets: readonly CompiledOffset[];
+  readonly profilesByMerchant: ReadonlyMap<string, Profile>;
+  readonly profilesByCategory: ReadonlyMap<string, Profile>;
+  /** The ruleset's `default` profile, if it declares one (else the model's thresholds apply). */
+  readonly defaultProfile: Profile | undefined;
+}
+
+/** A JSON AST node of the CEL library (`op`, `args`, `pos`). */
+interface AstNode {
+  readonly op: string;
+  readonly args: unknown;
+  readonly pos?: number;
+}
+
+const isNode = (v: unknown): v is AstNode => typeof v === 'object' && v !== null && 'op' in v && 'args' in v;
+
+/** Every `in_list` call in an AST: the first argument must be a declared list's name, the second `event.<its key>`. */
+function collectListCalls(
+  root: AstNode,
+  lists: ReadonlyMap<string, ListKeyField>,
+  problems: (m: string, pos: number) => void,
+  out: Map<string, ListUse>,
+): void {
+  const walk = (n: unknown): void => {
+    if (Array.isArray(n)) return n.forEach(walk);
+    if (!isNode(n)) return;
+    if (n.op === 'call' && Array.isArray(n.args) && n.args[0] === 'in_list') {
+      const [nameArg, keyArg] = (n.args[1] ?? []) as unknown[];
+      const pos = n.pos ?? 0;
+      const name =
+        isNode(nameArg) && nameArg.op === 'value' && typeof nameArg.args === 'string' ? nameArg.args : undefined;
+      const key = lists.get(name ?? '');
+      if (name === undefined) problems('in_list: the first argument must be a list name (a string literal)', pos);
+      else if (key === undefined) problems(`in_list: list "${name}" is not declared in "lists"`, pos);
+      else {
+        const ok =
+          isNode(keyArg) &&
+          keyArg.op === '.' &&
+          Array.isArray(keyArg.args) &&
+          isNode(keyArg.args[0]) &&
+          keyArg.args[0].op === 'id' &&
+          keyArg.args[0].args === 'event' &&
+          keyArg.args[1] === key;
+        if (!ok) problems(`in_list: list "${name}" is keyed by ${key}: the second argument must be event.${key}`, pos);
+        else out.set(name, { name, key });
+      }
+    }
+    if (Array.isArray(n.args)) walk(n.args);
+    else if (isNode(n.args)) walk(n.args);
+  };
+  walk(root);
+}
+
+/** The 1-based column of a CEL error, if it carries one. */
+function errorColumn(err: unknown): number {
+  const node = (err as { node?: { pos?: unknown } } | undefined)?.node;
+  return typeof node?.pos === 'number' ? node.pos + 1 : 1;
+}
+
+function errorSummary(err: unknown): string {
+  const e = err as { summary?: unknown; message?: unknown };
+  return String(e.summary ?? e.message ?? 'invalid expression').split('\n')[0] as string;
+}
+
+/**
+ * Validates and compiles a ruleset document (already parsed JSON).
+ * @throws AppError `ruleset_invalid` naming every bad field, or every expression that does not compile
+ *   (`path` = `rules.<i>.when` etc., message starting with the rule id and the column).
+ */
+export function compileRuleset(value: unknown): CompiledRuleset {
+  const parsed = rulesetSchema.safeParse(value);
+  if (!parsed.success) {
+    const errors: FieldError[] = parsed.error.issues.map((i) => ({
+      path: i.path.map(String).join('.'),
+      message: i.message,
+    }));
+    throw new AppError('ruleset_invalid', `The ruleset is invalid: ${errors.length} problem(s).`, { errors });
+  }
+  const doc = parsed.data;
+  const lists = new Map(doc.lists.map((l) => [l.name, l.key] as const));
+  const used = new Map<string, ListUse>();
+  const errors: FieldError[] = [];
+  const env = celEnvironment();
+  const compile = (id: string, source: string, path: string): CompiledExpression => {
+    const fail = (message: string, column: number): CompiledExpression => {
+      errors.push({ path, message: `rule ${id}: column ${column}: ${message}` });
+      return () => false;
+    };
+    try {
+      const expr = env.parse(source);
+      const checked = expr.check();
+      if (!checked.valid) return fail(errorSummary(checked.error), errorColumn(checked.error));
+      if (checked.type !== 'bool' && checked.type !== 'dyn')
+        return fail(`the expression must be a bool, not ${checked.type ?? 'unknown'}`, 1);
+      const before = errors.length;
+      collectListCalls(expr.ast as unknown as AstNode, lists, (m, pos) => fail(m, pos + 1), used);
+      return errors.length > before
+        ? () => false
+        : (vars) => expr(vars as unknown as Record<string, unknown>) as unknown;
+    } catch (err) {
+      return fail(errorSummary(err), errorColumn(err));
+    }
+  };
+  const grouped: Record<Action, { id: string; description: string; action: Action; when: CompiledExpression }[]> = {
+    allow: [],
+    block: [],
+    review: [],
+    escalate: [],
+  };
+  doc.rules.forEach((r, i) => {
+    grouped[r.action].push({
+      id: r.id,
+      description: r.description,
+      action: r.action,
+      when: compile(r.id, r.when, `rules.${i}.when`),
+    });
+  });
+  const offsets = doc.offsets.map((o, i) => ({
+    id: o.id,
+    offset: o.offset,
+    when: compile(o.id, o.when, `offsets.${i}.when`),
+  }));
+  if (errors.length > 0)
+    throw new AppError(
+      'ruleset_invalid',
+      `The ruleset does not compile: ${errors.map((e) => e.message.split(':')[0]).join(', ')}.`,
+      { errors },
+    );
+  const byMerchant = new Map<string, Profile>();
+  const byCategory = new Map<string, Profile>();
+  for (const p of doc.profiles) {
+    const profile: Profile = { id: p.id, thresholds: p.thresholds, offset: p.offset };
+    for (const m of p.merchantIds) if (!byMerchant.has(m)) byMerchant.set(m, profile);
+    for (const c of p.merchantCategories) if (!byCategory.has(c)) byCategory.set(c, profile);
+  }
+  const def = doc.profiles.find((p) => p.id === 'default');
+  return Object.freeze({
+    name: doc.name,
+    version: doc.version,
+    document: doc,
+    lists,
+    listsUsed: [...used.values()],
+    rules: Object.fromEntries(ACTIONS.map((a) => [a, grouped[a]])) as unknown as Record<
+      Action,
+      readonly CompiledRule[]
+    >,
+    offsets,
+    profilesByMerchant: byMerchant,
+    profilesByCategory: byCategory,
+    defaultProfile: def === undefined ? undefined : { id: def.id, thresholds: def.thresholds, offset: def.offset },
+  });
+}

@@ -1,0 +1,134 @@
+/**
+ * Builds decisioning from settings: the list store (Redis when configured, else in-process) behind L1, the
+ * shipped ruleset (highest version in `RULESET_DIR/{RULESET_NAME}/`), and ruleset rollout (pointer on Redis or
+ * in-process; documents from the rulesets container when storage is configured, else the folder).
+ */
+import type { TokenCredential } from '@azure/identity';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config/config';
+import { AppError } from '../errors/errors';
+import { blobConfigured } from '../rollout/blob-model-repository';
+import type { Logger } from '../telemetry/logger';
+import { unrefTimers, type Timers } from '../time/timers';
+import type { CompiledRuleset } from './compile-ruleset';
+import { Decisioning, type DecisioningEvents } from './decisioning';
+import { ListLookup, type ListLookupEvents } from './list-lookup';
+import { MemoryListStore, type ListStore } from './list-store';
+import { loadRuleset } from './load-ruleset';
+import { RedisListStore } from './redis-list-store';
+import { MemoryRulesetPointerStore, RedisRulesetPointerStore, type RulesetPointerStore } from './ruleset-pointer';
+import { BlobRulesetRepository, FolderRulesetRepository, type RulesetRepository } from './ruleset-repository';
+import { GOLDEN_THRESHOLDS, RulesetRollout } from './ruleset-rollout';
+
+/** Dependencies of decisioning; each has a production default. */
+export interface DecisioningDeps {
+  readonly logger: Logger;
+  /** The engine's shared Redis client, if Redis is configured; else in-process stores. */
+  readonly redis: (() => Redis | undefined) | undefined;
+  readonly listStore?: ListStore;
+  readonly pointerStore?: RulesetPointerStore;
+  readonly repository?: RulesetRepository;
+  readonly credential?: TokenCredential;
+  readonly timers?: Timers;
+  /** Wall clock, epoch ms (list entry expiry, rejection times). */
+  readonly wallNow?: () => number;
+  readonly on?: Partial<DecisioningEvents & ListLookupEvents>;
+}
+
+/** Decisioning and its rollout; `undefined` when no ruleset is configured (`RULESET_NAME=none`). */
+export interface DecisioningParts {
+  readonly decisioning: Decisioning;
+  readonly rollout: RulesetRollout;
+  dispose(): Promise<void>;
+}
+
+function defaultRepository(config: Config, deps: DecisioningDeps): RulesetRepository {
+  const s = config.rollout.storage;
+  if (!blobConfigured(s)) return new FolderRulesetRepository(config.decisioning.dir);
+  // the SDK loads only when a storage account is configured
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { BlobServiceClient } = require('@azure/storage-blob') as typeof import('@azure/storage-blob');
+  const service =
+    s.connectionString !== undefined
+      ? BlobServiceClient.fromConnectionString(s.connectionString)
+      : new BlobServiceClient(
+          s.blobServiceUri as string,
+          deps.credential ??
+            // eslint-disable-next-line @typescript-eslint/no-require-imports
+            new (require('@azure/identity') as typeof import('@azure/identity')).DefaultAzureCredential(
+              s.clientId === undefined ? {} : { managedIdentityClientId: s.clientId },
+            ),
+        );
+  return new BlobRulesetRepository(service.getContainerClient(config.decisioning.container));
+}
+
+/** The highest version of the shipped ruleset, validated. @throws AppError `ruleset_invalid`, `config_invalid`. */
+async function shipped(config: Config, name: string): Promise<CompiledRuleset | undefined> {
+  const folder = new FolderRulesetRepository(config.decisioning.dir);
+  const latest = (await folder.versions(name)).at(-1);
+  if (latest === undefined) return undefined;
+  return loadRuleset(await folder.read(name, latest), GOLDEN_THRESHOLDS);
+}
+
+/**
+ * Builds and starts decisioning.
+ * @throws AppError `ruleset_invalid` when the shipped ruleset does not load (start-up fails naming the rule).
+ */
+export async function createDecisioning(config: Config, deps: DecisioningDeps): Promise<DecisioningParts | undefined> {
+  const name = config.decisioning.rulesetName;
+  if (name === undefined) return undefined;
+  const { logger, redis } = deps;
+  const prefix = config.redis.keyPrefix;
+  const listStore =
+    deps.listStore ??
+    (redis === undefined ? new MemoryListStore(deps.wallNow) : new RedisListStore(redis, prefix, deps.wallNow));
+  const lookup = new ListLookup(listStore, {
+    maxEntries: config.decisioning.listL1MaxEntries,
+    ttlMs: config.decisioning.listL1TtlMs,
+    on: {
+      lookupFailed: (e) => logger.warn('list lookup failed: rules on those lists fail closed to review', e),
+      ...deps.on,
+    },
+  });
+  const initial = await shipped(config, name);
+  const decisioning = new Decisioning(lookup, initial, {
+    ruleErrors: (e) => logger.warn('rule evaluation failed: decision held for review', e),
+    swapped: (e) => logger.info('ruleset swapped', e),
+    ...deps.on,
+  });
+  const pointerStore =
+    deps.pointerStore ??
+    (redis === undefined ? new MemoryRulesetPointerStore() : new RedisRulesetPointerStore(redis, prefix));
+  let repository: RulesetRepository;
+  try {
+    repository = deps.repository ?? defaultRepository(config, deps);
+  } catch (err) {
+    throw new AppError('config_invalid', 'The rulesets container settings are not usable.', { cause: err });
+  }
+  const rollout = new RulesetRollout({
+    name,
+    decisioning,
+    store: pointerStore,
+    repository,
+    timers: deps.timers ?? unrefTimers,
+    reconcileMs: config.rollout.reconcileIntervalMs,
+    ...(deps.wallNow === undefined ? {} : { wallNow: deps.wallNow }),
+    on: {
+      followFailed: (e) => logger.warn('could not load the ruleset the pointer names; serving the current one', e),
+    },
+  });
+  logger.info(`decisioning: ruleset ${name} ${initial?.version ?? '(none shipped)'}, lists ${listStore.description}`, {
+    pointer: pointerStore.description,
+    rulesets: repository.description,
+  });
+  await lookup.start().catch(() => false);
+  await rollout.start();
+  return {
+    decisioning,
+    rollout,
+    dispose: async () => {
+      await rollout.dispose();
+      await listStore.dispose();
+    },
+  };
+}

@@ -1,0 +1,149 @@
+/**
+ * Decisioning on one instance: the active ruleset (swapped atomically), an optional shadow ruleset, list
+ * membership (prefetched before evaluation, behind L1) and the lists admin operations. The scorer calls
+ * {@link Decisioning.prepare} beside the context lookup and {@link Decisioning.decide} after inference.
+ */
+import { AppError } from '../errors/errors';
+import type { ListMemberships } from './cel-environment';
+import type { CompiledRuleset } from './compile-ruleset';
+import { evaluateRuleset, type DecisionInput, type DecisionOutcome, type RuleDecision } from './evaluate-ruleset';
+import type { ListLookup } from './list-lookup';
+import { MAX_PAGE, type ListPage } from './list-store';
+import { listValueProblem, parseAddBody } from './list-values';
+import type { ListKeyField } from './ruleset-schema';
+
+/** A ruleset and the memberships prefetched for it, for one event (a swap in between does not mix them). */
+export interface Prepared {
+  readonly ruleset: CompiledRuleset;
+  readonly lists: ListMemberships;
+  readonly shadow?: { readonly ruleset: CompiledRuleset; readonly lists: ListMemberships };
+}
+
+/** A decision with the ruleset that made it. */
+export interface RulesetDecision extends DecisionOutcome {
+  readonly ruleset: { readonly name: string; readonly version: string };
+}
+
+/** How a shadow ruleset would have changed decisions: counts by `from→to` (e.g. `approve→review`). */
+export interface ShadowReport {
+  readonly active: string;
+  readonly candidate: string;
+  readonly evaluated: number;
+  readonly changed: number;
+  readonly byDirection: Readonly<Record<string, number>>;
+}
+
+/** Events of {@link Decisioning}. */
+export interface DecisioningEvents {
+  /** An expression failed at run time (the decision failed closed to review). Rule ids only. */
+  ruleErrors(e: { readonly ruleset: string; readonly version: string; readonly ruleIds: readonly string[] }): void;
+  /** The active ruleset changed on this instance. */
+  swapped(e: { readonly name: string; readonly from: string | undefined; readonly to: string }): void;
+}
+
+/** Decisioning state of one instance. */
+export class Decisioning {
+  private active: CompiledRuleset | undefined;
+  private shadowRs: CompiledRuleset | undefined;
+  private shadowStats: { evaluated: number; changed: number; byDirection: Record<string, number> } | undefined;
+
+  constructor(
+    readonly lookup: ListLookup,
+    initial: CompiledRuleset | undefined,
+    private readonly on: Partial<DecisioningEvents> = {},
+  ) {
+    this.active = initial;
+  }
+
+  /** The active ruleset, if any. */
+  get ruleset(): CompiledRuleset | undefined {
+    return this.active;
+  }
+
+  /** Makes `rs` the active ruleset (atomic: one reference; in-flight evaluations keep theirs). */
+  swap(rs: CompiledRuleset): void {
+    const from = this.active?.version;
+    this.active = rs;
+    if (from !== rs.version || this.active.name !== rs.name) this.on.swapped?.({ name: rs.name, from, to: rs.version });
+  }
+
+  /** Evaluates `rs` beside the active ruleset off the decision (counts changes); `undefined` stops. */
+  setShadow(rs: CompiledRuleset | undefined): void {
+    this.shadowRs = rs;
+    this.shadowStats = rs === undefined ? undefined : { evaluated: 0, changed: 0, byDirection: {} };
+  }
+
+  /** What the shadow ruleset would have changed so far. */
+  shadowReport(): ShadowReport | undefined {
+    const s = this.shadowStats;
+    if (s === undefined || this.shadowRs === undefined || this.active === undefined) return undefined;
+    return { active: this.active.version, candidate: this.shadowRs.version, ...s, byDirection: { ...s.byDirection } };
+  }
+
+  /** Prefetches the list memberships the active (and shadow) ruleset needs for `event`: one store round trip at most. */
+  async prepare(event: Readonly<Record<string, unknown>>): Promise<Prepared | undefined> {
+    const rs = this.active;
+    if (rs === undefined) return undefined;
+    const shadow = this.shadowRs;
+    const uses = shadow === undefined ? rs.listsUsed : [...rs.listsUsed, ...shadow.listsUsed];
+    const lists = uses.length === 0 ? new Map<string, boolean>() : await this.lookup.memberships(uses, event);
+    return shadow === undefined ? { ruleset: rs, lists } : { ruleset: rs, lists, shadow: { ruleset: shadow, lists } };
+  }
+
+  /** Evaluates the prepared ruleset (synchronous). */
+  decide(p: Prepared, input: Omit<DecisionInput, 'lists'>): RulesetDecision {
+    const out = evaluateRuleset(p.ruleset, { ...input, lists: p.lists });
+    if (out.errors.length > 0)
+      this.on.ruleErrors?.({
+        ruleset: p.ruleset.name,
+        version: p.ruleset.version,
+        ruleIds: out.errors.map((e) => e.ruleId),
+      });
+    if (p.shadow !== undefined && this.shadowStats !== undefined && this.shadowRs === p.shadow.ruleset)
+      this.countShadow(out.decision, evaluateRuleset(p.shadow.ruleset, { ...input, lists: p.shadow.lists }).decision);
+    return { ...out, ruleset: { name: p.ruleset.name, version: p.ruleset.version } };
+  }
+
+  private countShadow(active: RuleDecision, candidate: RuleDecision): void {
+    const s = this.shadowStats as NonNullable<typeof this.shadowStats>;
+    s.evaluated++;
+    if (active === candidate) return;
+    s.changed++;
+    const k = `${active}→${candidate}`;
+    s.byDirection[k] = (s.byDirection[k] ?? 0) + 1;
+  }
+
+  /** The key field of a list the active ruleset declares. @throws AppError `not_found`. */
+  private listKey(name: string): ListKeyField {
+    const key = this.active?.lists.get(name);
+    if (key === undefined)
+      throw new AppError('not_found', `The active ruleset declares no list "${name.slice(0, 64)}".`);
+    return key;
+  }
+
+  /**
+   * `POST /api/lists/{name}`: adds `{ values, ttlSeconds? }`.
+   * @throws AppError `not_found` (undeclared list), `validation_failed` naming each bad value's index.
+   */
+  async addToList(name: string, body: unknown): Promise<{ name: string; added: number; ttlSeconds?: number }> {
+    const { values, ttlSeconds } = parseAddBody(this.listKey(name), body);
+    await this.lookup.store.add(name, values, ttlSeconds);
+    return ttlSeconds === undefined ? { name, added: values.length } : { name, added: values.length, ttlSeconds };
+  }
+
+  /** `DELETE /api/lists/{name}/{value}`. @throws AppError `not_found` (undeclared list or no such entry). */
+  async removeFromList(name: string, value: string): Promise<{ name: string; removed: 1 }> {
+    const problem = listValueProblem(this.listKey(name), value);
+    if (problem !== undefined)
+      throw new AppError('validation_failed', '1 invalid value.', { errors: [{ path: 'value', message: problem }] });
+    if (!(await this.lookup.store.remove(name, value)))
+      throw new AppError('not_found', `No such entry on list "${name}".`);
+    return { name, removed: 1 };
+  }
+
+  /** `GET /api/lists/{name}?cursor=`: one bounded page. @throws AppError `not_found`. */
+  listPage(name: string, cursor: string | undefined): Promise<ListPage> {
+    this.listKey(name);
+    return this.lookup.store.page(name, cursor === '' ? undefined : cursor, MAX_PAGE);
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * What a list accepts, by its key field: ids of 1–128 characters, ISO country codes, or card fingerprints
+ * (opaque processor tokens; a 13–19 digit Luhn-valid value is a card number and refused). Messages never
+ * quote the value.
+ */
+import { z } from 'zod';
+import { AppError, type FieldError } from '../errors/errors';
+import { isCardNumber } from '../domain/card-number';
+import { COUNTRY_CODES } from '../domain/iso-codes';
+import { MAX_VALUES_PER_ADD } from './list-store';
+import type { ListKeyField } from './ruleset-schema';
+
+/** Why `value` is not acceptable on a list keyed by `key`, or `undefined` when it is. */
+export function listValueProblem(key: ListKeyField, value: unknown): string | undefined {
+  if (typeof value !== 'string') return 'must be a string';
+  if (key === 'country' || key === 'ipCountry')
+    return COUNTRY_CODES.has(value) ? undefined : 'must be an ISO 3166-1 alpha-2 code (e.g. FR)';
+  if (value.length < 1 || value.length > 128) return 'must be 1 to 128 characters';
+  if (key === 'cardFingerprint' && isCardNumber(value))
+    return 'looks like a card number (13-19 digits passing the Luhn check): send the processor fingerprint, never the card number';
+  return undefined;
+}
+
+const addBodySchema = z.strictObject({
+  values: z.array(z.unknown()).min(1).max(MAX_VALUES_PER_ADD),
+  ttlSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(366 * 86_400)
+    .optional(),
+});
+
+/**
+ * Validates a `POST /api/lists/{name}` body.
+ * @throws AppError `validation_failed` naming each bad field, and each bad value by its index (`values.3`).
+ */
+export function parseAddBody(key: ListKeyField, body: unknown): { values: string[]; ttlSeconds?: number } {
+  const parsed = addBodySchema.safeParse(body);
+  if (!parsed.success) {
+    const errors: FieldError[] = parsed.error.issues.map((i) => ({
+      path: i.path.map(String).join('.'),
+      message: i.code === 'unrecognized_keys' ? 'unknown field' : i.message,
+    }));
+    throw new AppError('validation_failed', `${errors.length} invalid field(s).`, { errors });
+  }
+  const errors: FieldError[] = [];
+  parsed.data.values.forEach((v, i) => {
+    const problem = listValueProblem(key, v);
+    if (problem !== undefined) errors.push({ path: `values.${i}`, message: problem });
+  });
+  if (errors.length > 0) throw new AppError('validation_failed', `${errors.length} invalid value(s).`, { errors });
+  const values = [...new Set(parsed.data.values as string[])];
+  return parsed.data.ttlSeconds === undefined ? { values } : { values, ttlSeconds: parsed.data.ttlSeconds };
+}

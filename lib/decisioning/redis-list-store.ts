@@ -1,0 +1,197 @@
+/**
+ * List entries on Redis, shared by every instance. Keys (prefix = `REDIS_KEY_PREFIX`):
+ * - `{prefix}list:v1:{name}:values`: sorted set of the values, all at score 0 (pages in value order, by lex range);
+ * - `{prefix}list:v1:{name}:expiry`: hash value → expiry (epoch ms, or `inf`);
+ * - channel `{prefix}list:v1:changed`: `{ name, values }` after every change, in the same MULTI as the write.
+ * Membership of many keys is one pipelined round trip (HMGET per list). Expired entries stop counting at once
+ * and are deleted when a page meets them. Subscriptions use a duplicate connection.
+ */
+import type { Redis } from 'ioredis';
+import { AppError } from '../errors/errors';
+import { MAX_PAGE, type ListChangeListener, type ListPage, type ListStore } from './list-store';
+
+/** Key names of the list store. */
+export function listKeys(prefix: string, name: string): { values: string; expiry: string; channel: string } {
+  const base = `${prefix}list:v1:${name}`;
+  return { values: `${base}:values`, expiry: `${base}:expiry`, channel: `${prefix}list:v1:changed` };
+}
+
+/** List store on Redis. */
+export class RedisListStore implements ListStore {
+  readonly description = 'redis';
+  private subscriber: Redis | undefined;
+  private readonly listeners = new Set<ListChangeListener>();
+  private disposed = false;
+  private readonly client: () => Redis | undefined;
+
+  /**
+   * @param redis the engine's shared client, or a getter for one not set up yet (calls then fail transiently).
+   * @param prefix key prefix, e.g. `scoring:`.
+   * @param now wall clock, epoch ms (entry expiry).
+   */
+  constructor(
+    redis: Redis | (() => Redis | undefined),
+    private readonly prefix: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.client = typeof redis === 'function' ? redis : () => redis;
+  }
+
+  private async call<T>(fn: (redis: Redis) => Promise<T>): Promise<T> {
+    const redis = this.client();
+    try {
+      if (redis === undefined) throw new Error('Redis is not set up yet');
+      return await fn(redis);
+    } catch (err) {
+      throw new AppError('dependency_unavailable', 'The list store (Redis) is unavailable.', {
+        cause: err,
+        transient: true,
+        retryAfterSec: 1,
+      });
+    }
+  }
+
+  async add(name: string, values: readonly string[], ttlSeconds?: number): Promise<void> {
+    if (values.length === 0) return;
+    const k = listKeys(this.prefix, name);
+    const exp = ttlSeconds === undefined ? 'inf' : String(this.now() + ttlSeconds * 1000);
+    const zargs = values.flatMap((v) => [0, v] as const);
+    const hargs = values.flatMap((v) => [v, exp]);
+    await this.call((r) =>
+      r
+        .multi()
+        .zadd(k.values, ...zargs)
+        .hset(k.expiry, ...hargs)
+        .publish(k.channel, JSON.stringify({ name, values }))
+        .exec(),
+    );
+  }
+
+  async remove(name: string, value: string): Promise<boolean> {
+    const k = listKeys(this.prefix, name);
+    const res = await this.call((r) =>
+      r
+        .multi()
+        .zrem(k.values, value)
+        .hdel(k.expiry, value)
+        .publish(k.channel, JSON.stringify({ name, values: [value] }))
+        .exec(),
+    );
+    return Number(res?.[0]?.[1] ?? 0) > 0;
+  }
+
+  async page(name: string, cursor: string | undefined, limit: number): Promise<ListPage> {
+    const k = listKeys(this.prefix, name);
+    const n = Math.max(1, Math.min(limit, MAX_PAGE));
+    const values = await this.call((r) =>
+      r.zrangebylex(k.values, cursor === undefined ? '-' : `(${cursor}`, '+', 'LIMIT', 0, n + 1),
+    );
+    const shown = values.slice(0, n);
+    const exps = shown.length === 0 ? [] : await this.call((r) => r.hmget(k.expiry, ...shown));
+    const t = this.now();
+    const entries = [];
+    const expired: string[] = [];
+    for (let i = 0; i < shown.length; i++) {
+      const e = exps[i];
+      const value = shown[i] as string;
+      if (e === 'inf') entries.push({ value });
+      else if (e !== null && e !== undefined && Number(e) > t) entries.push({ value, expiresAt: Number(e) });
+      else expired.push(value);
+    }
+    if (expired.length > 0)
+      await this.call((r) =>
+        r
+          .multi()
+          .zrem(k.values, ...expired)
+          .hdel(k.expiry, ...expired)
+          .exec(),
+      ).catch(() => undefined);
+    const last = shown[shown.length - 1];
+    return values.length > n && last !== undefined ? { entries, cursor: last } : { entries };
+  }
+
+  async contains(keys: readonly { readonly name: string; readonly value: string }[]): Promise<boolean[]> {
+    if (keys.length === 0) return [];
+    const byList = new Map<string, number[]>();
+    keys.forEach((key, i) => {
+      const at = byList.get(key.name);
+      if (at === undefined) byList.set(key.name, [i]);
+      else at.push(i);
+    });
+    const lists = [...byList];
+    const res = await this.call((r) => {
+      const p = r.pipeline();
+      for (const [name, at] of lists)
+        p.hmget(listKeys(this.prefix, name).expiry, ...at.map((i) => keys[i]?.value ?? ''));
+      return p.exec();
+    });
+    const t = this.now();
+    const out = new Array<boolean>(keys.length).fill(false);
+    lists.forEach(([, at], j) => {
+      const [err, exps] = res?.[j] ?? [new Error('no reply'), null];
+      if (err !== null)
+        throw new AppError('dependency_unavailable', 'The list store (Redis) is unavailable.', {
+          cause: err,
+          transient: true,
+        });
+      at.forEach((i, m) => {
+        const e = (exps as (string | null)[])[m];
+        out[i] = e === 'inf' || (e !== null && e !== undefined && Number(e) > t);
+      });
+    });
+    return out;
+  }
+
+  async subscribe(listener: ListChangeListener): Promise<boolean> {
+    this.listeners.add(listener);
+    if (this.subscriber !== undefined) return true;
+    const client = this.client();
+    if (client === undefined || this.disposed) return false;
+    const sub = client.duplicate({
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: null,
+      lazyConnect: true,
+      commandTimeout: undefined,
+    });
+    this.subscriber = sub;
+    const channel = listKeys(this.prefix, '').channel;
+    let wasReady = false;
+    sub.on('message', (ch: string, text: string) => {
+      if (ch !== channel) return;
+      try {
+        const m = JSON.parse(text) as { name?: unknown; values?: unknown };
+        if (typeof m.name === 'string' && Array.isArray(m.values))
+          for (const l of this.listeners) l({ name: m.name, values: m.values.map(String) });
+      } catch {
+        /* not ours */
+      }
+    });
+    sub.on('ready', () => {
+      if (wasReady) for (const l of this.listeners) l({ name: '*', values: [] });
+      wasReady = true;
+    });
+    sub.on('error', () => undefined); // the L1 TTL bounds staleness while unsubscribed
+    const subscribed = sub.subscribe(channel).then(
+      () => true,
+      () => {
+        if (this.subscriber === sub) this.subscriber = undefined;
+        sub.disconnect();
+        return false;
+      },
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 2000)));
+    timer?.unref();
+    const ok = await Promise.race([subscribed, waited]);
+    clearTimeout(timer);
+    return ok;
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    this.listeners.clear();
+    this.subscriber?.disconnect();
+    this.subscriber = undefined;
+    await Promise.resolve();
+  }
+}

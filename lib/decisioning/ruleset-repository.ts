@@ -1,0 +1,100 @@
+/**
+ * Where ruleset documents are read from: `rulesets/{name}/{version}.json` in a blob container
+ * (`RULESETS_CONTAINER`, default the models container), or the shipped `rulesets/` folder (`{name}/{version}.json`).
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import type { ContainerClient } from '@azure/storage-blob';
+import { AppError } from '../errors/errors';
+import { compareVersions } from '../models/model-folder';
+
+/** Largest ruleset document accepted, bytes. */
+export const MAX_RULESET_BYTES = 1024 * 1024;
+
+const NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+const VERSION = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/** Parses a blob path `rulesets/{name}/{version}.json` (leading container segments are ignored). */
+export function parseRulesetPath(blobPath: string): { name: string; version: string } | undefined {
+  const m = /(?:^|\/)rulesets\/([^/]+)\/([^/]+)\.json$/.exec(blobPath);
+  if (m === null || !NAME.test(m[1] as string) || !VERSION.test(m[2] as string)) return undefined;
+  return { name: m[1] as string, version: m[2] as string };
+}
+
+/** The blob name of a ruleset version. */
+export const rulesetBlobName = (name: string, version: string): string => `rulesets/${name}/${version}.json`;
+
+/** Reads ruleset documents. */
+export interface RulesetRepository {
+  readonly description: string;
+  /** The document's text. @throws AppError `not_found`, `payload_too_large`, `dependency_unavailable`. */
+  read(name: string, version: string): Promise<string>;
+  /** The versions present, ascending. */
+  versions(name: string): Promise<string[]>;
+}
+
+function tooLarge(): AppError {
+  return new AppError('payload_too_large', `A ruleset is at most ${MAX_RULESET_BYTES} bytes.`);
+}
+
+/** The shipped folder: `{dir}/{name}/{version}.json`. */
+export class FolderRulesetRepository implements RulesetRepository {
+  readonly description: string;
+  constructor(private readonly dir: string) {
+    this.description = `folder ${dir}`;
+  }
+
+  async read(name: string, version: string): Promise<string> {
+    if (!NAME.test(name) || !VERSION.test(version)) throw new AppError('not_found', 'No such ruleset version.');
+    const text = await readFile(path.join(this.dir, name, `${version}.json`), 'utf8').catch((err: unknown) => {
+      throw new AppError('not_found', `No ruleset ${name} ${version} in the rulesets folder.`, { cause: err });
+    });
+    if (Buffer.byteLength(text) > MAX_RULESET_BYTES) throw tooLarge();
+    return text;
+  }
+
+  async versions(name: string): Promise<string[]> {
+    if (!NAME.test(name)) return [];
+    const files = await readdir(path.join(this.dir, name)).catch(() => [] as string[]);
+    return files
+      .filter((f) => f.endsWith('.json') && VERSION.test(f.slice(0, -5)))
+      .map((f) => f.slice(0, -5))
+      .sort(compareVersions);
+  }
+}
+
+/** A blob container holding `rulesets/{name}/{version}.json`. */
+export class BlobRulesetRepository implements RulesetRepository {
+  readonly description: string;
+  constructor(private readonly container: ContainerClient) {
+    this.description = `blob container ${container.containerName}`;
+  }
+
+  async read(name: string, version: string): Promise<string> {
+    const blob = this.container.getBlobClient(rulesetBlobName(name, version));
+    try {
+      const props = await blob.getProperties();
+      if ((props.contentLength ?? 0) > MAX_RULESET_BYTES) throw tooLarge();
+      return (await blob.downloadToBuffer(0, props.contentLength ?? 0)).toString('utf8');
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      if ((err as { statusCode?: unknown }).statusCode === 404)
+        throw new AppError('not_found', `No ruleset ${name} ${version} in the container.`, { cause: err });
+      throw new AppError('dependency_unavailable', 'The rulesets container is unavailable.', {
+        cause: err,
+        transient: true,
+        retryAfterSec: 5,
+      });
+    }
+  }
+
+  async versions(name: string): Promise<string[]> {
+    const out: string[] = [];
+    for await (const b of this.container.listBlobsFlat({ prefix: `rulesets/${name}/` })) {
+      const p = parseRulesetPath(b.name);
+      if (p?.name === name) out.push(p.version);
+      if (out.length >= 1000) break;
+    }
+    return out.sort(compareVersions);
+  }
+}

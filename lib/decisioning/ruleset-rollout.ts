@@ -1,0 +1,218 @@
+/**
+ * Ruleset rollout, like models: an upload (`rulesets/{name}/{version}.json`, blob trigger) is validated
+ * (schema, compile, golden cases) and, if good, published as the fleet pointer's active version; every
+ * instance follows the pointer (pub/sub + reconcile) and swaps atomically. A refused upload is recorded and
+ * the previous ruleset keeps serving. Admin: status, promote, rollback, shadow.
+ */
+import { z } from 'zod';
+import { AppError, toAppError } from '../errors/errors';
+import type { Timers } from '../time/timers';
+import type { CompiledRuleset } from './compile-ruleset';
+import type { Decisioning } from './decisioning';
+import { loadRuleset } from './load-ruleset';
+import { MAX_HISTORY, type RulesetPointerStore, type RulesetState } from './ruleset-pointer';
+import { parseRulesetPath, type RulesetRepository } from './ruleset-repository';
+
+/**
+ * Thresholds golden cases are checked with when the ruleset declares no `default` profile (the model's are
+ * not known when a ruleset loads).
+ */
+export const GOLDEN_THRESHOLDS = Object.freeze({ review: 0.5, decline: 0.9 });
+
+/** Dependencies of a {@link RulesetRollout}. */
+export interface RulesetRolloutDeps {
+  readonly name: string;
+  readonly decisioning: Decisioning;
+  readonly store: RulesetPointerStore;
+  readonly repository: RulesetRepository;
+  readonly timers: Timers;
+  readonly reconcileMs: number;
+  /** Wall clock, epoch ms. */
+  readonly wallNow?: () => number;
+  readonly on?: { readonly followFailed?: (e: { readonly version: string; readonly reason: string }) => void };
+}
+
+/** The admin view. */
+export interface RulesetStatus {
+  readonly name: string;
+  /** The version this instance serves. */
+  readonly serving: string | undefined;
+  readonly pointer: RulesetState;
+  readonly shadow: ReturnType<Decisioning['shadowReport']>;
+}
+
+const versionBody = z.strictObject({ version: z.string().min(1).max(64) });
+const shadowBody = z.strictObject({ candidate: z.string().min(1).max(64).nullable() });
+
+/** Ruleset rollout on one instance. */
+export class RulesetRollout {
+  private timer: unknown;
+  private disposed = false;
+  private converging: Promise<void> | undefined;
+  private readonly loaded = new Map<string, CompiledRuleset>();
+
+  private readonly listener = (name: string): void => {
+    if (name === this.deps.name) void this.converge();
+  };
+
+  constructor(private readonly deps: RulesetRolloutDeps) {}
+
+  private get wallNow(): () => number {
+    return this.deps.wallNow ?? Date.now;
+  }
+
+  /** Subscribes to pointer changes, converges once, and starts the reconcile loop. */
+  async start(): Promise<void> {
+    await this.deps.store.subscribe(this.listener).catch(() => false);
+    await this.converge();
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.disposed) return;
+    this.timer = this.deps.timers.setTimeout(() => {
+      void this.deps.store.subscribe(this.listener).catch(() => false);
+      void this.converge().finally(() => this.schedule());
+    }, this.deps.reconcileMs);
+  }
+
+  private async compiled(version: string): Promise<CompiledRuleset> {
+    const hit = this.loaded.get(version);
+    if (hit !== undefined) return hit;
+    const rs = loadRuleset(await this.deps.repository.read(this.deps.name, version), GOLDEN_THRESHOLDS);
+    if (this.loaded.size >= MAX_HISTORY + 2) this.loaded.delete(this.loaded.keys().next().value as string);
+    this.loaded.set(version, rs);
+    return rs;
+  }
+
+  /** Follows the pointer: swaps to its active version and sets its shadow (single-flight). */
+  converge(): Promise<void> {
+    this.converging ??= this.follow().finally(() => (this.converging = undefined));
+    return this.converging;
+  }
+
+  private async follow(): Promise<void> {
+    let state: RulesetState;
+    try {
+      state = await this.deps.store.read(this.deps.name);
+    } catch {
+      return; // the next reconcile retries
+    }
+    const d = this.deps.decisioning;
+    for (const [version, apply] of [
+      [state.active, (rs: CompiledRuleset) => d.swap(rs)],
+      [state.shadow, (rs: CompiledRuleset) => d.setShadow(rs)],
+    ] as const) {
+      if (version === undefined) continue;
+      try {
+        apply(await this.compiled(version));
+      } catch (err) {
+        this.deps.on?.followFailed?.({ version, reason: toAppError(err).message });
+      }
+    }
+    if (state.shadow === undefined) d.setShadow(undefined);
+  }
+
+  /**
+   * The blob trigger: validates an upload and publishes it as the active version on every instance.
+   * @throws AppError `ruleset_invalid` (recorded; the previous ruleset keeps serving), `not_found` for another name.
+   */
+  async handleUpload(blobPath: string, text: string): Promise<{ name: string; version: string; generation: number }> {
+    const ref = parseRulesetPath(blobPath);
+    if (ref === undefined || ref.name !== this.deps.name)
+      throw new AppError('not_found', `Not a ruleset this app serves (rulesets/${this.deps.name}/{version}.json).`);
+    let rs: CompiledRuleset;
+    try {
+      rs = loadRuleset(text, GOLDEN_THRESHOLDS);
+      if (rs.name !== ref.name || rs.version !== ref.version)
+        throw new AppError('ruleset_invalid', 'The document name and version must match its path.', {
+          errors: [{ path: 'version', message: `the path says ${ref.name} ${ref.version}` }],
+        });
+    } catch (err) {
+      const e = toAppError(err);
+      const at = new Date(this.wallNow()).toISOString();
+      await this.deps.store
+        .update(this.deps.name, (s) => ({
+          ...s,
+          rejections: [{ version: ref.version, reason: e.message, errors: e.errors, at }, ...s.rejections].slice(
+            0,
+            MAX_HISTORY,
+          ),
+        }))
+        .catch(() => undefined);
+      throw e;
+    }
+    this.loaded.set(rs.version, rs);
+    const s = await this.deps.store.update(this.deps.name, (cur) => activate(cur, rs.version));
+    await this.converge();
+    return { name: rs.name, version: rs.version, generation: s.generation };
+  }
+
+  /** `POST /api/rulesets/{name}/promote { version }`: a version present in the container becomes active. */
+  async promote(name: string, body: unknown): Promise<RulesetStatus> {
+    this.check(name);
+    const parsed = versionBody.safeParse(body);
+    if (!parsed.success)
+      throw new AppError('validation_failed', 'Expected { "version": "..." }.', {
+        errors: [{ path: 'version', message: 'is required' }],
+      });
+    await this.compiled(parsed.data.version); // validated before it is published
+    await this.deps.store.update(name, (cur) => activate(cur, parsed.data.version));
+    await this.converge();
+    return this.status(name);
+  }
+
+  /** `POST /api/rulesets/{name}/rollback`: back to the previous active version. */
+  async rollback(name: string): Promise<RulesetStatus> {
+    this.check(name);
+    await this.deps.store.update(name, (cur) => {
+      const [prev, ...rest] = cur.previous;
+      if (prev === undefined) throw new AppError('conflict', 'No previous ruleset version to roll back to.');
+      return { ...cur, active: prev, previous: rest };
+    });
+    await this.converge();
+    return this.status(name);
+  }
+
+  /** `PUT /api/rulesets/{name}/shadow { candidate | null }`: evaluate a version beside the active one. */
+  async shadow(name: string, body: unknown): Promise<RulesetStatus> {
+    this.check(name);
+    const parsed = shadowBody.safeParse(body);
+    if (!parsed.success)
+      throw new AppError('validation_failed', 'Expected { "candidate": "..." | null }.', {
+        errors: [{ path: 'candidate', message: 'is required' }],
+      });
+    const candidate = parsed.data.candidate ?? undefined;
+    if (candidate !== undefined) await this.compiled(candidate);
+    await this.deps.store.update(name, (cur) => (cur.shadow === candidate ? undefined : { ...cur, shadow: candidate }));
+    await this.converge();
+    return this.status(name);
+  }
+
+  /** `GET /api/rulesets/{name}`. */
+  async status(name: string): Promise<RulesetStatus> {
+    this.check(name);
+    return {
+      name,
+      serving: this.deps.decisioning.ruleset?.version,
+      pointer: await this.deps.store.read(name),
+      shadow: this.deps.decisioning.shadowReport(),
+    };
+  }
+
+  private check(name: string): void {
+    if (name !== this.deps.name) throw new AppError('not_found', `This app serves ruleset ${this.deps.name}.`);
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    this.deps.timers.clearTimeout(this.timer);
+    await this.deps.store.dispose();
+  }
+}
+
+function activate(cur: RulesetState, version: string): Omit<RulesetState, 'generation'> | undefined {
+  if (cur.active === version) return undefined;
+  const previous = cur.active === undefined ? cur.previous : [cur.active, ...cur.previous].slice(0, MAX_HISTORY);
+  return { ...cur, active: version, previous, shadow: cur.shadow === version ? undefined : cur.shadow };
+}
