@@ -45,7 +45,10 @@ export function learningStore(config: Config, blob: BlobStoreOptions = {}): Lear
 }
 
 /** Reads the hash key (setting, or Key Vault secret). `undefined`, logged, when the vault cannot give it. */
-async function hashKey(config: Config, deps: LearningDeps): Promise<string | undefined> {
+export async function readHashKey(
+  config: Config,
+  deps: Pick<LearningDeps, 'logger' | 'secretReader'>,
+): Promise<string | undefined> {
   const k = config.learning.decisionLog.hashKey;
   if (k.mode === 'setting') {
     if (k.devDefault && config.rollout.storage.blobServiceUri !== undefined)
@@ -118,7 +121,7 @@ export async function createLearning(config: Config, deps: LearningDeps): Promis
         on,
       })
     : undefined;
-  const key = s.decisionLog.enabled ? await hashKey(config, deps) : undefined;
+  const key = s.decisionLog.enabled ? await readHashKey(config, deps) : undefined;
   const drift = new DriftMonitor(s.driftWindow);
   const unwatch = deps.metrics?.watchDrift(() => drift.readings());
   return new Learning({
