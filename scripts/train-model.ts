@@ -87,7 +87,7 @@ function newestManifest(): string {
 }
 
 /** `--dataset`: trains the next version on labelled decisions, compared with the current model. */
-async function trainOnDataset(cli: TrainCli, dataset: string): Promise<void> {
+export async function trainOnDataset(cli: TrainCli, dataset: string): Promise<void> {
   const rows = parseDataset(readFileSync(dataset, 'utf8'));
   const currentPath = cli.current ?? newestManifest();
   const manifest = manifestSchema.parse(JSON.parse(readFileSync(currentPath, 'utf8')));
