@@ -37,6 +37,7 @@ import {
   type ModelFigures,
   type RawFigures,
 } from './report';
+import { benchLearning, type LearningFigures } from './learning';
 import { benchTelemetry, type TelemetryFigures } from './telemetry';
 
 const QUICK = process.argv.includes('--quick');
@@ -270,6 +271,7 @@ async function main(): Promise<void> {
   const figures: Record<string, ModelFigures> = {};
   let telemetry: TelemetryFigures | undefined;
   let refusal: RefusalFigures | undefined;
+  let learning: LearningFigures | undefined;
   try {
     for (const m of await models(root)) figures[m.key] = await benchModel(m);
     log('refusal cost: at the host door vs inside the handler (small model)');
@@ -301,6 +303,18 @@ async function main(): Promise<void> {
       body,
       log,
     });
+    log('learning: decision log on vs off at 40 % of the maximum (small model)');
+    learning = await benchLearning({
+      env: {
+        MODEL_DIR: path.join(root, 'models'),
+        MODEL_NAME: 'fraud',
+        LOG_LEVEL: 'error',
+        REDIS_URL,
+        REDIS_KEY_PREFIX: 'bench:learn:',
+      },
+      ...PLAN,
+      log,
+    });
   } finally {
     await deleteKeys(redis, 'bench:*');
     redis.disconnect();
@@ -312,6 +326,7 @@ async function main(): Promise<void> {
     ...figures,
     refusal,
     telemetry,
+    learning,
     targets,
   };
   await addAsyncBench(out, { quick: QUICK, log }); // async.single / async.batched (messages/s) and their ratio
@@ -324,6 +339,10 @@ async function main(): Promise<void> {
   process.stdout.write(`rule of 8 (heavy): ${JSON.stringify(figures['heavy']?.raw.rule_of_8)}\n`);
   if (refusal !== undefined)
     process.stdout.write(`refusal: door ÷ handler 503s per second = ${refusal.door_vs_handler}\n`);
+  if (learning !== undefined)
+    process.stdout.write(
+      `learning.p99_ratio ${learning.p99_ratio} (log on ${learning.log_on.p99_ms} ms / off ${learning.log_off.p99_ms} ms at ${learning.offered_rps} req/s; goal <= 1.05)\n`,
+    );
   if (telemetry !== undefined)
     process.stdout.write(
       `telemetry: off ${telemetry.off.rps} req/s, on ${telemetry.on.rps} req/s, overhead_ratio ${telemetry.overhead_ratio} (goal <= 0.05); deployed ${telemetry.deployed.rps} req/s, deployed_overhead_ratio ${telemetry.deployed_overhead_ratio}\n`,
