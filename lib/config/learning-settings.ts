@@ -66,9 +66,10 @@ export interface LearningSettings {
 }
 
 /** The slice from parsed settings; `KEY_VAULT_URL` is needed with a secret name (the error names it). */
-export function learningSettingsFrom(
-  e: LearningEnv & { readonly KEY_VAULT_URL?: string | undefined },
-): { value: LearningSettings; errors: { path: string; message: string }[] } {
+export function learningSettingsFrom(e: LearningEnv & { readonly KEY_VAULT_URL?: string | undefined }): {
+  value: LearningSettings;
+  errors: { path: string; message: string }[];
+} {
   const errors: { path: string; message: string }[] = [];
   const secret = e.DECISION_LOG_HASH_KEY_SECRET_NAME;
   if (secret !== undefined && e.KEY_VAULT_URL === undefined)
