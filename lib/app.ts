@@ -2,12 +2,13 @@
  * The composition root: builds the engine's object graph from configuration and clients. Production
  * defaults live here; tests pass their own dependencies. Nothing else reads `process.env`.
  */
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { Redis } from 'ioredis';
 import { AdmissionGate } from './admission/admission-gate';
 import { createAsyncScorer } from './async/create-async-scorer';
 import { InProcessBus } from './async/in-process-bus';
 import type { ResultPublisher } from './async/result-publisher';
-import { readFileSync } from 'node:fs';
-import * as path from 'node:path';
 import { appRoot } from './config/app-root';
 import { loadConfig, type Config } from './config/config';
 import { CachedContextProvider } from './context/cached-context-provider';
@@ -18,23 +19,25 @@ import { createDecisioning, type DecisioningDeps } from './decisioning/create-de
 import { Engine } from './engine';
 import { createLearning, type LearningDeps } from './learning/create-learning';
 import type { EscalatorWiring } from './escalation/create-escalator';
+import { escalationLogEvents } from './escalation/escalation-log-events';
 import type { EscalationEvents } from './escalation/types';
 import { FEATURE_NAMES } from './features/featurizer';
 import type { BackendFactory } from './inference/backend';
-import { batchedBackendFactory, inferenceLogEvents } from './inference/backend-factory';
+import { batchedBackendFactory, inferenceLogEvents, inferenceSettings } from './inference/backend-factory';
 import { ReadinessMonitor } from './inference/readiness-monitor';
-import { SessionManager } from './inference/session-manager';
-import { unrefTimers, type Timers } from './time/timers';
+import { currentReadiness } from './inference/readiness-views';
 import { ModelFolder, type ModelSource } from './models/model-folder';
-import { RolloutCatalog, StaticCatalog, type ModelCatalog, type StaticModel } from './oip/model-catalog';
-import { OipService } from './oip/oip-service';
-import { planRollout, type RolloutDeps } from './rollout/create-rollout';
-import type { ModelRollout } from './rollout/model-rollout';
-import { Scorer } from './scoring/scorer';
+import { createOip } from './oip/create-oip';
+import type { StaticModel } from './oip/model-catalog';
+import type { RolloutDeps } from './rollout/create-rollout';
+import { createServing } from './rollout/create-serving';
+import { Scorer, type ResultReviewer } from './scoring/scorer';
+import { combineHandlers } from './telemetry/combine-handlers';
 import { createJsonLogger, type Logger } from './telemetry/logger';
-import { combineHandlers, Telemetry } from './telemetry/telemetry';
+import { Telemetry } from './telemetry/telemetry';
 import { tracedCatalog } from './telemetry/traced-catalog';
 import { tracedContext, tracedPublisher, tracedRouter } from './telemetry/traced-components';
+import { unrefTimers, type Timers } from './time/timers';
 
 /** Dependencies a caller may inject; every one has a production default. */
 export interface EngineDeps {
@@ -87,24 +90,13 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
   const logger = deps.logger ?? createJsonLogger(config.logLevel);
   const telemetry = deps.telemetry ?? (await Telemetry.create());
   const now = deps.now ?? (() => performance.now());
-  const modelSource =
-    deps.modelSource ?? new ModelFolder(config.model.dir, config.model.name, config.model.version, FEATURE_NAMES);
+  const clock = deps.now === undefined ? {} : { now: deps.now };
   const factory = telemetry.trackBackends(
     deps.backendFactory ??
-      batchedBackendFactory(
-        {
-          ...config.inference,
-          session: {
-            executionProviders: config.ort.executionProviders,
-            intraOpThreads: config.ort.intraOpThreads,
-            graphOptimization: config.ort.graphOptimization,
-          },
-        },
-        {
-          pool: combineHandlers(inferenceLogEvents(logger).pool, telemetry.poolEvents()),
-          batcher: telemetry.batcherEvents(),
-        },
-      ),
+      batchedBackendFactory(inferenceSettings(config), {
+        pool: combineHandlers(inferenceLogEvents(logger).pool, telemetry.poolEvents()),
+        batcher: telemetry.batcherEvents(),
+      }),
   );
   const context =
     deps.context ??
@@ -113,57 +105,20 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
       ...deps.contextDeps,
       on: combineHandlers(telemetry.contextEvents(), deps.contextDeps?.on),
     }));
-  const redisConfigured =
-    deps.context === undefined &&
-    (deps.contextDeps?.redis !== undefined || planRedisConnection(config.redis).mode !== 'none');
-  const redis = redisConfigured && context instanceof CachedContextProvider ? () => context.redisClient : undefined;
-  const plan = planRollout(config, modelSource, {
+  const redis = sharedRedis(config, deps, context);
+  const modelSource =
+    deps.modelSource ?? new ModelFolder(config.model.dir, config.model.name, config.model.version, FEATURE_NAMES);
+  const { sessions, rollout } = await createServing(config, modelSource, {
     logger,
     redis,
     tracer: telemetry.tracer,
     blob: telemetry.blobEvents(),
     ...deps.rollout,
-  });
-  const late: { rollout?: ModelRollout } = {}; // set below; the loaded event may only fire after createEngine
-  const sessions = await SessionManager.create({
-    source: plan.source,
     factory,
-    ...(deps.now === undefined ? {} : { now: deps.now }),
-    on: combineHandlers(telemetry.sessionEvents(), {
-      loaded: (e) => {
-        const fields = {
-          model: e.name,
-          version: e.version,
-          executionProviders: e.executionProviders,
-          fallbackReason: e.fallbackReason,
-          loadMs: Math.round(e.loadMs),
-        };
-        if (e.fallbackReason === undefined) logger.info('model loaded', fields);
-        else logger.warn('model loaded with an execution-provider fallback', fields);
-        void late.rollout?.converge(); // the pointer may have moved during the first load
-      },
-      loadFailed: (e) => logger.error('model load failed', { reason: e.reason }),
-      released: (e) => {
-        logger.info('model released', { model: e.name, version: e.version });
-        late.rollout?.reclaim();
-      },
-    }),
+    ...clock,
+    sessionEvents: telemetry.sessionEvents(),
   });
-  const rollout = (late.rollout = await plan.complete({ sessions, factory }));
-  // loaded only when escalation is on: the OpenAI SDK, Azure identity and Key Vault clients cost start-up time
-  const escalator =
-    config.escalation === undefined
-      ? undefined
-      : (await import('./escalation/create-escalator')).createEscalator(config.escalation, {
-          logger,
-          tracer: telemetry.tracer,
-          ...deps.escalation,
-          on: combineHandlers<EscalationEvents>(
-            escalationLogEvents(logger),
-            telemetry.escalationEvents(),
-            deps.escalation?.on,
-          ),
-        });
+  const escalator = await createEscalation(config, deps, logger, telemetry);
   const decisioning = await createDecisioning(config, { logger, redis, ...deps.decisioning });
   const learning = await createLearning(config, { logger, metrics: telemetry.learning, ...deps.learning });
   const scorer = new Scorer({
@@ -172,7 +127,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     router: tracedRouter(rollout.router, telemetry),
     context: tracedContext(context, telemetry, now),
     deadlineMs: config.inference.deadlineMs,
-    ...(deps.now === undefined ? {} : { now: deps.now }),
+    ...clock,
     ...(escalator === undefined ? {} : { escalator }),
     on: combineHandlers(telemetry.scorerEvents(), learning.scorerEvents(), {
       invalidScore: (e) =>
@@ -194,75 +149,83 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     decoratePublisher: (p) => tracedPublisher(p, telemetry, config.serviceBus.resultsTopic, now),
     tracer: telemetry.tracer,
   });
-  const admission = new AdmissionGate(
-    {
-      maxLimit: config.admission.maxInflight,
-      minLimit: config.admission.minInflight,
-      intervalMs: config.admission.intervalMs,
-    },
+  const { admission } = config;
+  const gate = new AdmissionGate(
+    { maxLimit: admission.maxInflight, minLimit: admission.minInflight, intervalMs: admission.intervalMs },
     deps.now,
     telemetry.admissionEvents(),
   );
-  const extra = deps.oipModels === undefined ? undefined : await StaticCatalog.create(deps.oipModels, factory);
-  const catalogs: ModelCatalog[] = [
-    new RolloutCatalog({ name: config.model.name, sessions, router: rollout.router, store: rollout.store }),
-    ...(extra === undefined ? [] : [extra]),
-  ].map((c) => tracedCatalog(c, telemetry));
+  const oip = await createOip({
+    name: config.model.name,
+    sessions,
+    router: rollout.router,
+    store: rollout.store,
+    factory,
+    ...(deps.oipModels === undefined ? {} : { staticModels: deps.oipModels }),
+    decorateCatalog: (c) => tracedCatalog(c, telemetry),
+    server: serverInfo(),
+    isReady: () => currentReadiness(sessions, rollout).ready,
+    ...clock,
+  });
   const readinessMonitor = new ReadinessMonitor({
     sessions,
     intervalMs: config.model.healthProbeIntervalMs,
     timers: deps.healthTimers ?? unrefTimers,
   });
   readinessMonitor.start(); // probes only once a model is loaded; disposed with the engine
-  const built: { engine?: Engine } = {}; // the readiness probe runs only after createEngine returns
-  const oip = new OipService({
-    catalogs,
-    server: serverInfo(),
-    // anonymous (v2/health/ready): a fixed reason, never the load error (that is the admin view's)
-    ready: () =>
-      Promise.resolve(
-        (built.engine as Engine).ready().status === 'ready'
-          ? { ready: true }
-          : { ready: false, reason: 'No model is ready on this instance yet.' },
-      ),
-    ...(deps.now === undefined ? {} : { now: deps.now }),
-  });
-  const engine = (built.engine = new Engine({
+  return new Engine({
     config,
     logger,
     sessions,
     context,
     scorer,
     asyncScorer,
-    admission,
+    admission: gate,
     rollout,
-    oip,
+    oip: oip.service,
     telemetry,
     now,
     readinessMonitor,
     ...(decisioning === undefined ? {} : { decisioning }),
     learning,
-    disposables: [telemetry, publisher, ...(extra === undefined ? [] : [extra]), learning],
-  }));
-  return engine;
+    disposables: [telemetry, publisher, ...oip.disposables, learning],
+  });
 }
 
-/** Log lines of the escalation: breaker changes, and failed escalations (outcome and fixed reason only). */
-function escalationLogEvents(logger: Logger): Partial<EscalationEvents> {
-  return {
-    breakerStateChanged: (e) => {
-      const fields = { previous: e.previous, openForMs: e.openForMs };
-      if (e.state === 'open') logger.warn('llm escalation breaker open', fields);
-      else logger.info(`llm escalation breaker ${e.state}`, fields);
-    },
-    escalated: (e) => {
-      if (e.outcome === 'ok' || e.outcome === 'capped') return;
-      const fields = { outcome: e.outcome, reason: e.reason };
-      // nothing was sent while open or busy: one line per payment would flood the log
-      if (e.outcome === 'breaker_open' || e.outcome === 'busy') logger.debug('llm escalation skipped', fields);
-      else logger.warn('llm escalation fell back to the local result', fields);
-    },
-  };
+/** The engine's shared Redis client (the context provider's), when Redis is configured and the provider is ours. */
+function sharedRedis(
+  config: Config,
+  deps: EngineDeps,
+  context: ContextProvider,
+): (() => Redis | undefined) | undefined {
+  const configured =
+    deps.context === undefined &&
+    (deps.contextDeps?.redis !== undefined || planRedisConnection(config.redis).mode !== 'none');
+  return configured && context instanceof CachedContextProvider ? () => context.redisClient : undefined;
+}
+
+/**
+ * The LLM escalation, when configured. Its module loads only then: the OpenAI SDK, Azure identity and Key Vault
+ * clients cost start-up time.
+ */
+async function createEscalation(
+  config: Config,
+  deps: EngineDeps,
+  logger: Logger,
+  telemetry: Telemetry,
+): Promise<ResultReviewer | undefined> {
+  if (config.escalation === undefined) return undefined;
+  const { createEscalator } = await import('./escalation/create-escalator');
+  return createEscalator(config.escalation, {
+    logger,
+    tracer: telemetry.tracer,
+    ...deps.escalation,
+    on: combineHandlers<EscalationEvents>(
+      escalationLogEvents(logger),
+      telemetry.escalationEvents(),
+      deps.escalation?.on,
+    ),
+  });
 }
 
 let shared: Promise<Engine> | undefined;

@@ -5,6 +5,7 @@ import type { ContextProvider } from './context/context-provider';
 import { batchDeadlineMs } from './inference/deadline';
 import type { ReadinessMonitor } from './inference/readiness-monitor';
 import {
+  currentReadiness,
   healthDetail,
   publicReadiness,
   type EngineReadiness,
@@ -288,9 +289,7 @@ export class Engine {
    * serves an older one). Starts loading if nothing is loaded yet. The detailed view: admin only.
    */
   readiness(): EngineReadiness {
-    if (!this.parts.sessions.isReady) void this.parts.sessions.ensureReady().catch(() => undefined);
-    const r = this.parts.sessions.health;
-    return this.parts.rollout === undefined ? r : { ...r, fleet: this.parts.rollout.readiness() };
+    return currentReadiness(this.parts.sessions, this.parts.rollout);
   }
 
   /** The anonymous readiness answer (`GET /api/health/ready`): status and model only, nothing else. */

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import type { Config } from '../config/config';
 import type { Logger } from '../telemetry/logger';
 import type { BackendFactory, SessionOptions } from './backend';
 import type { BatchExecutor, ModelInput } from './batch-executor';
@@ -41,6 +42,23 @@ export interface InferenceSettings {
   /** Most queued rows (`INFERENCE_QUEUE_MAX`, default 2048). */
   readonly queueMax: number;
   readonly session: SessionOptions;
+}
+
+/** The inference settings of `config` (`INFERENCE_*`, `BATCH_*`, `ORT_*`), `overrides` applied. */
+export function inferenceSettings(
+  config: Pick<Config, 'inference' | 'ort'>,
+  overrides: Partial<Omit<InferenceSettings, 'session'>> = {},
+): InferenceSettings {
+  const { ort } = config;
+  return {
+    ...config.inference,
+    ...overrides,
+    session: {
+      executionProviders: ort.executionProviders,
+      intraOpThreads: ort.intraOpThreads,
+      graphOptimization: ort.graphOptimization,
+    },
+  };
 }
 
 /** Optional hooks and seams of {@link batchedBackendFactory}. */

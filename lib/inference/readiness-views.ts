@@ -2,7 +2,7 @@
  * The two readiness views: the anonymous one (`GET /api/health/ready`: status and model, nothing else) and the
  * detailed one (`GET /api/models/health`, admin), both built from the readiness the engine already holds.
  */
-import type { Health } from './session-manager';
+import type { Health, SessionManager } from './session-manager';
 
 /** What readiness reports about this instance's place in the fleet (the rollout's fleet agent fills it in). */
 export interface FleetReadiness {
@@ -20,6 +20,16 @@ export interface FleetReadiness {
 
 /** Readiness as the engine holds it: the sessions' health plus this instance's place in the fleet. */
 export type EngineReadiness = Health & { readonly fleet?: FleetReadiness };
+
+/**
+ * Readiness as the engine already knows it, without running anything: the sessions' last sample inference,
+ * plus `fleet`'s readiness when there is a rollout. Starts loading if nothing is loaded yet.
+ */
+export function currentReadiness(sessions: SessionManager, fleet?: { readiness(): FleetReadiness }): EngineReadiness {
+  if (!sessions.isReady) void sessions.ensureReady().catch(() => undefined);
+  const r = sessions.health;
+  return fleet === undefined ? r : { ...r, fleet: fleet.readiness() };
+}
 
 /** `GET /api/health/ready`: nothing beyond the status and the model served (no instance, no reasons). */
 export interface PublicReadiness {

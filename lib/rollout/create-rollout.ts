@@ -13,7 +13,7 @@ import { unrefTimers, type Timers } from '../time/timers';
 import { AppError } from '../errors/errors';
 import { FEATURE_NAMES } from '../features/featurizer';
 import type { BackendFactory } from '../inference/backend';
-import { batchedBackendFactory, resolveMode } from '../inference/backend-factory';
+import { batchedBackendFactory, inferenceSettings, resolveMode } from '../inference/backend-factory';
 import { SessionManager } from '../inference/session-manager';
 import type { Logger } from '../telemetry/logger';
 import type { ModelSource } from '../models/model-folder';
@@ -142,18 +142,9 @@ export function planRollout(config: Config, base: ModelSource, deps: RolloutDeps
           },
         },
       });
-      const { ort, inference } = config;
+      const { inference } = config;
       const isolation = {
-        factory: batchedBackendFactory({
-          ...inference,
-          mode: 'workers',
-          workers: 1,
-          session: {
-            executionProviders: ort.executionProviders,
-            intraOpThreads: ort.intraOpThreads,
-            graphOptimization: ort.graphOptimization,
-          },
-        }),
+        factory: batchedBackendFactory(inferenceSettings(config, { mode: 'workers', workers: 1 })),
         when: (bytes: number) => resolveMode(inference.mode, bytes) === 'inline',
       };
       const validator = new ModelValidator({

@@ -7,7 +7,8 @@ import { loadConfig } from '../../lib/config/config';
 import { AppError } from '../../lib/errors/errors';
 import { silentLogger } from '../../lib/telemetry/logger';
 import { validEvent } from '../support/events';
-import { combineHandlers, Telemetry } from '../../lib/telemetry/telemetry';
+import { combineHandlers } from '../../lib/telemetry/combine-handlers';
+import { Telemetry } from '../../lib/telemetry/telemetry';
 import { tracedRouter } from '../../lib/telemetry/traced-components';
 
 class TestReader extends MetricReader {
