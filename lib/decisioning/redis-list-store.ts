@@ -20,6 +20,8 @@ export function listKeys(prefix: string, name: string): { values: string; expiry
 export class RedisListStore implements ListStore {
   readonly description = 'redis';
   private subscriber: Redis | undefined;
+  /** The pending or done subscription (later callers wait for the same one). */
+  private subscribing: Promise<boolean> | undefined;
   private readonly listeners = new Set<ListChangeListener>();
   private disposed = false;
   private readonly client: () => Redis | undefined;
@@ -144,7 +146,7 @@ export class RedisListStore implements ListStore {
 
   async subscribe(listener: ListChangeListener): Promise<boolean> {
     this.listeners.add(listener);
-    if (this.subscriber !== undefined) return true;
+    if (this.subscriber !== undefined && this.subscribing !== undefined) return this.subscribing;
     const client = this.client();
     if (client === undefined || this.disposed) return false;
     const sub = client.duplicate({
@@ -182,8 +184,15 @@ export class RedisListStore implements ListStore {
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 2000)));
     timer?.unref();
-    const ok = await Promise.race([subscribed, waited]);
+    this.subscribing = Promise.race([subscribed, waited]);
+    const ok = await this.subscribing;
     clearTimeout(timer);
+    if (!ok && this.subscriber === sub) {
+      // not subscribed in time: drop this connection; the next call subscribes again
+      this.subscriber = undefined;
+      this.subscribing = undefined;
+      sub.disconnect();
+    }
     return ok;
   }
 

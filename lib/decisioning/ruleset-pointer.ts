@@ -92,6 +92,8 @@ return 1`;
 export class RedisRulesetPointerStore implements RulesetPointerStore {
   readonly description = 'redis';
   private subscriber: Redis | undefined;
+  /** The pending or done subscription (later callers wait for the same one). */
+  private subscribing: Promise<boolean> | undefined;
   private readonly listeners = new Set<(name: string) => void>();
   private readonly client: () => Redis | undefined;
 
@@ -155,7 +157,7 @@ export class RedisRulesetPointerStore implements RulesetPointerStore {
 
   async subscribe(listener: (name: string) => void): Promise<boolean> {
     this.listeners.add(listener);
-    if (this.subscriber !== undefined) return true;
+    if (this.subscriber !== undefined && this.subscribing !== undefined) return this.subscribing;
     const client = this.client();
     if (client === undefined) return false;
     const sub = client.duplicate({
@@ -178,7 +180,7 @@ export class RedisRulesetPointerStore implements RulesetPointerStore {
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 2000)));
     timer?.unref();
-    const ok = await Promise.race([
+    this.subscribing = Promise.race([
       sub.subscribe(this.channel).then(
         () => true,
         () => {
@@ -189,7 +191,14 @@ export class RedisRulesetPointerStore implements RulesetPointerStore {
       ),
       waited,
     ]);
+    const ok = await this.subscribing;
     clearTimeout(timer);
+    if (!ok && this.subscriber === sub) {
+      // not subscribed in time: drop this connection; the next call subscribes again
+      this.subscriber = undefined;
+      this.subscribing = undefined;
+      sub.disconnect();
+    }
     return ok;
   }
 

@@ -143,7 +143,8 @@ export class RulesetRollout {
       throw e;
     }
     this.loaded.set(rs.version, rs);
-    const s = await this.deps.store.update(this.deps.name, (cur) => activate(cur, rs.version));
+    const serving = this.deps.decisioning.ruleset?.version;
+    const s = await this.deps.store.update(this.deps.name, (cur) => activate(cur, rs.version, serving));
     await this.converge();
     return { name: rs.name, version: rs.version, generation: s.generation };
   }
@@ -157,7 +158,8 @@ export class RulesetRollout {
         errors: [{ path: 'version', message: 'is required' }],
       });
     await this.compiled(parsed.data.version); // validated before it is published
-    await this.deps.store.update(name, (cur) => activate(cur, parsed.data.version));
+    const serving = this.deps.decisioning.ruleset?.version;
+    await this.deps.store.update(name, (cur) => activate(cur, parsed.data.version, serving));
     await this.converge();
     return this.status(name);
   }
@@ -211,8 +213,14 @@ export class RulesetRollout {
   }
 }
 
-function activate(cur: RulesetState, version: string): Omit<RulesetState, 'generation'> | undefined {
+/** `version` becomes active; the one before (the pointer's, else the shipped one `serving`) is kept for rollback. */
+function activate(
+  cur: RulesetState,
+  version: string,
+  serving: string | undefined,
+): Omit<RulesetState, 'generation'> | undefined {
   if (cur.active === version) return undefined;
-  const previous = cur.active === undefined ? cur.previous : [cur.active, ...cur.previous].slice(0, MAX_HISTORY);
+  const before = cur.active ?? serving;
+  const previous = before === undefined ? cur.previous : [before, ...cur.previous].slice(0, MAX_HISTORY);
   return { ...cur, active: version, previous, shadow: cur.shadow === version ? undefined : cur.shadow };
 }

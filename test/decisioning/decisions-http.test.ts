@@ -1,0 +1,164 @@
+/**
+ * Decisioning through the real functions on the local host, with Redis lists: a blocked user declines with
+ * the block rule, another user answers as the model's thresholds say; the batch endpoint and the Service Bus
+ * path decide exactly as the single endpoint; every response names the ruleset.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { configureSharedEngine, inProcessBus } from '../../lib/app';
+import { InProcessTopicPublisher } from '../../lib/async/result-publisher';
+import { inlineBackendFactory } from '../../lib/inference/ort-session';
+import { LocalHost } from '../../local/host';
+import { ServiceBusEmulator } from '../../local/service-bus-emulator';
+import { validEvent } from '../support/events';
+import { functionModules, post } from '../support/host';
+import { testRedis } from '../support/redis';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const MANIFEST = JSON.parse(readFileSync(path.join(ROOT, 'models/fraud/1.0.0.json'), 'utf8')) as {
+  thresholds: { review: number; decline: number };
+};
+
+describe('decisioning over HTTP and Service Bus (local host, Redis lists)', () => {
+  const r = testRedis();
+  const bus = inProcessBus();
+  let host: LocalHost;
+  let sb: ServiceBusEmulator;
+
+  before(async () => {
+    Object.assign(process.env, {
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      REDIS_KEY_PREFIX: r.prefix,
+      SCORING_QUEUE: 'payments',
+      RESULTS_TOPIC: 'risk-completed',
+      REJECTED_QUEUE: 'scoring-rejected',
+      HEALTH_PROBE_INTERVAL_SEC: '3600',
+    });
+    configureSharedEngine({
+      backendFactory: inlineBackendFactory({
+        executionProviders: ['cpu'],
+        intraOpThreads: 1,
+        graphOptimization: 'all',
+      }),
+      publisher: new InProcessTopicPublisher(bus, 'risk-completed', false),
+    });
+    sb = new ServiceBusEmulator({ bus, maxDeliveryCount: 10, maxMessageBatchSize: 16 });
+    host = await LocalHost.create({
+      port: 0,
+      appModules: await functionModules(),
+      log: () => undefined,
+      extraRoutes: sb.route,
+    });
+    sb.start(host);
+  });
+  after(async () => {
+    await sb.stop();
+    await host.dispose();
+    await r.cleanup();
+  });
+
+  const blocked = `u-blocked-${randomUUID()}`;
+
+  it('a blocked user declines with the block rule; another user answers by the model thresholds', async () => {
+    const add = await post(`${host.url}/api/lists/blocked_users`, JSON.stringify({ values: [blocked] }));
+    assert.equal(add.status, 200, JSON.stringify(add.json));
+    const res = await post(`${host.url}/api/score`, JSON.stringify(validEvent({ userId: blocked })));
+    assert.equal(res.status, 200);
+    assert.equal(res.json['decision'], 'decline');
+    assert.deepEqual(res.json['rules'], [{ id: 'blocked-user', action: 'block' }]);
+    assert.deepEqual(res.json['ruleset'], { name: 'fraud-rules', version: '1.0.0' });
+    assert.deepEqual(res.json['profile'], { id: 'default' });
+    assert.equal(res.headers.get('x-ruleset-version'), '1.0.0');
+    const reasons = res.json['reasons'] as { code: string; contribution: number }[];
+    assert.deepEqual(reasons[0], {
+      code: 'rule:blocked-user',
+      contribution: 0,
+      description: 'The user is on the blocked_users list.',
+    });
+
+    const other = await post(`${host.url}/api/score`, JSON.stringify(validEvent({ userId: 'someone-else' })));
+    const score = other.json['score'] as number;
+    const t = MANIFEST.thresholds;
+    const byModel = score >= t.decline ? 'decline' : score < t.review ? 'approve' : 'review';
+    assert.equal(other.json['decision'], byModel);
+    assert.deepEqual(other.json['rules'], []);
+    assert.equal(other.headers.get('x-ruleset-version'), '1.0.0');
+  });
+
+  it('the gambling profile applies by merchantCategory and is echoed', async () => {
+    const res = await post(`${host.url}/api/score`, JSON.stringify(validEvent({ merchantCategory: '7995' })));
+    assert.deepEqual(res.json['profile'], { id: 'gambling' });
+  });
+
+  it('the batch endpoint and the Service Bus path decide exactly as the single endpoint', async () => {
+    // each path scores its own users (velocity counts a user's earlier payments), the same events otherwise
+    const run = randomUUID();
+    const events = (p: string) => [
+      validEvent({ transactionId: `${p}1-${run}`, userId: `${p}-blocked-${run}` }),
+      validEvent({ transactionId: `${p}2-${run}`, userId: `${p}-other-${run}`, merchantCategory: '7995' }),
+      validEvent({ transactionId: `${p}3-${run}`, userId: `${p}-big-${run}`, amount: 5000, deviceId: 'new-dev' }),
+    ];
+    const blockedUsers = ['s', 'b', 'q'].map((p) => `${p}-blocked-${run}`);
+    assert.equal(
+      (await post(`${host.url}/api/lists/blocked_users`, JSON.stringify({ values: blockedUsers }))).status,
+      200,
+    );
+    const pick = (x: Record<string, unknown>) => [x['decision'], x['rules'], x['ruleset'], x['profile'], x['score']];
+    const single = await Promise.all(events('s').map((e) => post(`${host.url}/api/score`, JSON.stringify(e))));
+    const batch = await post(`${host.url}/api/score/batch`, JSON.stringify({ events: events('b') }));
+    assert.equal(batch.headers.get('x-ruleset-version'), '1.0.0');
+    const items = batch.json['results'] as Record<string, unknown>[];
+    items.forEach((item, i) => assert.deepEqual(pick(item), pick(single[i]?.json ?? {}), `batch item ${i}`));
+
+    const queued = events('q');
+    for (const e of queued) void bus.send('payments', { body: JSON.stringify(e), messageId: randomUUID() });
+    await sb.idle();
+    queued.forEach((e, i) => {
+      const out = bus.messages('risk-completed').filter((m) => m.messageId === e['transactionId']);
+      assert.equal(out.length, 1, `one result for event ${i}`);
+      assert.deepEqual(pick(out[0]?.body as Record<string, unknown>), pick(single[i]?.json ?? {}), `queue result ${i}`);
+    });
+    assert.equal(single[0]?.json['decision'], 'decline');
+    assert.deepEqual(single[2]?.json['rules'], [{ id: 'large-amount-new-device', action: 'review' }]);
+  });
+
+  it('refuses a card number as cardFingerprint (naming the field) and list values by index', async () => {
+    const res = await post(
+      `${host.url}/api/score`,
+      JSON.stringify(validEvent({ cardFingerprint: '4111111111111111' })),
+    );
+    assert.equal(res.status, 400);
+    assert.deepEqual(
+      (res.json['errors'] as { path: string }[]).map((e) => e.path),
+      ['cardFingerprint'],
+    );
+    assert.ok(!JSON.stringify(res.json).includes('4111111111111111'), 'the value is not echoed');
+    const ok = await post(`${host.url}/api/score`, JSON.stringify(validEvent({ cardFingerprint: 'fp_1a2b3c' })));
+    assert.equal(ok.status, 200);
+    const bad = await post(`${host.url}/api/lists/blocked_users`, JSON.stringify({ values: ['fine', 7] }));
+    assert.equal(bad.status, 400);
+    assert.deepEqual(
+      (bad.json['errors'] as { path: string }[]).map((e) => e.path),
+      ['values.1'],
+    );
+    const undeclared = await post(`${host.url}/api/lists/not_declared`, JSON.stringify({ values: ['x'] }));
+    assert.equal(undeclared.status, 404);
+  });
+
+  it('pages a list and removes an entry', async () => {
+    const page = await fetch(`${host.url}/api/lists/blocked_users`);
+    const body = (await page.json()) as { entries: { value: string }[] };
+    assert.ok(body.entries.some((e) => e.value === blocked));
+    const del = await fetch(`${host.url}/api/lists/blocked_users/${encodeURIComponent(blocked)}`, { method: 'DELETE' });
+    assert.equal(del.status, 200);
+    const again = await post(`${host.url}/api/score`, JSON.stringify(validEvent({ userId: blocked })));
+    assert.deepEqual(again.json['rules'], []);
+    const missing = await fetch(`${host.url}/api/lists/blocked_users/${encodeURIComponent(blocked)}`, {
+      method: 'DELETE',
+    });
+    assert.equal(missing.status, 404);
+  });
+});

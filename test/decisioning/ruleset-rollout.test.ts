@@ -1,0 +1,173 @@
+/**
+ * Ruleset rollout against Azurite (blob container `models`, prefix `rulesets/`) and real Redis: two instances
+ * share the pointer; an upload validated on one swaps both; a ruleset that does not compile is rejected naming
+ * the rule id and the previous one keeps serving; rollback, promote and shadow (changed decisions by direction).
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { ContainerClient } from '@azure/storage-blob';
+import { Decisioning } from '../../lib/decisioning/decisioning';
+import { ListLookup } from '../../lib/decisioning/list-lookup';
+import { MemoryListStore } from '../../lib/decisioning/list-store';
+import { loadRuleset } from '../../lib/decisioning/load-ruleset';
+import { RedisRulesetPointerStore } from '../../lib/decisioning/ruleset-pointer';
+import { BlobRulesetRepository, rulesetBlobName } from '../../lib/decisioning/ruleset-repository';
+import { GOLDEN_THRESHOLDS, RulesetRollout } from '../../lib/decisioning/ruleset-rollout';
+import { AppError } from '../../lib/errors/errors';
+import { within } from '../support/eventually';
+import { testRedis } from '../support/redis';
+import { startAzurite, type Azurite } from '../rollout/support/azurite';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const SHIPPED = readFileSync(path.join(ROOT, 'rulesets/fraud-rules/1.0.0.json'), 'utf8');
+const NAME = 'fraud-rules';
+const noTimers = { setTimeout: () => 0, clearTimeout: () => undefined };
+
+/** The shipped ruleset at another version, with `edit` applied to its document. */
+function variant(version: string, edit: (doc: Record<string, unknown>) => void = () => undefined): string {
+  const doc = JSON.parse(SHIPPED) as Record<string, unknown>;
+  doc['version'] = version;
+  edit(doc);
+  return JSON.stringify(doc);
+}
+
+interface Instance {
+  decisioning: Decisioning;
+  rollout: RulesetRollout;
+  swapped: (version: string) => Promise<void>;
+}
+
+describe('ruleset rollout (Azurite + Redis, two instances)', () => {
+  const r = testRedis();
+  let azurite: Azurite;
+  let container: ContainerClient;
+  const instances: Instance[] = [];
+
+  async function instance(): Promise<Instance> {
+    const waiters = new Map<string, () => void>();
+    const decisioning = new Decisioning(
+      new ListLookup(new MemoryListStore(), { maxEntries: 10, ttlMs: 1000 }),
+      loadRuleset(SHIPPED, GOLDEN_THRESHOLDS),
+      { swapped: (e) => waiters.get(e.to)?.() },
+    );
+    const rollout = new RulesetRollout({
+      name: NAME,
+      decisioning,
+      store: new RedisRulesetPointerStore(r.redis.duplicate(), r.prefix),
+      repository: new BlobRulesetRepository(container),
+      timers: noTimers, // pub/sub only: no reconcile tick in this test
+      reconcileMs: 60_000,
+    });
+    await rollout.start();
+    const i = {
+      decisioning,
+      rollout,
+      swapped: (v: string) =>
+        within(new Promise<void>((resolve) => waiters.set(v, resolve)), `instance swap to ${v}`, 10_000),
+    };
+    instances.push(i);
+    return i;
+  }
+
+  async function upload(version: string, text: string): Promise<string> {
+    const name = rulesetBlobName(NAME, version);
+    await container.getBlockBlobClient(name).upload(text, Buffer.byteLength(text));
+    return `models/${name}`;
+  }
+
+  before(async () => {
+    azurite = await startAzurite();
+    container = await azurite.container('models');
+  });
+  after(async () => {
+    for (const i of instances) await i.rollout.dispose();
+    await azurite.stop();
+    await r.cleanup();
+  });
+
+  it('an upload validated on one instance swaps every instance; a bad one is rejected by rule id and nothing changes', async () => {
+    const a = await instance();
+    const b = await instance();
+    const v11 = variant('1.1.0', (d) =>
+      (d['rules'] as unknown[]).push({
+        id: 'huge-amount',
+        description: 'amount over 20000',
+        when: 'event.amount > 20000.0',
+        action: 'block',
+      }),
+    );
+    const bSwapped = b.swapped('1.1.0');
+    const published = await a.rollout.handleUpload(await upload('1.1.0', v11), v11);
+    assert.deepEqual([published.name, published.version], [NAME, '1.1.0']);
+    await bSwapped;
+    assert.deepEqual([a.decisioning.ruleset?.version, b.decisioning.ruleset?.version], ['1.1.0', '1.1.0']);
+
+    const broken = variant('1.2.0', (d) =>
+      (d['rules'] as unknown[]).push({ id: 'broken-rule', when: 'event.amount >', action: 'block' }),
+    );
+    await assert.rejects(
+      a.rollout.handleUpload(await upload('1.2.0', broken), broken),
+      (err: unknown) =>
+        err instanceof AppError &&
+        err.code === 'ruleset_invalid' &&
+        err.errors.some((e) => /^rule broken-rule: column \d+/.test(e.message)),
+    );
+    const status = await b.rollout.status(NAME);
+    assert.equal(status.pointer.active, '1.1.0');
+    assert.equal(status.pointer.rejections[0]?.version, '1.2.0');
+    assert.match(status.pointer.rejections[0]?.errors[0]?.message ?? '', /broken-rule/);
+    assert.deepEqual([a.decisioning.ruleset?.version, b.decisioning.ruleset?.version], ['1.1.0', '1.1.0']);
+  });
+
+  it('rollback and promote move every instance', async () => {
+    const [a, b] = instances as [Instance, Instance];
+    const v10 = await upload('1.0.0', SHIPPED); // present in the container, as promote reads it
+    assert.ok(v10.endsWith('1.0.0.json'));
+    const back = b.swapped('1.0.0');
+    await a.rollout.rollback(NAME);
+    await back;
+    assert.equal(b.decisioning.ruleset?.version, '1.0.0');
+    const forward = b.swapped('1.1.0');
+    await a.rollout.promote(NAME, { version: '1.1.0' });
+    await forward;
+    assert.equal(b.decisioning.ruleset?.version, '1.1.0');
+  });
+
+  it('a shadow ruleset counts the decisions it would change, by direction, without changing them', async () => {
+    const [a] = instances as [Instance];
+    const strict = variant('2.0.0', (d) =>
+      (d['rules'] as unknown[]).push({
+        id: 'all-web',
+        description: 'web',
+        when: 'has(event.channel) && event.channel == "web"',
+        action: 'review',
+      }),
+    );
+    await upload('2.0.0', strict);
+    await a.rollout.shadow(NAME, { candidate: '2.0.0' });
+    const base = { merchantId: 'm', merchantCategory: '5411', country: 'FR', amount: 10, userId: 'u' };
+    for (const channel of ['web', 'web', 'pos']) {
+      const event = { ...base, channel };
+      const p = await a.decisioning.prepare(event);
+      assert.ok(p !== undefined);
+      const d = a.decisioning.decide(p, {
+        event,
+        features: { new_device: 0 },
+        velocity: { count1h: 0 },
+        score: 0.01,
+        fallbackThresholds: { review: 0.2, decline: 0.7 },
+      });
+      assert.equal(d.decision, 'approve', 'the active ruleset decides');
+    }
+    const report = (await a.rollout.status(NAME)).shadow;
+    assert.deepEqual(report, {
+      active: '1.1.0',
+      candidate: '2.0.0',
+      evaluated: 3,
+      changed: 2,
+      byDirection: { 'approve→review': 2 },
+    });
+  });
+});
