@@ -40,7 +40,11 @@ export interface LearningDeps {
 export function learningStore(config: Config, blob: BlobStoreOptions = {}): LearningStore {
   const s = config.rollout.storage;
   return s.connectionString !== undefined || s.blobServiceUri !== undefined
-    ? BlobLearningStore.create({ ...s, container: config.learning.decisionLog.container }, blob)
+    ? BlobLearningStore.create(
+        { ...s, container: config.learning.decisionLog.container },
+        // bounded: a write (and the flush on shutdown) gives up within about 30 s; its records are counted as dropped
+        { pipeline: { retryOptions: { maxTries: 3, tryTimeoutInMs: 10_000, maxRetryDelayInMs: 2_000 } }, ...blob },
+      )
     : new FolderLearningStore(config.learning.decisionLog.dir);
 }
 
