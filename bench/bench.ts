@@ -45,6 +45,7 @@ import {
   type TailFigures,
   type TailPoint,
 } from './report';
+import { benchLearning, type LearningFigures } from './learning';
 import { benchTelemetry, type TelemetryFigures } from './telemetry';
 
 const QUICK = process.argv.includes('--quick');
@@ -358,6 +359,7 @@ async function main(): Promise<void> {
   const figures: Record<string, ModelFigures> = {};
   let telemetry: TelemetryFigures | undefined;
   let refusal: RefusalFigures | undefined;
+  let learning: LearningFigures | undefined;
   try {
     for (const m of await models(root)) figures[m.key] = await benchModel(m);
     log('refusal cost: 503s per second refused in the app vs 200s per second served (small model)');
@@ -410,6 +412,18 @@ async function main(): Promise<void> {
         },
       } as TelemetryFigures;
     }
+    log('learning: decision log on vs off at 40 % of the maximum (small model)');
+    learning = await benchLearning({
+      env: {
+        MODEL_DIR: path.join(root, 'models'),
+        MODEL_NAME: 'fraud',
+        LOG_LEVEL: 'error',
+        REDIS_URL,
+        REDIS_KEY_PREFIX: 'bench:learn:',
+      },
+      ...PLAN,
+      log,
+    });
   } finally {
     await deleteKeys(redis, 'bench:*');
     redis.disconnect();
@@ -421,6 +435,7 @@ async function main(): Promise<void> {
     ...figures,
     refusal,
     telemetry,
+    learning,
     targets,
   };
   await addAsyncBench(out, { quick: QUICK, log }); // async.single / async.batched (messages/s) and their ratio
@@ -439,6 +454,10 @@ async function main(): Promise<void> {
   process.stdout.write(`rule of 8 (heavy): ${JSON.stringify(figures['heavy']?.raw.rule_of_8)}\n`);
   if (refusal !== undefined)
     process.stdout.write(`refusal: 503s per second ÷ 200s per second = ${refusal.refused_vs_served}\n`);
+  if (learning !== undefined)
+    process.stdout.write(
+      `learning.p99_ratio ${learning.p99_ratio} (log on ${learning.log_on.p99_ms} ms / off ${learning.log_off.p99_ms} ms at ${learning.offered_rps} req/s; goal <= 1.05)\n`,
+    );
   if (telemetry !== undefined)
     process.stdout.write(
       `telemetry (${telemetry.node}): off ${telemetry.off.rps} req/s, on ${telemetry.on.rps} req/s, overhead_ratio ${telemetry.overhead_ratio} (goal <= 0.05); deployed ${telemetry.deployed.rps} req/s, deployed_overhead_ratio ${telemetry.deployed_overhead_ratio}` +

@@ -307,6 +307,19 @@ module alerts 'modules/alerts.bicep' = {
   }
 }
 
+// The learning loop: decision-log retention (lifecycle rule) and its alerts (drops, drift). Azure-only.
+module learning 'modules/learning.bicep' = {
+  name: 'learning'
+  params: {
+    storageAccountName: storage.outputs.name
+    decisionsContainerName: 'decisions'
+    applicationInsightsName: monitoring.outputs.applicationInsightsName
+    location: location
+    actionGroups: alerts.outputs.actionGroups
+    tags: allTags
+  }
+}
+
 module identity 'modules/identity.bicep' = {
   name: 'identity'
   params: {
@@ -468,6 +481,16 @@ var appSettings = [
   {
     name: 'KEY_VAULT_URL'
     value: keyVault.outputs.uri
+  }
+  // The decision log (docs/learning-loop.md): blob container on the models' account, and the key of its keyed
+  // hashes from Key Vault (create the secret once: infra-bicep/scripts/postdeploy.sh does if it is missing).
+  {
+    name: 'DECISION_LOG_CONTAINER'
+    value: 'decisions'
+  }
+  {
+    name: 'DECISION_LOG_HASH_KEY_SECRET_NAME'
+    value: 'decision-log-hash-key'
   }
   // LLM escalation (off while either is empty); Entra ID through AZURE_CLIENT_ID.
   {

@@ -19,6 +19,7 @@ import { createContextProvider, type ContextProviderDeps } from './context/creat
 import { planRedisConnection } from './context/redis-connection';
 import { createDecisioning, type DecisioningDeps } from './decisioning/create-decisioning';
 import { Engine } from './engine';
+import { createLearning, type LearningDeps } from './learning/create-learning';
 import type { EscalatorWiring } from './escalation/create-escalator';
 import { escalationLogEvents } from './escalation/escalation-log-events';
 import type { EscalationEvents } from './escalation/types';
@@ -69,6 +70,8 @@ export interface EngineDeps {
   readonly decisioning?: Partial<Omit<DecisioningDeps, 'logger' | 'redis'>>;
   /** Model rollout overrides: fleet store, models container, credential, reconcile timers, wall clock, instance id. */
   readonly rollout?: Partial<Omit<RolloutDeps, 'logger' | 'redis'>>;
+  /** Learning-loop overrides: store, timers, clocks, Key Vault reader. */
+  readonly learning?: Partial<Omit<LearningDeps, 'logger'>>;
 }
 
 /** This server's name and version (`package.json`), as the inference protocol's server metadata reports them. */
@@ -119,6 +122,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
   });
   const escalator = await createEscalation(config, deps, logger, telemetry);
   const decisioning = await createDecisioning(config, { logger, redis, ...deps.decisioning });
+  const learning = await createLearning(config, { logger, metrics: telemetry.learning, ...deps.learning });
   const scorer = new Scorer({
     sessions,
     ...(decisioning === undefined ? {} : { decisioning: decisioning.decisioning }),
@@ -127,7 +131,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     deadlineMs: config.inference.deadlineMs,
     ...clock,
     ...(escalator === undefined ? {} : { escalator }),
-    on: combineHandlers(telemetry.scorerEvents(), {
+    on: combineHandlers(telemetry.scorerEvents(), learning.scorerEvents(), {
       invalidScore: (e) =>
         logger.error('model output invalid: answered review (fail closed)', {
           model: e.model,
@@ -192,7 +196,8 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     now,
     readinessMonitor,
     ...(decisioning === undefined ? {} : { decisioning }),
-    disposables: [telemetry, publisher, ...oip.disposables],
+    learning,
+    disposables: [telemetry, publisher, ...oip.disposables, learning],
   });
 }
 

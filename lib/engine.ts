@@ -13,6 +13,8 @@ import {
   type PublicReadiness,
 } from './inference/readiness-views';
 import type { SessionManager } from './inference/session-manager';
+import type { LabelsAdded } from './learning/labels';
+import type { Learning } from './learning/learning';
 import type { ModelRollout } from './rollout/model-rollout';
 import type { Decisioning } from './decisioning/decisioning';
 import type { DecisioningParts } from './decisioning/create-decisioning';
@@ -48,6 +50,8 @@ export interface EngineParts {
   readonly now?: () => number;
   /** Keeps readiness fresh with a background sample inference (started by the composition root). */
   readonly readinessMonitor?: ReadinessMonitor;
+  /** The learning loop: decision log, labels, drift (also listed in `disposables`). */
+  readonly learning?: Learning;
   /** Extra resources to dispose with the engine, last first. */
   readonly disposables?: readonly { dispose(): Promise<void> }[];
 }
@@ -133,6 +137,22 @@ export class Engine {
   admitWaiting<T>(weight: number, fn: () => Promise<T>): Promise<T> {
     const admission = this.parts.admission;
     return admission === undefined ? fn() : admission.runWaiting(weight, fn);
+  }
+
+  /**
+   * Stores a `POST /api/labels` body `{ "labels": [...] }` (at most 1000); a label already stored for the same
+   * (transactionId, label) changes nothing.
+   * @throws AppError `validation_failed` naming every bad field, `payload_too_large`, `dependency_unavailable`.
+   */
+  addLabels(body: unknown): Promise<LabelsAdded> {
+    if (this.parts.learning === undefined)
+      return Promise.reject(new AppError('internal', 'The learning loop is not configured.'));
+    return this.parts.learning.addLabels(body);
+  }
+
+  /** The learning loop (decision log stats, drift readings); `undefined` if the engine was built without it. */
+  get learning(): Learning | undefined {
+    return this.parts.learning;
   }
 
   /** Loads and warms the model (single-flight). Logs the outcome; rethrows a failure. */

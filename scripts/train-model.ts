@@ -2,10 +2,19 @@
  * Trains the fraud model on seeded synthetic payments and writes `{out}/{version}.onnx` and `{out}/{version}.json`.
  *
  *     node dist/scripts/train-model.js [--seed 42] [--samples 200000] [--out models/fraud] [--version 1.0.0] [--epochs 20]
+ *     node dist/scripts/train-model.js --dataset <file> [--current models/fraud/1.0.0.json] [--out ...] [--version ...]
  *
+ * With `--dataset` (an export of `npm run dataset:export`), trains on those labelled decisions instead, and the
+ * manifest's metrics hold the held-out AUC, precision and recall of the new model and, as `current*`, of the
+ * current model (`--current`, default the newest manifest in `models/fraud`) on the same split. `--version`
+ * defaults to the current version's next minor.
  * Same arguments → byte-identical files (on a given machine). Exits 1 on invalid arguments or a failed check.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { parseDataset } from '../lib/learning/dataset';
+import { manifestSchema } from '../lib/models/manifest';
+import { trainFromDataset } from '../lib/training/train-from-dataset';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { MODEL_VERSION_RE } from '../lib/models/manifest';
@@ -21,6 +30,9 @@ export interface TrainCli {
   readonly out: string;
   readonly version: string;
   readonly epochs: number;
+  readonly dataset: string | undefined;
+  readonly current: string | undefined;
+  readonly versionGiven: boolean;
 }
 
 function intArg(name: string, raw: string | undefined, fallback: number, min: number): number {
@@ -40,6 +52,8 @@ export function parseCli(argv: readonly string[]): TrainCli {
       out: { type: 'string' },
       version: { type: 'string' },
       epochs: { type: 'string' },
+      dataset: { type: 'string' },
+      current: { type: 'string' },
     },
     strict: true,
   });
@@ -51,11 +65,57 @@ export function parseCli(argv: readonly string[]): TrainCli {
     out: values.out ?? join('models', 'fraud'),
     version,
     epochs: intArg('epochs', values.epochs, 20, 1),
+    dataset: values.dataset,
+    current: values.current,
+    versionGiven: values.version !== undefined,
   };
+}
+
+/** The newest manifest in `models/fraud` (by semantic version). */
+function newestManifest(): string {
+  const dir = join('models', 'fraud');
+  const key = (f: string): number[] => f.replace('.json', '').split('.').map(Number);
+  const files = readdirSync(dir)
+    .filter((f) => /^\d+\.\d+\.\d+\.json$/.test(f))
+    .sort((a, b) => {
+      const [x, y] = [key(a), key(b)];
+      return (x[0]! - y[0]!) * 1e12 + (x[1]! - y[1]!) * 1e6 + (x[2]! - y[2]!);
+    });
+  const last = files.at(-1);
+  if (last === undefined) throw new Error('no current model in models/fraud (pass --current)');
+  return join(dir, last);
+}
+
+/** `--dataset`: trains the next version on labelled decisions, compared with the current model. */
+export async function trainOnDataset(cli: TrainCli, dataset: string): Promise<void> {
+  const rows = parseDataset(readFileSync(dataset, 'utf8'));
+  const currentPath = cli.current ?? newestManifest();
+  const manifest = manifestSchema.parse(JSON.parse(readFileSync(currentPath, 'utf8')));
+  const onnxCurrent = readFileSync(join(dirname(currentPath), manifest.file));
+  const [major, minor] = manifest.version.split('.').map(Number);
+  const version = cli.versionGiven ? cli.version : `${major}.${(minor as number) + 1}.0`;
+  const out = await trainFromDataset(rows, {
+    version,
+    current: { onnx: onnxCurrent, manifest },
+    epochs: cli.epochs,
+    seed: cli.seed,
+    log: (l) => console.log(l),
+  });
+  const dir = resolve(cli.out);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, out.manifest.file), out.onnx);
+  writeFileSync(join(dir, `${version}.json`), serializeManifest(out.manifest));
+  const f = (v: number | undefined): string => (v === undefined ? '   -  ' : v.toFixed(4));
+  console.log(`held-out metrics        new ${version}   current ${manifest.version}`);
+  for (const k of ['rocAuc', 'precisionAtReview', 'recallAtReview', 'precisionAtDecline', 'recallAtDecline'] as const)
+    console.log(`${k.padEnd(22)}  ${f(out.heldOut[k])}      ${f(out.current?.[k])}`);
+  console.log(`model     ${join(dir, out.manifest.file)}`);
+  console.log(`manifest  ${join(dir, `${version}.json`)}`);
 }
 
 async function main(): Promise<void> {
   const cli = parseCli(process.argv.slice(2));
+  if (cli.dataset !== undefined) return trainOnDataset(cli, cli.dataset);
   const started = Date.now();
   const elapsed = (): string => `${((Date.now() - started) / 1000).toFixed(1)} s`;
   const { onnx, manifest } = await trainFraudModel({

@@ -183,3 +183,6 @@ resource alerts 'Microsoft.Insights/scheduledQueryRules@2023-03-15-preview' = [
 
 @description('Names of the alert rules.')
 output alertNames array = [for (rule, i) in rules: alerts[i].name]
+
+@description('Action groups the alert rules notify (the one created here, or the given one; empty = none).')
+output actionGroups array = notify

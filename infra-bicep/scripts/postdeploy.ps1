@@ -9,6 +9,18 @@ $topic = $env:AZURE_EVENTGRID_SYSTEM_TOPIC_NAME; if (-not $topic) { throw 'AZURE
 $container = if ($env:MODELS_CONTAINER) { $env:MODELS_CONTAINER } else { 'models' }
 $attempts = if ($env:POSTDEPLOY_KEY_ATTEMPTS) { [int]$env:POSTDEPLOY_KEY_ATTEMPTS } else { 30 }
 
+# The decision log's hash key (DECISION_LOG_HASH_KEY_SECRET_NAME): created once, never rotated by a deployment.
+$vault = $env:KEY_VAULT_NAME
+if ($vault) {
+  az keyvault secret show --vault-name $vault --name decision-log-hash-key --output none 2>$null
+  if ($LASTEXITCODE -ne 0) {
+    $bytes = New-Object byte[] 48
+    [System.Security.Cryptography.RandomNumberGenerator]::Create().GetBytes($bytes)
+    az keyvault secret set --vault-name $vault --name decision-log-hash-key --value ([Convert]::ToBase64String($bytes)) --output none
+    Write-Host "postdeploy: created the decision-log-hash-key secret (restart the app so it reads it)"
+  }
+}
+
 if ($hosting -eq 'containerapps' -and $env:PROBES_ENABLED -eq 'false') {
   $image = (azd env get-value SERVICE_API_IMAGE_NAME 2>$null)
   if ($image) {

@@ -18,6 +18,15 @@ topic="${AZURE_EVENTGRID_SYSTEM_TOPIC_NAME:?AZURE_EVENTGRID_SYSTEM_TOPIC_NAME is
 container="${MODELS_CONTAINER:-models}"
 attempts="${POSTDEPLOY_KEY_ATTEMPTS:-30}"
 
+# The decision log's hash key (DECISION_LOG_HASH_KEY_SECRET_NAME): created once, never rotated by a deployment
+# (hashes must stay stable for joins and erasure). The app reads it at start; restart it if it was just created.
+vault="${KEY_VAULT_NAME:-}"
+if [ -n "$vault" ] && ! az keyvault secret show --vault-name "$vault" --name decision-log-hash-key >/dev/null 2>&1; then
+  az keyvault secret set --vault-name "$vault" --name decision-log-hash-key \
+    --value "$(openssl rand -base64 48)" --output none
+  echo "postdeploy: created the decision-log-hash-key secret (restart the app so it reads it)"
+fi
+
 if [ "$hosting" = "containerapps" ] && [ "${PROBES_ENABLED:-true}" = "false" ]; then
   if [ -n "$(azd env get-value SERVICE_API_IMAGE_NAME 2>/dev/null || true)" ]; then
     echo "postdeploy: first deployment ran the placeholder; provisioning again with the image and health probes"

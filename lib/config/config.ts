@@ -7,6 +7,7 @@ import { configInvalid, configInvalidFields } from './config-error';
 import { appRoot } from './app-root';
 import { envSchema, type PROVIDERS } from './env-schema';
 import { escalationSettings, type EscalationSettings } from './escalation-settings';
+import { learningSettingsFrom, type LearningSettings } from './learning-settings';
 import { telemetrySettingsFrom, type TelemetrySettings } from './telemetry-settings';
 
 /** The parsed, frozen configuration. Each module receives only its slice. */
@@ -132,6 +133,8 @@ export interface Config {
   };
   /** LLM escalation of the hard tail to Azure OpenAI (docs/escalation.md); undefined = off. */
   readonly escalation: EscalationSettings | undefined;
+  /** The learning loop: decision log and drift (docs/learning-loop.md). */
+  readonly learning: LearningSettings;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
   readonly telemetry: TelemetrySettings;
 }
@@ -154,7 +157,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   if (!r.success) throw configInvalid(r.error);
   const e = r.data;
   const escalation = escalationSettings(e);
-  if (escalation.errors.length > 0) throw configInvalidFields(escalation.errors);
+  const learning = learningSettingsFrom(e);
+  const crossErrors = [...escalation.errors, ...learning.errors];
+  if (crossErrors.length > 0) throw configInvalidFields(crossErrors);
   const config: Config = {
     model: {
       dir: path.resolve(appRoot(), e.MODEL_DIR ?? 'models'),
@@ -244,6 +249,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       listL1MaxEntries: e.LIST_L1_MAX_ENTRIES,
     },
     escalation: escalation.value,
+    learning: learning.value,
     logLevel: e.LOG_LEVEL,
     telemetry: telemetrySettingsFrom(e),
   };

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { escalationEnv } from './escalation-settings';
+import { learningEnv } from './learning-settings';
 import { telemetryEnvShape } from './telemetry-settings';
 import { bool, emptyToUndefined, int, num, optStr } from './zod-helpers';
 
@@ -246,6 +247,7 @@ const envShape = z.object({
   ),
   LIST_L1_MAX_ENTRIES: int(1, 10_000_000, 100_000).describe('Most list memberships held in the in-process cache.'),
   ...escalationEnv,
+  ...learningEnv,
 });
 
 /** {@link envShape} with the checks that span settings. */

@@ -49,6 +49,21 @@ export const manifestSchema = z.strictObject({
   /** Reference inputs (rows of features) with the scores this version produced, for validation of later versions. */
   golden: z.strictObject({ inputs: z.array(z.array(z.number())), scores: z.array(z.number()) }).optional(),
   createdAt: z.string().optional(),
+  /**
+   * Training distribution of each feature (by name, in input order) and of the score, as bins: inner cut points
+   * `edges` and the share of training rows in each bin `expected` (drift monitoring: `lib/learning/drift-bins.ts`).
+   */
+  drift: z
+    .strictObject({
+      features: z.array(
+        z.strictObject({ name: z.string(), edges: z.array(z.number()), expected: z.array(z.number()) }),
+      ),
+      score: z.strictObject({ edges: z.array(z.number()), expected: z.array(z.number()) }),
+    })
+    .refine((d) => [...d.features, d.score].every((b) => b.expected.length === b.edges.length + 1), {
+      error: 'each distribution needs one more share than edges',
+    })
+    .optional(),
 });
 
 /** A parsed model manifest. */

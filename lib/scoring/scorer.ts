@@ -81,6 +81,29 @@ export interface ScorerEvents {
    * Carries no payment data: the model version, what was wrong, and the rows of the call.
    */
   invalidScore(e: { model: string; modelVersion: string; kind: InvalidScoreKind; rows: number }): void;
+  /**
+   * A payment was decided (after the escalation, if any): what the decision log and the drift monitor read.
+   * `row` is the feature vector in the manifest's order; it must not be kept past the call (copy it).
+   */
+  decided(e: DecidedPayment): void;
+}
+
+/** One decided payment, as {@link ScorerEvents.decided} reports it. */
+export interface DecidedPayment {
+  readonly event: PaymentEvent;
+  readonly row: Float32Array;
+  /** The velocity counters the features were computed from (counted before this payment). */
+  readonly velocity: Velocity;
+  readonly manifest: ModelManifest;
+  readonly result: ScoreResult;
+}
+
+/** A local result with what it was computed from (the inputs of {@link ScorerEvents.decided}). */
+interface Scored {
+  readonly result: ScoreResult;
+  readonly row: Float32Array;
+  readonly velocity: Velocity;
+  readonly manifest: ModelManifest;
 }
 
 /** Dependencies of a {@link Scorer}. */
@@ -110,7 +133,15 @@ export class Scorer {
   /** Scores one validated payment event, then lets the escalator review the local result. */
   async score(event: PaymentEvent, options: ScoreOptions = {}): Promise<ScoreResult> {
     const local = await this.scoreLocal(event, options);
-    return this.deps.escalator === undefined ? local : this.deps.escalator.review(event, local);
+    const result =
+      this.deps.escalator === undefined ? local.result : await this.deps.escalator.review(event, local.result);
+    this.decided(event, local, result);
+    return result;
+  }
+
+  private decided(event: PaymentEvent, local: Scored, result: ScoreResult): void {
+    const on = this.deps.on?.decided;
+    if (on !== undefined) on({ event, row: local.row, velocity: local.velocity, manifest: local.manifest, result });
   }
 
   /**
@@ -120,13 +151,16 @@ export class Scorer {
   async scoreBatch(events: readonly PaymentEvent[], options: ScoreOptions = {}): Promise<ScoreResult[]> {
     const local = await this.scoreBatchLocal(events, options);
     const escalator = this.deps.escalator;
-    return escalator === undefined
-      ? local
-      : Promise.all(local.map((r, i) => escalator.review(events[i] as PaymentEvent, r)));
+    const results =
+      escalator === undefined
+        ? local.map((s) => s.result)
+        : await Promise.all(local.map((s, i) => escalator.review(events[i] as PaymentEvent, s.result)));
+    results.forEach((r, i) => this.decided(events[i] as PaymentEvent, local[i] as Scored, r));
+    return results;
   }
 
   /** The local model's result for one event. */
-  private async scoreLocal(event: PaymentEvent, options: ScoreOptions = {}): Promise<ScoreResult> {
+  private async scoreLocal(event: PaymentEvent, options: ScoreOptions = {}): Promise<Scored> {
     const arrivedAt = options.arrivedAt ?? this.now();
     const deadline = arrivedAt + (options.deadlineMs ?? this.deps.deadlineMs);
     const preparing = this.deps.decisioning?.prepare(event); // list lookups beside the context lookup
@@ -139,7 +173,8 @@ export class Scorer {
       const score = this.checked(scores[0], lease.manifest, 1);
       this.deps.router?.shadow(event.transactionId, row, { version: lease.manifest.version, score });
       const rules = this.rules(prepared, event, row, context.velocity, score, lease.manifest);
-      return toResult(event, row, score, lease.manifest, cache, timing, rules);
+      const result = toResult(event, row, score, lease.manifest, cache, timing, rules);
+      return { result, row, velocity: context.velocity, manifest: lease.manifest };
     } finally {
       lease.release();
     }
@@ -179,7 +214,7 @@ export class Scorer {
   }
 
   /** The local model's results for validated events, in one inference call (the micro-batcher splits it as needed). */
-  private async scoreBatchLocal(events: readonly PaymentEvent[], options: ScoreOptions = {}): Promise<ScoreResult[]> {
+  private async scoreBatchLocal(events: readonly PaymentEvent[], options: ScoreOptions = {}): Promise<Scored[]> {
     if (events.length === 0) return [];
     const arrivedAt = options.arrivedAt ?? this.now();
     const deadline = arrivedAt + (options.deadlineMs ?? this.deps.deadlineMs);
@@ -201,7 +236,7 @@ export class Scorer {
         if (g === undefined) groups.set(lease.backend, [leases.length - 1]);
         else g.push(leases.length - 1);
       }
-      const results = new Array<ScoreResult>(events.length);
+      const results = new Array<Scored>(events.length);
       const row = (i: number): Float32Array => input.subarray(i * FEATURE_COUNT, (i + 1) * FEATURE_COUNT);
       await Promise.all(
         [...groups.values()].map(async (at) => {
@@ -215,7 +250,8 @@ export class Scorer {
             this.deps.router?.shadow(e.transactionId, row(i), { version: lease.manifest.version, score });
             const lookup = lookups[i] as ContextLookup;
             const rules = this.rules(prepared?.[i], e, row(i), lookup.context.velocity, score, lease.manifest);
-            results[i] = toResult(e, row(i), score, lease.manifest, lookup.cache, timing, rules);
+            const result = toResult(e, row(i), score, lease.manifest, lookup.cache, timing, rules);
+            results[i] = { result, row: row(i), velocity: lookup.context.velocity, manifest: lease.manifest };
           });
         }),
       );

@@ -17,6 +17,7 @@ import type { SessionManagerEvents } from '../inference/session-manager';
 import type { WorkerPoolEvents } from '../inference/worker-pool-types';
 import { traceRedisCommands } from './redis-spans';
 import { createInstruments, type Instruments } from './instruments';
+import { LearningMetrics } from './learning-metrics';
 import type { SpanAttributes, StageTracer } from './stage-tracer';
 import { otelTracer, stageTracer, TRACER_NAME, tracingState } from './tracing';
 import type { ScorerEvents } from '../scoring/scorer';
@@ -40,12 +41,15 @@ export class Telemetry {
   /** Stage spans (the no-op tracer when tracing is off). */
   readonly tracer: StageTracer;
   private readonly m: Instruments;
+  /** The learning loop's metrics (decision log, drift). */
+  readonly learning: LearningMetrics;
   private readonly backends = new Set<{ readonly stats: BatcherStats }>();
   private served: { name: string; version: string } | undefined;
   private breakerOpen = 0;
 
   private constructor(meter: Meter, tracer: StageTracer) {
     this.tracer = tracer;
+    this.learning = new LearningMetrics(meter);
     this.m = createInstruments(meter, {
       queuedRows: () => [...this.backends].reduce((n, b) => n + b.stats.queuedRows, 0),
       served: () => this.served,

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import * as ort from 'onnxruntime-node';
 import { FEATURE_COUNT, FEATURES } from '../features/featurizer';
 import { manifestSchema, type ModelManifest } from '../models/manifest';
+import { driftReference } from '../learning/drift-bins';
 import { buildDenseModel, denseForward, type DenseModelSpec } from './onnx-writer';
 import { featurizeSamples, generatePayments } from './synthetic-payments';
 import {
@@ -107,7 +108,8 @@ export async function trainFraudModel(opts: TrainFraudModelOptions = {}): Promis
     seed,
     ...(opts.onEpoch ? { onEpoch: opts.onEpoch } : {}),
   });
-  const thresholds = chooseThresholds(predictLogistic(model, xTrain, nTrain), yTrain);
+  const trainScores = predictLogistic(model, xTrain, nTrain);
+  const thresholds = chooseThresholds(trainScores, yTrain);
 
   const spec: DenseModelSpec = {
     inputName: 'features',
@@ -188,6 +190,12 @@ export async function trainFraudModel(opts: TrainFraudModelOptions = {}): Promis
       inputs: golden.map((_r, k) => Array.from(goldenX.subarray(k * d, (k + 1) * d))),
       scores: Array.from(goldenScores),
     },
+    drift: driftReference(
+      FEATURES.map((f) => f.name),
+      xTrain,
+      nTrain,
+      trainScores,
+    ),
   });
   return { onnx, manifest, model };
 }

@@ -98,13 +98,21 @@ describe('trainFraudModel', () => {
 
 describe('train-model CLI', () => {
   it('parses defaults and options', () => {
-    assert.deepEqual(parseCli([]), { seed: 42, samples: 200_000, out: 'models/fraud', version: '1.0.0', epochs: 20 });
+    const none = { dataset: undefined, current: undefined };
+    assert.deepEqual(parseCli([]), {
+      ...{ seed: 42, samples: 200_000, out: 'models/fraud', version: '1.0.0', epochs: 20 },
+      ...none,
+      versionGiven: false,
+    });
     assert.deepEqual(parseCli(['--seed', '7', '--samples', '5000', '--out', '/tmp/x', '--version', '2.1.0']), {
-      seed: 7,
-      samples: 5000,
-      out: '/tmp/x',
-      version: '2.1.0',
-      epochs: 20,
+      ...{ seed: 7, samples: 5000, out: '/tmp/x', version: '2.1.0', epochs: 20 },
+      ...none,
+      versionGiven: true,
+    });
+    assert.deepEqual(parseCli(['--dataset', 'd.jsonl', '--current', 'm.json']), {
+      ...{ seed: 42, samples: 200_000, out: 'models/fraud', version: '1.0.0', epochs: 20 },
+      ...{ dataset: 'd.jsonl', current: 'm.json' },
+      versionGiven: false,
     });
     assert.throws(() => parseCli(['--seed', 'abc']), /--seed/);
     assert.throws(() => parseCli(['--version', 'v1']), /--version/);

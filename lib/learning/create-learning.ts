@@ -1,0 +1,141 @@
+/** Builds the learning loop from configuration (called once by the composition root). */
+import { hostname } from 'node:os';
+import type { Config } from '../config/config';
+import { unrefTimers, type Timers } from '../time/timers';
+import type { SecretReader } from '../context/redis-connection';
+import type { Logger } from '../telemetry/logger';
+import { BlobLearningStore, type BlobStoreOptions } from './blob-store';
+import { DecisionLog, type DecisionLogEvents } from './decision-log';
+import { DriftMonitor, type PsiReading } from './drift-monitor';
+import { FolderLearningStore } from './folder-store';
+import { KeyedHash } from './keyed-hash';
+import { LabelStore } from './labels';
+import { Learning } from './learning';
+import { writerName, type LearningStore } from './learning-store';
+
+/** Dependencies of {@link createLearning}; every one has a production default. */
+export interface LearningDeps {
+  readonly logger: Logger;
+  /** The store; default Blob Storage when the models' account is configured, else the folder `DECISION_LOG_DIR`. */
+  readonly store?: LearningStore;
+  /** Blob client options (credential, pipeline) of the default blob store. */
+  readonly blob?: BlobStoreOptions;
+  /** Key Vault reader of the hash key; default a `SecretClient` on `KEY_VAULT_URL`. */
+  readonly secretReader?: SecretReader;
+  readonly timers?: Timers;
+  /** Wall clock, ms. */
+  readonly wallClock?: () => number;
+  /** Monotonic clock, ms. */
+  readonly now?: () => number;
+  /** Extra handlers of the log's events. */
+  readonly on?: Partial<DecisionLogEvents>;
+  /** Where the log's counts and the drift readings go (telemetry's learning metrics); default nowhere. */
+  readonly metrics?: {
+    events(): Partial<DecisionLogEvents>;
+    watchDrift(source: () => readonly PsiReading[]): () => void;
+  };
+}
+
+/** The store the settings name: the decisions container on the models' account, else the local folder. */
+export function learningStore(config: Config, blob: BlobStoreOptions = {}): LearningStore {
+  const s = config.rollout.storage;
+  return s.connectionString !== undefined || s.blobServiceUri !== undefined
+    ? BlobLearningStore.create(
+        { ...s, container: config.learning.decisionLog.container },
+        // bounded: a write (and the flush on shutdown) gives up within about 30 s; its records are counted as dropped
+        { pipeline: { retryOptions: { maxTries: 3, tryTimeoutInMs: 10_000, maxRetryDelayInMs: 2_000 } }, ...blob },
+      )
+    : new FolderLearningStore(config.learning.decisionLog.dir);
+}
+
+/** Reads the hash key (setting, or Key Vault secret). `undefined`, logged, when the vault cannot give it. */
+export async function readHashKey(
+  config: Config,
+  deps: Pick<LearningDeps, 'logger' | 'secretReader'>,
+): Promise<string | undefined> {
+  const k = config.learning.decisionLog.hashKey;
+  if (k.mode === 'setting') {
+    if (k.devDefault && config.rollout.storage.blobServiceUri !== undefined)
+      deps.logger.warn('decision log: DECISION_LOG_HASH_KEY is the public development key; set it from Key Vault');
+    return k.key;
+  }
+  try {
+    const reader =
+      deps.secretReader ??
+      // loaded only when a vault is configured
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      new (require('@azure/keyvault-secrets') as typeof import('@azure/keyvault-secrets')).SecretClient(
+        k.vaultUrl,
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        new (require('@azure/identity') as typeof import('@azure/identity')).DefaultAzureCredential(
+          config.redis.managedIdentityClientId === undefined
+            ? {}
+            : { managedIdentityClientId: config.redis.managedIdentityClientId },
+        ),
+      );
+    const v = (await reader.getSecret(k.secretName)).value?.trim();
+    if (v === undefined || v.length < 16) throw new Error('empty or shorter than 16 characters');
+    return v;
+  } catch {
+    deps.logger.error(
+      'decision log: the hash key could not be read from Key Vault; decisions are dropped and counted',
+      {
+        secretName: k.secretName,
+      },
+    );
+    return undefined;
+  }
+}
+
+/** Builds the learning loop: store, decision log (when enabled), labels, drift monitor. */
+export async function createLearning(config: Config, deps: LearningDeps): Promise<Learning> {
+  const s = config.learning;
+  const store = deps.store ?? learningStore(config, deps.blob);
+  const logger = deps.logger;
+  const metrics = deps.metrics?.events();
+  const wallClock = deps.wallClock ?? Date.now;
+  // one log line per reason at most every 10 s, with the count since the last line (every drop is counted by telemetry)
+  const pending = new Map<string, { count: number; at: number }>();
+  const on: Partial<DecisionLogEvents> = {
+    dropped: (e) => {
+      metrics?.dropped?.(e);
+      deps.on?.dropped?.(e);
+      const p = pending.get(e.reason) ?? { count: 0, at: 0 };
+      p.count += e.count;
+      pending.set(e.reason, p);
+      const t = wallClock();
+      if (t - p.at < 10_000) return;
+      logger.warn('decision log: records dropped', { count: p.count, reason: e.reason, error: e.error });
+      pending.set(e.reason, { count: 0, at: t });
+    },
+    written: (e) => {
+      metrics?.written?.(e);
+      deps.on?.written?.(e);
+    },
+  };
+  const log = s.decisionLog.enabled
+    ? new DecisionLog({
+        store,
+        writer: writerName(config.rollout.instanceId ?? `${hostname()}-${process.pid}`),
+        queueMax: s.decisionLog.queueMax,
+        batchMax: s.decisionLog.batchMax,
+        flushMs: s.decisionLog.flushMs,
+        timers: deps.timers ?? unrefTimers,
+        ...(deps.now === undefined ? {} : { now: deps.now }),
+        on,
+      })
+    : undefined;
+  const key = s.decisionLog.enabled ? await readHashKey(config, deps) : undefined;
+  const drift = new DriftMonitor(s.driftWindow);
+  const unwatch = deps.metrics?.watchDrift(() => drift.readings());
+  return new Learning({
+    store,
+    log,
+    hash: key === undefined ? undefined : new KeyedHash(key),
+    labels: new LabelStore(store, wallClock),
+    drift,
+    ...(unwatch === undefined ? {} : { unwatch }),
+    wallClock,
+    lost: (reason) => on.dropped?.({ count: 1, reason }),
+  });
+}

@@ -1,0 +1,168 @@
+/**
+ * Trains the next fraud model version from an exported dataset (decisions joined with labels), and measures it
+ * beside the current model on the same held-out split. The split is by a hash of the transaction id (stable:
+ * the same transaction is always on the same side), 80 % train, 20 % held out.
+ */
+import { createHash } from 'node:crypto';
+import { FEATURE_NAMES, FEATURES } from '../features/featurizer';
+import type { DatasetRow } from '../learning/dataset';
+import { driftReference } from '../learning/drift-bins';
+import { manifestSchema, type ModelManifest } from '../models/manifest';
+import { buildDenseModel, denseForward, type DenseModelSpec } from './onnx-writer';
+import { chooseThresholds, metricsAt, predictLogistic, rocAuc, trainLogistic } from './train';
+import { scoreWithOnnx } from './train-fraud-model';
+
+/** A model and its manifest (the current model, to compare against). */
+export interface ModelFiles {
+  readonly onnx: Uint8Array;
+  readonly manifest: ModelManifest;
+}
+
+/** Options of {@link trainFromDataset}. */
+export interface TrainFromDatasetOptions {
+  readonly version: string;
+  /** The model serving now: measured on the same held-out split. */
+  readonly current?: ModelFiles;
+  readonly epochs?: number;
+  readonly seed?: number;
+  readonly log?: (line: string) => void;
+}
+
+/** AUC and precision/recall at a model's own thresholds, on the held-out split. */
+export interface HeldOutMetrics {
+  readonly rocAuc: number;
+  readonly precisionAtReview: number;
+  readonly recallAtReview: number;
+  readonly precisionAtDecline: number;
+  readonly recallAtDecline: number;
+}
+
+const round6 = (v: number): number => (Number.isFinite(v) ? Math.round(v * 1e6) / 1e6 : 0);
+
+/** Whether a transaction is in the held-out 20 % (first byte of its sha256 below 51 of 256). */
+export function isHeldOut(transactionId: string): boolean {
+  return (createHash('sha256').update(transactionId).digest()[0] as number) < 51;
+}
+
+function matrix(rows: readonly DatasetRow[]): { x: Float32Array; y: Uint8Array } {
+  const d = FEATURE_NAMES.length;
+  const x = new Float32Array(rows.length * d);
+  const y = new Uint8Array(rows.length);
+  rows.forEach((r, i) => {
+    FEATURE_NAMES.forEach((name, j) => {
+      const v = r.features[name];
+      if (typeof v !== 'number') throw new Error(`row ${r.transactionId}: feature ${name} is missing`);
+      x[i * d + j] = v;
+    });
+    y[i] = r.label;
+  });
+  return { x, y };
+}
+
+function heldOutMetrics(scores: ArrayLike<number>, y: Uint8Array, t: ModelManifest['thresholds']): HeldOutMetrics {
+  const review = metricsAt(scores, y, t.review);
+  const decline = metricsAt(scores, y, t.decline);
+  return {
+    rocAuc: round6(rocAuc(scores, y)),
+    precisionAtReview: round6(review.precision),
+    recallAtReview: round6(review.recall),
+    precisionAtDecline: round6(decline.precision),
+    recallAtDecline: round6(decline.recall),
+  };
+}
+
+/**
+ * Trains a logistic model on the dataset's training split and writes its manifest: hold-out metrics
+ * (`rocAuc`, precision and recall at its thresholds) and, under `current*`, the current model's on the same rows.
+ * @throws Error when a split has no positive or no negative row.
+ */
+export async function trainFromDataset(
+  rows: readonly DatasetRow[],
+  opts: TrainFromDatasetOptions,
+): Promise<{ onnx: Uint8Array; manifest: ModelManifest; heldOut: HeldOutMetrics; current?: HeldOutMetrics }> {
+  const log = opts.log ?? ((): void => undefined);
+  const d = FEATURE_NAMES.length;
+  const train = rows.filter((r) => !isHeldOut(r.transactionId));
+  const hold = rows.filter((r) => isHeldOut(r.transactionId));
+  const tr = matrix(train);
+  const ho = matrix(hold);
+  for (const [name, y] of [
+    ['training', tr.y],
+    ['held-out', ho.y],
+  ] as const) {
+    const pos = y.reduce((a, v) => a + v, 0);
+    if (pos === 0 || pos === y.length) throw new Error(`the ${name} split needs both fraud and legitimate rows`);
+  }
+  log(`dataset: ${train.length} training rows, ${hold.length} held out`);
+  const seed = opts.seed ?? 42;
+  const epochs = opts.epochs ?? 20;
+  const model = trainLogistic(tr.x, tr.y, train.length, d, { epochs, learningRate: 0.02, l2: 1e-4, seed });
+  const trainScores = predictLogistic(model, tr.x, train.length);
+  const thresholds = chooseThresholds(trainScores, tr.y);
+  const spec: DenseModelSpec = {
+    inputName: 'features',
+    outputName: 'score',
+    inputSize: d,
+    mean: Float32Array.from(model.mean),
+    std: Float32Array.from(model.std),
+    layers: [{ weights: Float32Array.from(model.weights), bias: Float32Array.of(model.bias), activation: 'sigmoid' }],
+    producer: 'onnx-scoring-functions/train-model',
+    docString: `Fraud score ${opts.version}: logistic regression on ${d} standardised features, trained on ${train.length} labelled decisions. Output = P(fraud).`,
+  };
+  const onnx = buildDenseModel(spec);
+  const scores = await scoreWithOnnx(onnx, ho.x, hold.length);
+  const ref = denseForward(spec, ho.x, hold.length);
+  for (let i = 0; i < hold.length; i++)
+    if (Math.abs((scores[i] as number) - (ref[i] as number)) > 1e-5)
+      throw new Error('ONNX and TypeScript scores differ');
+  const heldOut = heldOutMetrics(scores, ho.y, thresholds);
+  let current: HeldOutMetrics | undefined;
+  if (opts.current !== undefined) {
+    const cur = await scoreWithOnnx(opts.current.onnx, ho.x, hold.length);
+    current = heldOutMetrics(cur, ho.y, opts.current.manifest.thresholds);
+  }
+  const goldenRows = Math.min(32, hold.length);
+  const goldenX = ho.x.slice(0, goldenRows * d);
+  const goldenScores = await scoreWithOnnx(onnx, goldenX, goldenRows);
+  const prefixed = (m: HeldOutMetrics | undefined, prefix: string): Record<string, number> =>
+    Object.fromEntries(
+      Object.entries(m ?? {}).map(([k, v]) => [`${prefix}${k.charAt(0).toUpperCase()}${k.slice(1)}`, v as number]),
+    );
+  const manifest = manifestSchema.parse({
+    schemaVersion: 1,
+    name: 'fraud',
+    version: opts.version,
+    file: `${opts.version}.onnx`,
+    sha256: createHash('sha256').update(onnx).digest('hex'),
+    input: { name: 'features', shape: [-1, d], dtype: 'float32' },
+    output: { name: 'score', shape: [-1, 1], dtype: 'float32' },
+    features: FEATURES.map((f) => ({ name: f.name, definition: f.definition })),
+    thresholds,
+    explanation: {
+      kind: 'linear',
+      coefficients: Array.from(spec.layers[0]?.weights ?? [], (w, i) => w / (spec.std?.[i] as number)),
+      baseline: Array.from(spec.mean ?? []),
+    },
+    metrics: {
+      ...heldOut,
+      ...prefixed(current, 'current'),
+      holdoutSize: hold.length,
+      holdoutPositives: ho.y.reduce((a, v) => a + v, 0),
+    },
+    training: {
+      algorithm: 'logistic-regression (mini-batch SGD, momentum 0.9, linear LR decay to 10 %)',
+      source: 'dataset',
+      rows: rows.length,
+      seed,
+      epochs,
+      split: 'held out: first byte of sha256(transactionId) < 51 (20 %)',
+      ...(opts.current === undefined ? {} : { comparedWith: opts.current.manifest.version }),
+    },
+    golden: {
+      inputs: Array.from({ length: goldenRows }, (_v, k) => Array.from(goldenX.subarray(k * d, (k + 1) * d))),
+      scores: Array.from(goldenScores),
+    },
+    drift: driftReference(FEATURE_NAMES, tr.x, train.length, trainScores),
+  });
+  return { onnx, manifest, heldOut, ...(current === undefined ? {} : { current }) };
+}

@@ -1,0 +1,34 @@
+/**
+ * `npm run dataset:export -- --from <date> --to <date> --out <file>`: joins the decisions logged in
+ * `[from, to)` with their labels into a training set (JSON Lines; docs/learning-loop.md "Dataset format").
+ * Reads the store the service writes (the blob container when storage is configured, else `DECISION_LOG_DIR`).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { datasetText, exportDataset } from '../lib/learning/dataset';
+import { dateArg, run, storeFromEnv } from './learning-cli';
+
+/** Exports the dataset; returns its stats (also printed). */
+export async function datasetExport(argv: readonly string[]): Promise<{ rows: number; positives: number }> {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: { from: { type: 'string' }, to: { type: 'string' }, out: { type: 'string' } },
+    strict: true,
+  });
+  const from = dateArg('from', values.from);
+  const to = dateArg('to', values.to);
+  if (values.out === undefined) throw new Error('--out <file> is required');
+  const { store } = storeFromEnv();
+  const { rows, stats } = await exportDataset(store, from, to);
+  const out = resolve(values.out);
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, datasetText(rows));
+  console.log(
+    `decisions ${stats.decisions}  labelled ${stats.labelled}  fraud ${stats.positives}  labels not joined yet ${stats.labelsWithoutDecision}`,
+  );
+  console.log(`dataset   ${out}`);
+  return { rows: rows.length, positives: stats.positives };
+}
+
+if (require.main === module) run(() => datasetExport(process.argv.slice(2)).then(() => undefined));
