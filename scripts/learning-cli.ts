@@ -1,12 +1,13 @@
 /** Shared by the learning loop's offline commands: settings, the store, the hash key and date arguments. */
-import { loadConfig, type Config } from '../lib/config/config';
+import { configFromEnvironment } from '../lib/app';
+import type { Config } from '../lib/config/config';
 import { learningStore, readHashKey } from '../lib/learning/create-learning';
 import { KeyedHash } from '../lib/learning/keyed-hash';
 import type { LearningStore } from '../lib/learning/learning-store';
 
 /** The configuration and learning store the service itself would use (same settings). */
 export function storeFromEnv(): { config: Config; store: LearningStore } {
-  const config = loadConfig(process.env);
+  const config = configFromEnvironment();
   return { config, store: learningStore(config) };
 }
 

@@ -225,23 +225,29 @@ const envShape = z.object({
   CONTAINER_APP_REPLICA_NAME: optStr.describe(
     'Set by the platform (Container Apps): the instance name when `INSTANCE_ID` is unset.',
   ),
-  RULESET_NAME: z.preprocess(
-    emptyToUndefined,
-    z
-      .string()
-      .regex(/^([A-Za-z][A-Za-z0-9_.-]{0,63}|none)$/, { error: 'must be a ruleset name like fraud-rules, or none' })
-      .default('fraud-rules'),
-  ).describe('The ruleset served: `{name}` of `rulesets/{name}/{version}.json`; `none` = no rules, the model\'s thresholds decide.'),
+  RULESET_NAME: z
+    .preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .regex(/^([A-Za-z][A-Za-z0-9_.-]{0,63}|none)$/, { error: 'must be a ruleset name like fraud-rules, or none' })
+        .default('fraud-rules'),
+    )
+    .describe(
+      "The ruleset served: `{name}` of `rulesets/{name}/{version}.json`; `none` = no rules, the model's thresholds decide.",
+    ),
   RULESET_DIR: z
     .preprocess(emptyToUndefined, z.string().max(1024).default('rulesets'))
     .describe('Folder of the shipped rulesets (`{name}/{version}.json`), relative to the app root.'),
-  RULESETS_CONTAINER: z.preprocess(
-    emptyToUndefined,
-    z
-      .string()
-      .regex(/^[a-z0-9](?!.*--)[a-z0-9-]{1,61}[a-z0-9]$/, { error: 'must be a blob container name like models' })
-      .default('models'),
-  ).describe('Blob container of ruleset uploads (`rulesets/{name}/{version}.json`); default the models container.'),
+  RULESETS_CONTAINER: z
+    .preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .regex(/^[a-z0-9](?!.*--)[a-z0-9-]{1,61}[a-z0-9]$/, { error: 'must be a blob container name like models' })
+        .default('models'),
+    )
+    .describe('Blob container of ruleset uploads (`rulesets/{name}/{version}.json`); default the models container.'),
   LIST_L1_TTL_SEC: int(1, 3600, 10).describe(
     'Time to live of a list membership in the in-process cache, s; a list change invalidates it at once on every instance.',
   ),

@@ -16,24 +16,38 @@ export const DEV_DECISION_LOG_HASH_KEY = 'dev-only-decision-log-hash-key-do-not-
 
 /** The environment variables of the learning slice (merged into the config's schema). */
 export const learningEnv = {
-  DECISION_LOG_ENABLED: bool(true),
-  DECISION_LOG_DIR: z.preprocess(emptyToUndefined, z.string().default('.data/decisions')),
-  DECISION_LOG_CONTAINER: z.preprocess(
-    emptyToUndefined,
-    z
-      .string()
-      .regex(/^[a-z0-9](?!.*--)[a-z0-9-]{1,61}[a-z0-9]$/, { error: 'must be a blob container name like decisions' })
-      .default('decisions'),
+  DECISION_LOG_ENABLED: bool(true).describe('Record every decision in the decision log (docs/learning-loop.md).'),
+  DECISION_LOG_DIR: z
+    .preprocess(emptyToUndefined, z.string().default('.data/decisions'))
+    .describe('Local folder of the decision log and labels when no storage account is configured.'),
+  DECISION_LOG_CONTAINER: z
+    .preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .regex(/^[a-z0-9](?!.*--)[a-z0-9-]{1,61}[a-z0-9]$/, { error: 'must be a blob container name like decisions' })
+        .default('decisions'),
+    )
+    .describe("Blob container of the decision log and labels, on the models' storage account."),
+  DECISION_LOG_QUEUE_MAX: int(1, 1_000_000, 20_000).describe(
+    'Most decision records waiting to be written; more are dropped and counted (`learning.decisions.dropped`).',
   ),
-  DECISION_LOG_QUEUE_MAX: int(1, 1_000_000, 20_000),
-  DECISION_LOG_BATCH_MAX: int(1, 10_000, 1000),
-  DECISION_LOG_FLUSH_MS: int(1, 60_000, 1000),
-  DECISION_LOG_HASH_KEY: z.preprocess(
-    emptyToUndefined,
-    z.string().min(16, { error: 'must be at least 16 characters' }).default(DEV_DECISION_LOG_HASH_KEY),
+  DECISION_LOG_BATCH_MAX: int(1, 10_000, 1000).describe('Most decision records per write.'),
+  DECISION_LOG_FLUSH_MS: int(1, 60_000, 1000).describe('Longest a decision record waits for its write, ms.'),
+  DECISION_LOG_HASH_KEY: z
+    .preprocess(
+      emptyToUndefined,
+      z.string().min(16, { error: 'must be at least 16 characters' }).default(DEV_DECISION_LOG_HASH_KEY),
+    )
+    .describe(
+      'HMAC key of the keyed hashes that replace id fields in the decision log; default a public development key (`npm start` only). Azure reads it from Key Vault.',
+    ),
+  DECISION_LOG_HASH_KEY_SECRET_NAME: optStr.describe(
+    'Key Vault secret holding the decision log hash key (needs `KEY_VAULT_URL`); set in Azure.',
   ),
-  DECISION_LOG_HASH_KEY_SECRET_NAME: optStr,
-  DRIFT_WINDOW: int(100, 1_000_000, 10_000),
+  DRIFT_WINDOW: int(100, 1_000_000, 10_000).describe(
+    "Payments per model version in the drift monitor's sliding window (PSI against the training bins).",
+  ),
 };
 
 type LearningEnv = z.infer<z.ZodObject<typeof learningEnv>>;
