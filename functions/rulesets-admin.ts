@@ -5,7 +5,7 @@ import { jsonResponse, readJsonBody, withProblems } from '../lib/http/http-io';
 
 const ADMIN_BODY_LIMIT_BYTES = 4096;
 
-/** GET /api/rulesets/{name}: the version served here, the fleet pointer (active, previous, shadow, rejections), shadow counts. */
+/** GET /api/rulesets/{name}: the version served here, the fleet pointer (active, previous, candidate and its shares, rejections), shadow counts. */
 app.http('rulesetsStatus', {
   route: 'rulesets/{name}',
   methods: ['GET'],
@@ -37,14 +37,17 @@ app.http('rulesetsRollback', {
   ),
 });
 
-/** PUT /api/rulesets/{name}/shadow `{ "candidate": "1.1.0" | null }`: evaluates a version beside the active one. */
-app.http('rulesetsShadow', {
-  route: 'rulesets/{name}/shadow',
+/**
+ * PUT /api/rulesets/{name}/traffic `{ "candidate": "1.1.0", "canaryPercent": 10, "shadowPercent": 0 }`: the
+ * candidate decides for a stable share of users and is evaluated in shadow for a share of the other payments.
+ */
+app.http('rulesetsTraffic', {
+  route: 'rulesets/{name}/traffic',
   methods: ['PUT'],
   authLevel: 'admin',
   handler: withProblems(async (request) => {
     const rulesets = (await sharedEngine()).rulesets;
     const body = await readJsonBody(request, ADMIN_BODY_LIMIT_BYTES);
-    return jsonResponse(200, await rulesets.shadow(request.params['name'] ?? '', body));
+    return jsonResponse(200, await rulesets.traffic(request.params['name'] ?? '', body));
   }),
 });

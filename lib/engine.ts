@@ -91,7 +91,7 @@ export class Engine {
   }
 
   /**
-   * Ruleset rollout: `handleUpload` (blob trigger), `status` / `promote` / `rollback` / `shadow` (admin API).
+   * Ruleset rollout: `handleUpload` (blob trigger), `status` / `promote` / `rollback` / `traffic` (admin API).
    * @throws AppError `not_found` when no ruleset is configured.
    */
   get rulesets(): RulesetRollout {

@@ -7,6 +7,8 @@ $app = $env:SERVICE_API_NAME; if (-not $app) { throw 'SERVICE_API_NAME is not se
 $hosting = if ($env:HOSTING) { $env:HOSTING } else { 'containerapps' }
 $topic = $env:AZURE_EVENTGRID_SYSTEM_TOPIC_NAME; if (-not $topic) { throw 'AZURE_EVENTGRID_SYSTEM_TOPIC_NAME is not set' }
 $container = if ($env:MODELS_CONTAINER) { $env:MODELS_CONTAINER } else { 'models' }
+$rfn = if ($env:RULESET_TRIGGER_FUNCTION_NAME) { $env:RULESET_TRIGGER_FUNCTION_NAME } else { 'rulesetBlob' }
+$rcontainer = if ($env:RULESETS_CONTAINER) { $env:RULESETS_CONTAINER } else { $container }
 $attempts = if ($env:POSTDEPLOY_KEY_ATTEMPTS) { [int]$env:POSTDEPLOY_KEY_ATTEMPTS } else { 30 }
 
 # The decision log's hash key (DECISION_LOG_HASH_KEY_SECRET_NAME): created once, never rotated by a deployment.
@@ -44,15 +46,21 @@ for ($i = 1; $i -le $attempts; $i++) {
 }
 if (-not $key) { throw "postdeploy: no blobs_extension key after $attempts attempts: is $fn registered with source 'EventGrid' and the app running? (docs/deploy.md)" }
 
-az eventgrid system-topic event-subscription create `
-  -g $rg --system-topic-name $topic -n models-blob-created `
-  --endpoint-type webhook `
-  --endpoint "$baseUrl/runtime/webhooks/blobs?functionName=Host.Functions.$fn&code=$key" `
-  --included-event-types Microsoft.Storage.BlobCreated `
-  --subject-begins-with "/blobServices/default/containers/$container/blobs/" `
-  --subject-ends-with .onnx `
-  --max-events-per-batch 1 --preferred-batch-size-in-kilobytes 64 `
-  --max-delivery-attempts 30 --event-ttl 1440 `
-  --output none
-if ($LASTEXITCODE -ne 0) { throw 'postdeploy: creating the Event Grid subscription failed' }
-Write-Host "postdeploy: Event Grid subscription models-blob-created -> $fn (container $container)"
+# Subscribe NAME FUNCTION SUBJECT_PREFIX SUBJECT_SUFFIX
+function Subscribe([string]$name, [string]$function, [string]$prefix, [string]$suffix) {
+  az eventgrid system-topic event-subscription create `
+    -g $rg --system-topic-name $topic -n $name `
+    --endpoint-type webhook `
+    --endpoint "$baseUrl/runtime/webhooks/blobs?functionName=Host.Functions.$function&code=$key" `
+    --included-event-types Microsoft.Storage.BlobCreated `
+    --subject-begins-with $prefix `
+    --subject-ends-with $suffix `
+    --max-events-per-batch 1 --preferred-batch-size-in-kilobytes 64 `
+    --max-delivery-attempts 30 --event-ttl 1440 `
+    --output none
+  if ($LASTEXITCODE -ne 0) { throw "postdeploy: creating the Event Grid subscription $name failed" }
+  Write-Host "postdeploy: Event Grid subscription $name -> $function ($prefix*$suffix)"
+}
+
+Subscribe 'models-blob-created' $fn "/blobServices/default/containers/$container/blobs/" '.onnx'
+Subscribe 'rulesets-blob-created' $rfn "/blobServices/default/containers/$rcontainer/blobs/rulesets/" '.json'

@@ -5,8 +5,10 @@
 #      image in the template and its health probes.
 #   2. Waits (bounded) for the host's `blobs_extension` system key, which the host creates when it loads a
 #      blob trigger with source 'EventGrid'.
-#   3. Creates (or updates) the Event Grid subscription `models-blob-created`: BlobCreated events for
-#      `*.onnx` in the models container -> the blob extension webhook of BLOB_TRIGGER_FUNCTION_NAME.
+#   3. Creates (or updates) the Event Grid subscriptions (BlobCreated events -> the blob extension webhook):
+#      `models-blob-created`: `*.onnx` in the models container -> BLOB_TRIGGER_FUNCTION_NAME;
+#      `rulesets-blob-created`: `rulesets/**.json` in RULESETS_CONTAINER (default: the models container)
+#      -> RULESET_TRIGGER_FUNCTION_NAME.
 # Needs az (logged in, `containerapp` extension) and azd. Idempotent. Verified only in Azure.
 set -eu
 
@@ -16,6 +18,8 @@ app="${SERVICE_API_NAME:?SERVICE_API_NAME is not set (run through azd)}"
 hosting="${HOSTING:-containerapps}"
 topic="${AZURE_EVENTGRID_SYSTEM_TOPIC_NAME:?AZURE_EVENTGRID_SYSTEM_TOPIC_NAME is not set}"
 container="${MODELS_CONTAINER:-models}"
+rfn="${RULESET_TRIGGER_FUNCTION_NAME:-rulesetBlob}"
+rcontainer="${RULESETS_CONTAINER:-$container}"
 attempts="${POSTDEPLOY_KEY_ATTEMPTS:-30}"
 
 # The decision log's hash key (DECISION_LOG_HASH_KEY_SECRET_NAME): created once, never rotated by a deployment
@@ -53,14 +57,20 @@ if [ -z "$key" ]; then
   exit 1
 fi
 
-az eventgrid system-topic event-subscription create \
-  -g "$rg" --system-topic-name "$topic" -n models-blob-created \
-  --endpoint-type webhook \
-  --endpoint "${base_url}/runtime/webhooks/blobs?functionName=Host.Functions.${fn}&code=${key}" \
-  --included-event-types Microsoft.Storage.BlobCreated \
-  --subject-begins-with "/blobServices/default/containers/${container}/blobs/" \
-  --subject-ends-with .onnx \
-  --max-events-per-batch 1 --preferred-batch-size-in-kilobytes 64 \
-  --max-delivery-attempts 30 --event-ttl 1440 \
-  --output none
-echo "postdeploy: Event Grid subscription models-blob-created -> ${fn} (container ${container})"
+# subscribe NAME FUNCTION SUBJECT_PREFIX SUBJECT_SUFFIX
+subscribe() {
+  az eventgrid system-topic event-subscription create \
+    -g "$rg" --system-topic-name "$topic" -n "$1" \
+    --endpoint-type webhook \
+    --endpoint "${base_url}/runtime/webhooks/blobs?functionName=Host.Functions.$2&code=${key}" \
+    --included-event-types Microsoft.Storage.BlobCreated \
+    --subject-begins-with "$3" \
+    --subject-ends-with "$4" \
+    --max-events-per-batch 1 --preferred-batch-size-in-kilobytes 64 \
+    --max-delivery-attempts 30 --event-ttl 1440 \
+    --output none
+  echo "postdeploy: Event Grid subscription $1 -> $2 ($3*$4)"
+}
+
+subscribe models-blob-created "$fn" "/blobServices/default/containers/${container}/blobs/" .onnx
+subscribe rulesets-blob-created "$rfn" "/blobServices/default/containers/${rcontainer}/blobs/rulesets/" .json

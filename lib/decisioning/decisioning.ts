@@ -1,5 +1,6 @@
 /**
- * Decisioning on one instance: the active ruleset (swapped atomically), an optional shadow ruleset, list
+ * Decisioning on one instance: the active ruleset (swapped atomically), an optional candidate (deciding
+ * for its canary share of users, evaluated off the decision for its shadow share of payments), list
  * membership (prefetched before evaluation, behind L1) and the lists admin operations. The scorer calls
  * {@link Decisioning.prepare} beside the context lookup and {@link Decisioning.decide} after inference.
  */
@@ -8,11 +9,16 @@ import type { ListMemberships } from './cel-environment';
 import type { CompiledRuleset } from './compile-ruleset';
 import { evaluateRuleset, type DecisionInput, type DecisionOutcome, type RuleDecision } from './evaluate-ruleset';
 import type { ListLookup } from './list-lookup';
+import type { RulesetTraffic } from './ruleset-pointer';
+import { inRulesetCanary, inRulesetShadow } from './ruleset-traffic';
 import { MAX_PAGE, type ListPage } from './list-store';
 import { listValueProblem, parseAddBody } from './list-values';
 import type { ListKeyField } from './ruleset-schema';
 
-/** A ruleset and the memberships prefetched for it, for one event (a swap in between does not mix them). */
+/**
+ * The ruleset that decides one event (the candidate for a canary user, else the active one) and the
+ * memberships prefetched for it (a swap in between does not mix them).
+ */
 export interface Prepared {
   readonly ruleset: CompiledRuleset;
   readonly lists: ListMemberships;
@@ -39,12 +45,15 @@ export interface DecisioningEvents {
   ruleErrors(e: { readonly ruleset: string; readonly version: string; readonly ruleIds: readonly string[] }): void;
   /** The active ruleset changed on this instance. */
   swapped(e: { readonly name: string; readonly from: string | undefined; readonly to: string }): void;
+  /** The candidate or its shares changed on this instance (`undefined`: no candidate). */
+  trafficChanged(e: RulesetTraffic | undefined): void;
 }
 
 /** Decisioning state of one instance. */
 export class Decisioning {
   private active: CompiledRuleset | undefined;
-  private shadowRs: CompiledRuleset | undefined;
+  private candidateRs: CompiledRuleset | undefined;
+  private split: RulesetTraffic | undefined;
   private shadowStats: { evaluated: number; changed: number; byDirection: Record<string, number> } | undefined;
 
   constructor(
@@ -67,24 +76,66 @@ export class Decisioning {
     if (from !== rs.version || this.active.name !== rs.name) this.on.swapped?.({ name: rs.name, from, to: rs.version });
   }
 
-  /** Evaluates `rs` beside the active ruleset off the decision (counts changes); `undefined` stops. */
-  setShadow(rs: CompiledRuleset | undefined): void {
-    this.shadowRs = rs;
-    this.shadowStats = rs === undefined ? undefined : { evaluated: 0, changed: 0, byDirection: {} };
+  /** The candidate's split in force here (`undefined`: the active ruleset decides every payment). */
+  get traffic(): RulesetTraffic | undefined {
+    return this.split;
   }
 
-  /** What the shadow ruleset would have changed so far. */
+  /**
+   * Sets the candidate `rs` and its shares (`split.candidate` must be `rs.version`); `undefined` ends it.
+   * The shadow counts restart when the candidate changes.
+   */
+  setCandidate(rs: CompiledRuleset | undefined, split: RulesetTraffic | undefined): void {
+    const next = rs === undefined || split === undefined ? undefined : { ...split, candidate: rs.version };
+    const prev = this.split;
+    if (this.candidateRs !== rs) this.shadowStats = undefined;
+    this.candidateRs = next === undefined ? undefined : rs;
+    this.split = next;
+    if (next !== undefined) this.shadowStats ??= { evaluated: 0, changed: 0, byDirection: {} };
+    const same =
+      prev?.candidate === next?.candidate &&
+      prev?.canaryPercent === next?.canaryPercent &&
+      prev?.shadowPercent === next?.shadowPercent;
+    if (!same) this.on.trafficChanged?.(next);
+  }
+
+  /** What the candidate would have changed so far, over the payments it shadowed. */
   shadowReport(): ShadowReport | undefined {
     const s = this.shadowStats;
-    if (s === undefined || this.shadowRs === undefined || this.active === undefined) return undefined;
-    return { active: this.active.version, candidate: this.shadowRs.version, ...s, byDirection: { ...s.byDirection } };
+    if (s === undefined || this.candidateRs === undefined || this.active === undefined) return undefined;
+    return {
+      active: this.active.version,
+      candidate: this.candidateRs.version,
+      ...s,
+      byDirection: { ...s.byDirection },
+    };
   }
 
-  /** Prefetches the list memberships the active (and shadow) ruleset needs for `event`: one store round trip at most. */
+  /** The version that decides for `userId` now: the candidate's within its canary share, else the active one. */
+  versionFor(userId: string): string | undefined {
+    const c = this.candidateRs;
+    const s = this.split;
+    return c !== undefined && s !== undefined && inRulesetCanary(userId, s.canaryPercent)
+      ? c.version
+      : this.active?.version;
+  }
+
+  /**
+   * Picks the ruleset that decides `event` (the candidate for a user in its canary share), and the candidate
+   * in shadow for its share of the other payments; prefetches the list memberships they need (one store
+   * round trip at most).
+   */
   async prepare(event: Readonly<Record<string, unknown>>): Promise<Prepared | undefined> {
-    const rs = this.active;
-    if (rs === undefined) return undefined;
-    const shadow = this.shadowRs;
+    const active = this.active;
+    if (active === undefined) return undefined;
+    const c = this.candidateRs;
+    const s = this.split;
+    const canary = c !== undefined && s !== undefined && inRulesetCanary(String(event['userId']), s.canaryPercent);
+    const rs = canary ? c : active;
+    const shadow =
+      !canary && c !== undefined && s !== undefined && inRulesetShadow(String(event['transactionId']), s.shadowPercent)
+        ? c
+        : undefined;
     const uses = shadow === undefined ? rs.listsUsed : [...rs.listsUsed, ...shadow.listsUsed];
     const lists = uses.length === 0 ? new Map<string, boolean>() : await this.lookup.memberships(uses, event);
     return shadow === undefined ? { ruleset: rs, lists } : { ruleset: rs, lists, shadow: { ruleset: shadow, lists } };
@@ -99,7 +150,7 @@ export class Decisioning {
         version: p.ruleset.version,
         ruleIds: out.errors.map((e) => e.ruleId),
       });
-    if (p.shadow !== undefined && this.shadowStats !== undefined && this.shadowRs === p.shadow.ruleset)
+    if (p.shadow !== undefined && this.shadowStats !== undefined && this.candidateRs === p.shadow.ruleset)
       this.countShadow(out.decision, evaluateRuleset(p.shadow.ruleset, { ...input, lists: p.shadow.lists }).decision);
     return { ...out, ruleset: { name: p.ruleset.name, version: p.ruleset.version } };
   }

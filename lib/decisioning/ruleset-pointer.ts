@@ -1,6 +1,6 @@
 /**
- * The fleet pointer of a ruleset: which version is active, the previous ones (rollback), a shadow
- * candidate, and the last rejections. On Redis (key `{prefix}ruleset:v1:{name}:state`, compare-and-set in Lua
+ * The fleet pointer of a ruleset: which version is active, the previous ones (rollback), a candidate with
+ * its canary and shadow shares, and the last rejections. On Redis (key `{prefix}ruleset:v1:{name}:state`, compare-and-set in Lua
  * that also publishes `{ name, generation }` on `{prefix}ruleset:v1:changed`, as the model fleet pointer does)
  * or in-process without Redis.
  */
@@ -19,14 +19,21 @@ export interface RulesetRejection {
   readonly at: string;
 }
 
+/** A candidate version and its shares (percent, 0–100): canary of users, shadow of payments. */
+export interface RulesetTraffic {
+  readonly candidate: string;
+  readonly canaryPercent: number;
+  readonly shadowPercent: number;
+}
+
 /** The pointer's state. */
 export interface RulesetState {
   readonly generation: number;
   readonly active: string | undefined;
   /** Earlier active versions, newest first. */
   readonly previous: readonly string[];
-  /** Evaluated beside the active version, off the decision (shadow). */
-  readonly shadow: string | undefined;
+  /** The candidate: decides for its canary share of users, evaluated off the decision for its shadow share. */
+  readonly traffic: RulesetTraffic | undefined;
   readonly rejections: readonly RulesetRejection[];
 }
 
@@ -35,7 +42,7 @@ export const EMPTY_STATE: RulesetState = {
   generation: 0,
   active: undefined,
   previous: [],
-  shadow: undefined,
+  traffic: undefined,
   rejections: [],
 };
 
@@ -125,7 +132,11 @@ export class RedisRulesetPointerStore implements RulesetPointerStore {
   async read(name: string): Promise<RulesetState> {
     const [g, s] = await this.call((r) => r.hmget(`${this.prefix}ruleset:v1:${name}:state`, 'generation', 'state'));
     if (s === null || s === undefined) return EMPTY_STATE;
-    return { ...(JSON.parse(s) as RulesetState), generation: Number(g ?? 0) };
+    const { shadow, ...state } = JSON.parse(s) as RulesetState & { shadow?: string };
+    // a state written before canaries had `shadow: version` (evaluated on every payment)
+    const traffic =
+      state.traffic ?? (shadow === undefined ? undefined : { candidate: shadow, canaryPercent: 0, shadowPercent: 100 });
+    return { ...state, traffic, generation: Number(g ?? 0) };
   }
 
   async update(

@@ -2,15 +2,15 @@
  * Ruleset rollout, like models: an upload (`rulesets/{name}/{version}.json`, blob trigger) is validated
  * (schema, compile, golden cases) and, if good, published as the fleet pointer's active version; every
  * instance follows the pointer (pub/sub + reconcile) and swaps atomically. A refused upload is recorded and
- * the previous ruleset keeps serving. Admin: status, promote, rollback, shadow.
+ * the previous ruleset keeps serving. Admin: status, promote, rollback, traffic (canary and shadow).
  */
-import { z } from 'zod';
 import { AppError, toAppError } from '../errors/errors';
 import type { Timers } from '../time/timers';
 import type { CompiledRuleset } from './compile-ruleset';
 import type { Decisioning } from './decisioning';
 import { loadRuleset } from './load-ruleset';
 import { MAX_HISTORY, type RulesetPointerStore, type RulesetState } from './ruleset-pointer';
+import { activate, parseTrafficBody, parseVersionBody, rollBack, setTraffic } from './ruleset-traffic';
 import { parseRulesetPath, type RulesetRepository } from './ruleset-repository';
 
 /**
@@ -41,14 +41,12 @@ export interface RulesetStatus {
   readonly shadow: ReturnType<Decisioning['shadowReport']>;
 }
 
-const versionBody = z.strictObject({ version: z.string().min(1).max(64) });
-const shadowBody = z.strictObject({ candidate: z.string().min(1).max(64).nullable() });
-
 /** Ruleset rollout on one instance. */
 export class RulesetRollout {
   private timer: unknown;
   private disposed = false;
   private converging: Promise<void> | undefined;
+  private again: Promise<void> | undefined;
   private readonly loaded = new Map<string, CompiledRuleset>();
 
   private readonly listener = (name: string): void => {
@@ -85,9 +83,19 @@ export class RulesetRollout {
     return rs;
   }
 
-  /** Follows the pointer: swaps to its active version and sets its shadow (single-flight). */
+  /**
+   * Follows the pointer: swaps to its active version and sets its candidate (single-flight). A call while
+   * one runs queues one more pass after it, so a change announced mid-pass is not missed.
+   */
   converge(): Promise<void> {
-    this.converging ??= this.follow().finally(() => (this.converging = undefined));
+    if (this.converging !== undefined) {
+      this.again ??= this.converging.then(() => {
+        this.again = undefined;
+        return this.converge();
+      });
+      return this.again;
+    }
+    this.converging = this.follow().finally(() => (this.converging = undefined));
     return this.converging;
   }
 
@@ -99,18 +107,21 @@ export class RulesetRollout {
       return; // the next reconcile retries
     }
     const d = this.deps.decisioning;
-    for (const [version, apply] of [
-      [state.active, (rs: CompiledRuleset) => d.swap(rs)],
-      [state.shadow, (rs: CompiledRuleset) => d.setShadow(rs)],
-    ] as const) {
-      if (version === undefined) continue;
+    if (state.active !== undefined) {
       try {
-        apply(await this.compiled(version));
+        d.swap(await this.compiled(state.active));
       } catch (err) {
-        this.deps.on?.followFailed?.({ version, reason: toAppError(err).message });
+        this.deps.on?.followFailed?.({ version: state.active, reason: toAppError(err).message });
       }
     }
-    if (state.shadow === undefined) d.setShadow(undefined);
+    const t = state.traffic;
+    if (t === undefined) return d.setCandidate(undefined, undefined);
+    try {
+      d.setCandidate(await this.compiled(t.candidate), t);
+    } catch (err) {
+      d.setCandidate(undefined, undefined); // every user on the active version rather than a stale candidate
+      this.deps.on?.followFailed?.({ version: t.candidate, reason: toAppError(err).message });
+    }
   }
 
   /**
@@ -149,44 +160,41 @@ export class RulesetRollout {
     return { name: rs.name, version: rs.version, generation: s.generation };
   }
 
-  /** `POST /api/rulesets/{name}/promote { version }`: a version present in the container becomes active. */
+  /**
+   * `POST /api/rulesets/{name}/promote { version }`: a version present in the container becomes active (a
+   * split whose candidate it is ends). @throws AppError `validation_failed`, `not_found`, `ruleset_invalid`.
+   */
   async promote(name: string, body: unknown): Promise<RulesetStatus> {
     this.check(name);
-    const parsed = versionBody.safeParse(body);
-    if (!parsed.success)
-      throw new AppError('validation_failed', 'Expected { "version": "..." }.', {
-        errors: [{ path: 'version', message: 'is required' }],
-      });
-    await this.compiled(parsed.data.version); // validated before it is published
+    const version = parseVersionBody(body);
+    await this.compiled(version); // validated before it is published
     const serving = this.deps.decisioning.ruleset?.version;
-    await this.deps.store.update(name, (cur) => activate(cur, parsed.data.version, serving));
+    await this.deps.store.update(name, (cur) => activate(cur, version, serving));
     await this.converge();
     return this.status(name);
   }
 
-  /** `POST /api/rulesets/{name}/rollback`: back to the previous active version. */
+  /** `POST /api/rulesets/{name}/rollback`: back to the previous active version; any canary or shadow ends. */
   async rollback(name: string): Promise<RulesetStatus> {
     this.check(name);
-    await this.deps.store.update(name, (cur) => {
-      const [prev, ...rest] = cur.previous;
-      if (prev === undefined) throw new AppError('conflict', 'No previous ruleset version to roll back to.');
-      return { ...cur, active: prev, previous: rest };
-    });
+    await this.deps.store.update(name, rollBack);
     await this.converge();
     return this.status(name);
   }
 
-  /** `PUT /api/rulesets/{name}/shadow { candidate | null }`: evaluate a version beside the active one. */
-  async shadow(name: string, body: unknown): Promise<RulesetStatus> {
+  /**
+   * `PUT /api/rulesets/{name}/traffic { candidate, canaryPercent?, shadowPercent? }`: the candidate decides
+   * for `canaryPercent` of users (stable per user on every instance) and is evaluated off the decision for
+   * `shadowPercent` of the other payments; both 0 ends it.
+   * @throws AppError `validation_failed` naming every invalid field, `conflict` (the active version), or the
+   * candidate's load error (`not_found`, `ruleset_invalid`).
+   */
+  async traffic(name: string, body: unknown): Promise<RulesetStatus> {
     this.check(name);
-    const parsed = shadowBody.safeParse(body);
-    if (!parsed.success)
-      throw new AppError('validation_failed', 'Expected { "candidate": "..." | null }.', {
-        errors: [{ path: 'candidate', message: 'is required' }],
-      });
-    const candidate = parsed.data.candidate ?? undefined;
-    if (candidate !== undefined) await this.compiled(candidate);
-    await this.deps.store.update(name, (cur) => (cur.shadow === candidate ? undefined : { ...cur, shadow: candidate }));
+    const split = parseTrafficBody(body);
+    if (split.canaryPercent > 0 || split.shadowPercent > 0) await this.compiled(split.candidate);
+    const serving = this.deps.decisioning.ruleset?.version;
+    await this.deps.store.update(name, (cur) => setTraffic(cur, split, serving));
     await this.converge();
     return this.status(name);
   }
@@ -211,16 +219,4 @@ export class RulesetRollout {
     this.deps.timers.clearTimeout(this.timer);
     await this.deps.store.dispose();
   }
-}
-
-/** `version` becomes active; the one before (the pointer's, else the shipped one `serving`) is kept for rollback. */
-function activate(
-  cur: RulesetState,
-  version: string,
-  serving: string | undefined,
-): Omit<RulesetState, 'generation'> | undefined {
-  if (cur.active === version) return undefined;
-  const before = cur.active ?? serving;
-  const previous = before === undefined ? cur.previous : [before, ...cur.previous].slice(0, MAX_HISTORY);
-  return { ...cur, active: version, previous, shadow: cur.shadow === version ? undefined : cur.shadow };
 }

@@ -1,15 +1,19 @@
 /**
  * Decisioning through the real functions on the local host, with Redis lists: a blocked user declines with
  * the block rule, another user answers as the model's thresholds say; the batch endpoint and the Service Bus
- * path decide exactly as the single endpoint; every response names the ruleset.
+ * path decide exactly as the single endpoint; every response names the ruleset; under a ruleset canary the
+ * response and `x-ruleset-version` name the version that decided for the user.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { configureSharedEngine, inProcessBus } from '../../lib/app';
 import { InProcessTopicPublisher } from '../../lib/async/result-publisher';
+import { FolderRulesetRepository } from '../../lib/decisioning/ruleset-repository';
+import { inRulesetCanary } from '../../lib/decisioning/ruleset-traffic';
 import { inlineBackendFactory } from '../../lib/inference/ort-session';
 import { LocalHost } from '../../local/host';
 import { ServiceBusEmulator } from '../../local/service-bus-emulator';
@@ -27,8 +31,15 @@ describe('decisioning over HTTP and Service Bus (local host, Redis lists)', () =
   const bus = inProcessBus();
   let host: LocalHost;
   let sb: ServiceBusEmulator;
+  // the rulesets "container": the shipped 1.0.0 and a candidate 1.1.0 (same rules: only the version differs)
+  const container = mkdtempSync(path.join(tmpdir(), 'rulesets-'));
 
   before(async () => {
+    const shipped = readFileSync(path.join(ROOT, 'rulesets/fraud-rules/1.0.0.json'), 'utf8');
+    mkdirSync(path.join(container, 'fraud-rules'));
+    writeFileSync(path.join(container, 'fraud-rules/1.0.0.json'), shipped);
+    const candidate = { ...(JSON.parse(shipped) as Record<string, unknown>), version: '1.1.0' };
+    writeFileSync(path.join(container, 'fraud-rules/1.1.0.json'), JSON.stringify(candidate));
     Object.assign(process.env, {
       REDIS_URL: 'redis://127.0.0.1:6379',
       REDIS_KEY_PREFIX: r.prefix,
@@ -44,6 +55,7 @@ describe('decisioning over HTTP and Service Bus (local host, Redis lists)', () =
         graphOptimization: 'all',
       }),
       publisher: new InProcessTopicPublisher(bus, 'risk-completed', false),
+      decisioning: { repository: new FolderRulesetRepository(container) },
     });
     sb = new ServiceBusEmulator({ bus, maxDeliveryCount: 10, maxMessageBatchSize: 16 });
     host = await LocalHost.create({
@@ -58,6 +70,7 @@ describe('decisioning over HTTP and Service Bus (local host, Redis lists)', () =
     await sb.stop();
     await host.dispose();
     await r.cleanup();
+    rmSync(container, { recursive: true, force: true });
   });
 
   const blocked = `u-blocked-${randomUUID()}`;
@@ -163,5 +176,41 @@ describe('decisioning over HTTP and Service Bus (local host, Redis lists)', () =
       method: 'DELETE',
     });
     assert.equal(missing.status, 404);
+  });
+
+  it('under a ruleset canary each user is decided by one version, named in the body and x-ruleset-version', async () => {
+    const put = (body: unknown): Promise<Response> =>
+      fetch(`${host.url}/api/rulesets/fraud-rules/traffic`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const bad = await put({ candidate: '1.1.0', canaryPercent: 150, extra: true });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.headers.get('content-type'), 'application/problem+json');
+    const problem = (await bad.json()) as { errors: { path: string }[] };
+    assert.deepEqual(problem.errors.map((e) => e.path).sort(), ['canaryPercent', 'extra']);
+
+    const set = await put({ candidate: '1.1.0', canaryPercent: 50 });
+    assert.equal(set.status, 200, await set.clone().text());
+    const seen = new Set<string>();
+    for (let i = 0; i < 12; i++) {
+      const userId = `canary-user-${i}`; // fixed ids: the split over them is fixed too (both versions occur)
+      const res = await post(`${host.url}/api/score`, JSON.stringify(validEvent({ userId })));
+      const expected = inRulesetCanary(userId, 50) ? '1.1.0' : '1.0.0';
+      assert.deepEqual(res.json['ruleset'], { name: 'fraud-rules', version: expected }, userId);
+      assert.equal(res.headers.get('x-ruleset-version'), expected, userId);
+      const again = await post(`${host.url}/api/score`, JSON.stringify(validEvent({ userId })));
+      assert.equal(again.headers.get('x-ruleset-version'), expected, `${userId} again`);
+      seen.add(expected);
+    }
+    assert.equal(seen.size, 2, 'both versions decided for some of the 12 users');
+
+    const off = await put({ candidate: '1.1.0' }); // both shares 0: the candidate ends
+    assert.equal(off.status, 200);
+    const status = (await (await fetch(`${host.url}/api/rulesets/fraud-rules`)).json()) as {
+      pointer: { traffic?: unknown };
+    };
+    assert.equal(status.pointer.traffic, undefined);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Ruleset rollout against Azurite (blob container `models`, prefix `rulesets/`) and real Redis: two instances
  * share the pointer; an upload validated on one swaps both; a ruleset that does not compile is rejected naming
- * the rule id and the previous one keeps serving; rollback, promote and shadow (changed decisions by direction).
+ * the rule id and the previous one keeps serving; rollback, promote, shadow (changed decisions by direction) and
+ * a canary that routes each user to the same version on both instances.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { loadRuleset } from '../../lib/decisioning/load-ruleset';
 import { RedisRulesetPointerStore } from '../../lib/decisioning/ruleset-pointer';
 import { BlobRulesetRepository, rulesetBlobName } from '../../lib/decisioning/ruleset-repository';
 import { GOLDEN_THRESHOLDS, RulesetRollout } from '../../lib/decisioning/ruleset-rollout';
+import { inRulesetCanary } from '../../lib/decisioning/ruleset-traffic';
 import { AppError } from '../../lib/errors/errors';
 import { within } from '../support/eventually';
 import { testRedis } from '../support/redis';
@@ -37,6 +39,8 @@ interface Instance {
   decisioning: Decisioning;
   rollout: RulesetRollout;
   swapped: (version: string) => Promise<void>;
+  /** Resolves when this instance applies the split `candidate:canaryPercent:shadowPercent` (`none`: no candidate). */
+  applied: (split: string) => Promise<void>;
 }
 
 describe('ruleset rollout (Azurite + Redis, two instances)', () => {
@@ -55,10 +59,15 @@ describe('ruleset rollout (Azurite + Redis, two instances)', () => {
 
   async function instance(): Promise<Instance> {
     const waiters = new Map<string, () => void>();
+    const splits = new Map<string, () => void>();
     const decisioning = new Decisioning(
       new ListLookup(new MemoryListStore(), { maxEntries: 10, ttlMs: 1000 }),
       loadRuleset(SHIPPED, GOLDEN_THRESHOLDS),
-      { swapped: (e) => waiters.get(e.to)?.() },
+      {
+        swapped: (e) => waiters.get(e.to)?.(),
+        trafficChanged: (t) =>
+          splits.get(t === undefined ? 'none' : `${t.candidate}:${t.canaryPercent}:${t.shadowPercent}`)?.(),
+      },
     );
     const rollout = new RulesetRollout({
       name: NAME,
@@ -74,6 +83,8 @@ describe('ruleset rollout (Azurite + Redis, two instances)', () => {
       rollout,
       swapped: (v: string) =>
         within(new Promise<void>((resolve) => waiters.set(v, resolve)), `instance swap to ${v}`, 10_000),
+      applied: (split: string) =>
+        within(new Promise<void>((resolve) => splits.set(split, resolve)), `instance split ${split}`, 10_000),
     };
     instances.push(i);
     return i;
@@ -155,7 +166,7 @@ describe('ruleset rollout (Azurite + Redis, two instances)', () => {
       }),
     );
     await upload('2.0.0', strict);
-    await a.rollout.shadow(NAME, { candidate: '2.0.0' });
+    await a.rollout.traffic(NAME, { candidate: '2.0.0', shadowPercent: 100 });
     const base = { merchantId: 'm', merchantCategory: '5411', country: 'FR', amount: 10, userId: 'u' };
     for (const channel of ['web', 'web', 'pos']) {
       const event = { ...base, channel };
@@ -178,5 +189,68 @@ describe('ruleset rollout (Azurite + Redis, two instances)', () => {
       changed: 2,
       byDirection: { 'approve→review': 2 },
     });
+  });
+
+  it('a canary sends each user to the same ruleset version on both instances, in its share; rollback ends it', async () => {
+    const [a, b] = instances as [Instance, Instance];
+    const bApplied = b.applied('2.0.0:30:0');
+    await a.rollout.traffic(NAME, { candidate: '2.0.0', canaryPercent: 30 });
+    await bApplied;
+    const event = (i: number): Record<string, unknown> => ({
+      transactionId: `t-${i}`,
+      userId: `user-${i}`,
+      merchantId: 'm',
+      merchantCategory: '5411',
+      country: 'FR',
+      amount: 10,
+      channel: 'pos',
+    });
+    const decidedBy = async (inst: Instance, e: Record<string, unknown>): Promise<string> => {
+      const p = await inst.decisioning.prepare(e);
+      assert.ok(p !== undefined, 'a ruleset is active');
+      const d = inst.decisioning.decide(p, {
+        event: e,
+        features: { new_device: 0 },
+        velocity: { count1h: 0 },
+        score: 0.01,
+        fallbackThresholds: { review: 0.2, decline: 0.7 },
+      });
+      return d.ruleset.version;
+    };
+    const n = 400;
+    let canary = 0;
+    for (let i = 0; i < n; i++) {
+      const [va, vb] = [await decidedBy(a, event(i)), await decidedBy(b, event(i))];
+      assert.equal(va, vb, `user-${i}: both instances use one version`);
+      assert.equal(va, inRulesetCanary(`user-${i}`, 30) ? '2.0.0' : '1.1.0', `user-${i}`);
+      if (va === '2.0.0') canary++;
+    }
+    assert.ok(canary > n * 0.2 && canary < n * 0.4, `30 % canary: ${canary} of ${n} users`);
+    assert.deepEqual((await b.rollout.status(NAME)).pointer.traffic, {
+      candidate: '2.0.0',
+      canaryPercent: 30,
+      shadowPercent: 0,
+    });
+
+    const bEnded = b.applied('none');
+    await a.rollout.rollback(NAME);
+    await bEnded;
+    for (let i = 0; i < 50; i++) assert.equal(await decidedBy(b, event(i)), '1.0.0', `user-${i} after rollback`);
+    assert.equal((await a.rollout.status(NAME)).pointer.traffic, undefined);
+  });
+
+  it('refuses a traffic body naming every invalid field, and the active version as candidate', async () => {
+    const [a] = instances as [Instance];
+    await assert.rejects(
+      a.rollout.traffic(NAME, { candidate: '', canaryPercent: 101, shadowPercent: 'x', extra: 1 }),
+      (err: unknown) =>
+        err instanceof AppError &&
+        err.code === 'validation_failed' &&
+        ['candidate', 'canaryPercent', 'shadowPercent', 'extra'].every((f) => err.errors.some((e) => e.path === f)),
+    );
+    await assert.rejects(
+      a.rollout.traffic(NAME, { candidate: '1.0.0', canaryPercent: 10 }),
+      (err: unknown) => err instanceof AppError && err.code === 'conflict',
+    );
   });
 });

@@ -209,6 +209,46 @@ describe('infra contract: bindings', () => {
     );
   });
 
+  it('the Event Grid hook subscribes the ruleset blob trigger to rulesets/*.json in its container', () => {
+    const fn = bindings.find(
+      (b) =>
+        b.binding.type === 'blobTrigger' &&
+        b.binding['source'] === 'EventGrid' &&
+        String(b.binding['path']).startsWith('%RULESETS_CONTAINER%/rulesets/'),
+    );
+    assert.ok(fn, 'a blob trigger with source EventGrid on %RULESETS_CONTAINER%/rulesets/');
+    assert.match(String(fn.binding['path']), /\.json$/, 'the ruleset trigger path ends with .json');
+    const sh = readFileSync(path.join(INFRA, 'scripts', 'postdeploy.sh'), 'utf8');
+    const ps = readFileSync(path.join(INFRA, 'scripts', 'postdeploy.ps1'), 'utf8');
+    assert.match(
+      sh,
+      new RegExp(`\\$\\{RULESET_TRIGGER_FUNCTION_NAME:-${fn.functionName}\\}`),
+      'postdeploy.sh default ruleset function name',
+    );
+    assert.match(ps, new RegExp(`else \\{ '${fn.functionName}' \\}`), 'postdeploy.ps1 default ruleset function name');
+    assert.match(sh, /rcontainer="\$\{RULESETS_CONTAINER:-\$container\}"/, 'postdeploy.sh ruleset container');
+    assert.match(
+      sh,
+      /subscribe rulesets-blob-created "\$rfn" "\/blobServices\/default\/containers\/\$\{rcontainer\}\/blobs\/rulesets\/" \.json/,
+      'postdeploy.sh subscribes rulesets/*.json to the ruleset trigger',
+    );
+    assert.match(
+      ps,
+      /Subscribe 'rulesets-blob-created' \$rfn "\/blobServices\/default\/containers\/\$rcontainer\/blobs\/rulesets\/" '\.json'/,
+      'postdeploy.ps1 subscribes rulesets/*.json to the ruleset trigger',
+    );
+    // the script's default container is the one the app reads RULESETS_CONTAINER from
+    const scope = fileScope(main);
+    for (const p of plans) {
+      const v: string | undefined = find(p, 'RULESETS_CONTAINER')?.value;
+      assert.equal(
+        v === undefined ? undefined : evaluate(v, scope),
+        evaluate('storage.outputs.modelsContainerName', scope),
+        `RULESETS_CONTAINER on ${p.plan} is the models container (the hook's default)`,
+      );
+    }
+  });
+
   it('the health probes in Bicep hit registered anonymous GET routes under host.json routePrefix', () => {
     const prefix = ((hostJson()['extensions'] as Record<string, Record<string, unknown>> | undefined)?.['http']?.[
       'routePrefix'
