@@ -6,7 +6,8 @@
  */
 import { z } from 'zod';
 import { inShare } from '../domain/traffic-share';
-import { AppError, type FieldError } from '../errors/errors';
+import { AppError } from '../errors/errors';
+import { parseBody } from '../errors/parse-body';
 import { MAX_HISTORY, type RulesetState, type RulesetTraffic } from './ruleset-pointer';
 
 export type { RulesetTraffic } from './ruleset-pointer';
@@ -39,17 +40,6 @@ const trafficBody = z.strictObject(
   { candidate: version, canaryPercent: percent.default(0), shadowPercent: percent.default(0) },
   { error: 'must be an object like { "candidate": "1.1.0", "canaryPercent": 10, "shadowPercent": 0 }' },
 );
-
-function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
-  const r = schema.safeParse(body);
-  if (r.success) return r.data;
-  const errors: FieldError[] = r.error.issues.map((i) =>
-    i.code === 'unrecognized_keys'
-      ? { path: i.keys.join(','), message: 'unknown field' }
-      : { path: i.path.map(String).join('.'), message: i.message },
-  );
-  throw new AppError('validation_failed', `${errors.length} invalid field(s).`, { errors });
-}
 
 /** `{ "version" }` of a promote. @throws AppError `validation_failed` naming every invalid field. */
 export function parseVersionBody(body: unknown): string {

@@ -3,7 +3,8 @@
  * rollback and traffic split. Bodies are validated strictly (every invalid field named, problem+json).
  */
 import { z } from 'zod';
-import { AppError, type FieldError } from '../errors/errors';
+import { AppError } from '../errors/errors';
+import { parseBody } from '../errors/parse-body';
 import type { FleetReadiness } from '../inference/readiness-views';
 import type { SessionManager } from '../inference/session-manager';
 import { MODEL_NAME_RE, MODEL_VERSION_RE } from '../models/manifest';
@@ -32,17 +33,6 @@ const trafficBody = z.strictObject(
   { candidate: version, canaryPercent: percent.default(0), shadowPercent: percent.default(0) },
   { error: 'must be an object like { "candidate": "1.2.0", "canaryPercent": 10, "shadowPercent": 0 }' },
 );
-
-function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
-  const r = schema.safeParse(body);
-  if (r.success) return r.data;
-  const errors: FieldError[] = r.error.issues.map((i) =>
-    i.code === 'unrecognized_keys'
-      ? { path: i.keys.join(','), message: 'unknown field' }
-      : { path: i.path.map(String).join('.'), message: i.message },
-  );
-  throw new AppError('validation_failed', `${errors.length} invalid field(s).`, { errors });
-}
 
 /** A version as the status shows it. */
 export interface VersionView extends ModelPointer {

@@ -1,0 +1,18 @@
+/** Parses a request body with a zod schema, or throws the one `validation_failed` problem naming every bad field. */
+import type { z } from 'zod';
+import { AppError, type FieldError } from './errors';
+
+/**
+ * @returns the parsed body.
+ * @throws AppError `validation_failed` whose `errors` name each invalid field (`a.b`) and each unknown one.
+ */
+export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const r = schema.safeParse(body);
+  if (r.success) return r.data;
+  const errors: FieldError[] = r.error.issues.map((i) =>
+    i.code === 'unrecognized_keys'
+      ? { path: i.keys.join(','), message: 'unknown field' }
+      : { path: i.path.map(String).join('.'), message: i.message },
+  );
+  throw new AppError('validation_failed', `${errors.length} invalid field(s).`, { errors });
+}
