@@ -10,13 +10,18 @@
 // TAP reporter, `ℹ tests N` in the spec reporter) closes the run.
 //
 // Timeouts, so that a hung test fails instead of hanging the run. `--test-timeout` means different things:
-// - Node 24 and later apply it to each test (nodejs/node#57672): a hung test fails naming itself, the other tests
-//   of its file still run, and `--test-force-exit` ends the file's process when its tests are done even if the hung
-//   test left a timer or socket open.
+// - Node 24 and later apply it to each test (nodejs/node#57672): a hung test fails naming itself, and the other
+//   tests of its file still run.
 // - Node 20 and 22 apply it to each test file as a whole: the file's process is stopped and the file is reported
 //   as timed out, by name. So the limit there is a per-file one, above the slowest file.
-// TEST_TIMEOUT_MS overrides the value passed. Files run one at a time (the machine has 2 cores, and the tests share
-// Redis and start servers).
+// TEST_TIMEOUT_MS overrides the value passed. Above both, a watchdog bounds the whole run (RUN_TIMEOUT_MS, default
+// 30 min): a file whose test left a timer or socket open never exits on Node 24, so after the per-test failure has
+// been printed the watchdog stops the runner and exits 1, saying what it waited for.
+// No `--test-force-exit`: with process isolation it can drop a file's last verdicts on Linux (the child exits with
+// its report still in the pipe to the runner) and the run still exits 0 with fewer tests (nodejs/node#64833). CI
+// saw it: the Node 24 pass counted 679 tests, 13 short of the 692 that ran. test/unit/run-tests.test.ts checks the
+// count on many short files and the watchdog on a file that never exits.
+// Files run one at a time (the machine has 2 cores, and the tests share Redis and start servers).
 // Plain JavaScript on purpose: it runs before anything else, with no dependency.
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
@@ -29,6 +34,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TEST_TIMEOUT_MS = 180_000;
 /** Per-file limit (Node 20 and 22, which apply --test-timeout to whole files). The slowest file took under 80 s. */
 const FILE_TIMEOUT_MS = 600_000;
+/** Bound on the whole run, above the slowest full run (under 10 min on a loaded 2-core machine). */
+const RUN_TIMEOUT_MS = 1_800_000;
 /** Whether this Node applies --test-timeout to each test rather than to each file. */
 export const perTestTimeout = (version = process.versions.node) => Number(version.split('.')[0]) >= 24;
 /** Folders whose files are helpers for the tests, never tests themselves. */
@@ -47,12 +54,13 @@ export function testFiles(dir, out = []) {
   return out.sort();
 }
 
-function timeoutMs() {
-  const raw = process.env.TEST_TIMEOUT_MS;
-  if (raw === undefined || raw === '') return perTestTimeout() ? TEST_TIMEOUT_MS : FILE_TIMEOUT_MS;
+/** A positive integer of milliseconds from the environment variable `name`, or `fallback` when unset. */
+function millisFromEnv(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n <= 0) {
-    console.error(`run-tests: TEST_TIMEOUT_MS must be a positive integer (milliseconds), got '${raw}'`);
+    console.error(`run-tests: ${name} must be a positive integer (milliseconds), got '${raw}'`);
     process.exit(2);
   }
   return n;
@@ -79,15 +87,33 @@ function main() {
     console.error(`run-tests: no *.test.js file under ${targets.join(', ')} (run \`npm run build\` first)`);
     process.exit(2);
   }
-  const timeout = timeoutMs();
+  const timeout = millisFromEnv('TEST_TIMEOUT_MS', perTestTimeout() ? TEST_TIMEOUT_MS : FILE_TIMEOUT_MS);
+  const runTimeout = millisFromEnv('RUN_TIMEOUT_MS', RUN_TIMEOUT_MS);
   console.log(
     `run-tests: ${unique.length} test files under ${targets.join(', ')} on Node ${process.version}, ` +
-      `--test-timeout=${timeout} (per ${perTestTimeout() ? 'test' : 'file'})`,
+      `--test-timeout=${timeout} (per ${perTestTimeout() ? 'test' : 'file'}), whole run within ${runTimeout} ms`,
   );
-  const args = ['--test', '--test-concurrency=1', `--test-timeout=${timeout}`, '--test-force-exit', ...unique];
-  const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit' });
-  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
+  const args = ['--test', '--test-concurrency=1', `--test-timeout=${timeout}`, ...unique];
+  // Its own process group, so that the watchdog stops the runner and the file processes it started together.
+  const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', detached: true });
+  const signalGroup = (sig) => {
+    try {
+      process.kill(-child.pid, sig);
+    } catch {
+      // the group has already exited
+    }
+  };
+  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => signalGroup(sig));
+  const watchdog = setTimeout(() => {
+    console.error(
+      `run-tests: the test runner had not ended after ${runTimeout} ms (RUN_TIMEOUT_MS); stopping it. ` +
+        'A test that timed out above, or a file that left a timer or socket open, kept it running.',
+    );
+    signalGroup('SIGKILL');
+    process.exit(1);
+  }, runTimeout);
   child.on('exit', (code, signal) => {
+    clearTimeout(watchdog);
     if (signal !== null) {
       console.error(`run-tests: the test runner was stopped by ${signal}`);
       process.exit(1);
