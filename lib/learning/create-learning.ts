@@ -48,7 +48,14 @@ export function learningStore(config: Config, blob: BlobStoreOptions = {}): Lear
     : new FolderLearningStore(config.learning.decisionLog.dir);
 }
 
-/** Reads the hash key (setting, or Key Vault secret). `undefined`, logged, when the vault cannot give it. */
+/** First and longest wait between two reads of the hash key while Key Vault cannot give it, ms. */
+const KEY_RETRY_FIRST_MS = 1_000;
+const KEY_RETRY_MAX_MS = 60_000;
+
+/**
+ * Reads the hash key (setting, or Key Vault secret). `undefined`, logged, when the vault cannot give it
+ * ({@link createLearning} then reads it again in the background).
+ */
 export async function readHashKey(
   config: Config,
   deps: Pick<LearningDeps, 'logger' | 'secretReader'>,
@@ -78,7 +85,7 @@ export async function readHashKey(
     return v;
   } catch {
     deps.logger.error(
-      'decision log: the hash key could not be read from Key Vault; decisions are dropped and counted',
+      'decision log: the hash key could not be read from Key Vault; decisions are dropped and counted until it is',
       {
         secretName: k.secretName,
       },
@@ -128,14 +135,52 @@ export async function createLearning(config: Config, deps: LearningDeps): Promis
   const key = s.decisionLog.enabled ? await readHashKey(config, deps) : undefined;
   const drift = new DriftMonitor(s.driftWindow);
   const unwatch = deps.metrics?.watchDrift(() => drift.readings());
-  return new Learning({
+  const timers = deps.timers ?? unrefTimers;
+  let stopKeyRetry = (): void => undefined;
+  const learning = new Learning({
     store,
     log,
     hash: key === undefined ? undefined : new KeyedHash(key),
     labels: new LabelStore(store, wallClock),
     drift,
-    ...(unwatch === undefined ? {} : { unwatch }),
+    unwatch: () => {
+      stopKeyRetry();
+      unwatch?.();
+    },
     wallClock,
     lost: (reason) => on.dropped?.({ count: 1, reason }),
   });
+  if (log !== undefined && key === undefined) {
+    // Key Vault did not give the key at start: read it again, backing off 1 s → 60 s, until it does.
+    let delay = KEY_RETRY_FIRST_MS;
+    let handle: unknown;
+    let stopped = false;
+    stopKeyRetry = () => {
+      stopped = true;
+      timers.clearTimeout(handle);
+    };
+    const retry = (): void => {
+      handle = timers.setTimeout(() => {
+        void readHashKey(config, { ...deps, logger: quiet(logger) }).then((k) => {
+          if (stopped) return;
+          if (k === undefined) return retry();
+          learning.useHashKey(new KeyedHash(k));
+          logger.info('decision log: the hash key was read from Key Vault; decisions are recorded again');
+        });
+      }, delay);
+      delay = Math.min(delay * 2, KEY_RETRY_MAX_MS);
+    };
+    retry();
+  }
+  return learning;
+}
+
+/** `logger` without its error lines (a failed retry is not logged again: the drops are counted). */
+function quiet(logger: Logger): Logger {
+  return {
+    debug: (m, f) => logger.debug(m, f),
+    info: (m, f) => logger.info(m, f),
+    warn: (m, f) => logger.warn(m, f),
+    error: () => undefined,
+  };
 }

@@ -16,7 +16,10 @@ export interface LearningParts {
   readonly store: LearningStore;
   /** `undefined` when the log is off (`DECISION_LOG_ENABLED=false`). */
   readonly log: DecisionLog | undefined;
-  /** `undefined` when the hash key could not be read: every decision is then dropped and counted. */
+  /**
+   * `undefined` while the hash key could not be read: every decision is then dropped and counted, until
+   * {@link Learning.useHashKey} gives it.
+   */
   readonly hash: KeyedHash | undefined;
   readonly labels: LabelStore;
   readonly drift: DriftMonitor;
@@ -24,13 +27,27 @@ export interface LearningParts {
   readonly wallClock: () => number;
   /** Counts a decision that could not even be queued (no key, a bug in building its record). */
   readonly lost: (reason: 'no_hash_key' | 'record_failed') => void;
-  /** Stops reporting drift readings (on dispose). */
+  /** Stops reporting drift readings, and any background read of the hash key (on dispose). */
   readonly unwatch?: () => void;
 }
 
 /** The runtime learning loop of one engine. */
 export class Learning {
-  constructor(private readonly p: LearningParts) {}
+  private hash: KeyedHash | undefined;
+
+  constructor(private readonly p: LearningParts) {
+    this.hash = p.hash;
+  }
+
+  /** Whether decisions are recorded (the log is on and has its hash key). */
+  get recording(): boolean {
+    return this.p.log !== undefined && this.hash !== undefined;
+  }
+
+  /** Gives the hash key read late (Key Vault answered after start): decisions are recorded from now on. */
+  useHashKey(hash: KeyedHash): void {
+    this.hash = hash;
+  }
 
   /** The scorer's `decided` handler: drift, then the decision log. Never throws. */
   scorerEvents(): Partial<ScorerEvents> {
@@ -45,9 +62,9 @@ export class Learning {
     }
     const log = this.p.log;
     if (log === undefined) return;
-    if (this.p.hash === undefined) return this.p.lost('no_hash_key');
+    if (this.hash === undefined) return this.p.lost('no_hash_key');
     try {
-      log.append(toDecisionRecord(d, this.p.hash, this.p.wallClock()));
+      log.append(toDecisionRecord(d, this.hash, this.p.wallClock()));
     } catch {
       this.p.lost('record_failed');
     }
