@@ -4,13 +4,18 @@
  * the same transaction is always on the same side), 80 % train, 20 % held out.
  */
 import { createHash } from 'node:crypto';
-import { FEATURE_NAMES, FEATURES } from '../features/featurizer';
+import { FEATURE_NAMES } from '../features/featurizer';
 import type { DatasetRow } from '../learning/dataset';
 import { driftReference } from '../learning/drift-bins';
 import { manifestSchema, type ModelManifest } from '../models/manifest';
-import { buildDenseModel, denseForward, type DenseModelSpec } from './onnx-writer';
-import { chooseThresholds, metricsAt, predictLogistic, rocAuc, trainLogistic } from './train';
-import { scoreWithOnnx } from './train-fraud-model';
+import {
+  goldenRecord,
+  LOGISTIC_ALGORITHM,
+  logisticManifestHead,
+  scoreWithOnnx,
+  thresholdMetrics,
+  trainLogisticOnnx,
+} from './train-logistic-onnx';
 
 /** A model and its manifest (the current model, to compare against). */
 export interface ModelFiles {
@@ -37,8 +42,6 @@ export interface HeldOutMetrics {
   readonly recallAtDecline: number;
 }
 
-const round6 = (v: number): number => (Number.isFinite(v) ? Math.round(v * 1e6) / 1e6 : 0);
-
 /** Whether a transaction is in the held-out 20 % (first byte of its sha256 below 51 of 256). */
 export function isHeldOut(transactionId: string): boolean {
   return (createHash('sha256').update(transactionId).digest()[0] as number) < 51;
@@ -60,15 +63,8 @@ function matrix(rows: readonly DatasetRow[]): { x: Float32Array; y: Uint8Array }
 }
 
 function heldOutMetrics(scores: ArrayLike<number>, y: Uint8Array, t: ModelManifest['thresholds']): HeldOutMetrics {
-  const review = metricsAt(scores, y, t.review);
-  const decline = metricsAt(scores, y, t.decline);
-  return {
-    rocAuc: round6(rocAuc(scores, y)),
-    precisionAtReview: round6(review.precision),
-    recallAtReview: round6(review.recall),
-    precisionAtDecline: round6(decline.precision),
-    recallAtDecline: round6(decline.recall),
-  };
+  const { reviewRate: _reviewRate, declineRate: _declineRate, ...heldOut } = thresholdMetrics(scores, y, t);
+  return heldOut;
 }
 
 /**
@@ -96,53 +92,29 @@ export async function trainFromDataset(
   log(`dataset: ${train.length} training rows, ${hold.length} held out`);
   const seed = opts.seed ?? 42;
   const epochs = opts.epochs ?? 20;
-  const model = trainLogistic(tr.x, tr.y, train.length, d, { epochs, learningRate: 0.02, l2: 1e-4, seed });
-  const trainScores = predictLogistic(model, tr.x, train.length);
-  const thresholds = chooseThresholds(trainScores, tr.y);
-  const spec: DenseModelSpec = {
-    inputName: 'features',
-    outputName: 'score',
-    inputSize: d,
-    mean: Float32Array.from(model.mean),
-    std: Float32Array.from(model.std),
-    layers: [{ weights: Float32Array.from(model.weights), bias: Float32Array.of(model.bias), activation: 'sigmoid' }],
-    producer: 'onnx-scoring-functions/train-model',
+  const fit = await trainLogisticOnnx({
+    xTrain: tr.x,
+    yTrain: tr.y,
+    nTrain: train.length,
+    xHold: ho.x,
+    nHold: hold.length,
+    d,
+    train: { epochs, learningRate: 0.02, l2: 1e-4, seed },
     docString: `Fraud score ${opts.version}: logistic regression on ${d} standardised features, trained on ${train.length} labelled decisions. Output = P(fraud).`,
-  };
-  const onnx = buildDenseModel(spec);
-  const scores = await scoreWithOnnx(onnx, ho.x, hold.length);
-  const ref = denseForward(spec, ho.x, hold.length);
-  for (let i = 0; i < hold.length; i++)
-    if (Math.abs((scores[i] as number) - (ref[i] as number)) > 1e-5)
-      throw new Error('ONNX and TypeScript scores differ');
-  const heldOut = heldOutMetrics(scores, ho.y, thresholds);
+  });
+  const heldOut = heldOutMetrics(fit.holdScores, ho.y, fit.thresholds);
   let current: HeldOutMetrics | undefined;
   if (opts.current !== undefined) {
     const cur = await scoreWithOnnx(opts.current.onnx, ho.x, hold.length);
     current = heldOutMetrics(cur, ho.y, opts.current.manifest.thresholds);
   }
   const goldenRows = Math.min(32, hold.length);
-  const goldenX = ho.x.slice(0, goldenRows * d);
-  const goldenScores = await scoreWithOnnx(onnx, goldenX, goldenRows);
   const prefixed = (m: HeldOutMetrics | undefined, prefix: string): Record<string, number> =>
     Object.fromEntries(
       Object.entries(m ?? {}).map(([k, v]) => [`${prefix}${k.charAt(0).toUpperCase()}${k.slice(1)}`, v as number]),
     );
   const manifest = manifestSchema.parse({
-    schemaVersion: 1,
-    name: 'fraud',
-    version: opts.version,
-    file: `${opts.version}.onnx`,
-    sha256: createHash('sha256').update(onnx).digest('hex'),
-    input: { name: 'features', shape: [-1, d], dtype: 'float32' },
-    output: { name: 'score', shape: [-1, 1], dtype: 'float32' },
-    features: FEATURES.map((f) => ({ name: f.name, definition: f.definition })),
-    thresholds,
-    explanation: {
-      kind: 'linear',
-      coefficients: Array.from(spec.layers[0]?.weights ?? [], (w, i) => w / (spec.std?.[i] as number)),
-      baseline: Array.from(spec.mean ?? []),
-    },
+    ...logisticManifestHead(opts.version, fit),
     metrics: {
       ...heldOut,
       ...prefixed(current, 'current'),
@@ -150,7 +122,7 @@ export async function trainFromDataset(
       holdoutPositives: ho.y.reduce((a, v) => a + v, 0),
     },
     training: {
-      algorithm: 'logistic-regression (mini-batch SGD, momentum 0.9, linear LR decay to 10 %)',
+      algorithm: LOGISTIC_ALGORITHM,
       source: 'dataset',
       rows: rows.length,
       seed,
@@ -158,11 +130,9 @@ export async function trainFromDataset(
       split: 'held out: first byte of sha256(transactionId) < 51 (20 %)',
       ...(opts.current === undefined ? {} : { comparedWith: opts.current.manifest.version }),
     },
-    golden: {
-      inputs: Array.from({ length: goldenRows }, (_v, k) => Array.from(goldenX.subarray(k * d, (k + 1) * d))),
-      scores: Array.from(goldenScores),
-    },
-    drift: driftReference(FEATURE_NAMES, tr.x, train.length, trainScores),
+    golden: await goldenRecord(fit.onnx, ho.x.slice(0, goldenRows * d), goldenRows, d),
+    drift: driftReference(FEATURE_NAMES, tr.x, train.length, fit.trainScores),
   });
+  const onnx = fit.onnx;
   return { onnx, manifest, heldOut, ...(current === undefined ? {} : { current }) };
 }

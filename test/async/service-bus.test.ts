@@ -5,11 +5,11 @@ import { configureSharedEngine, inProcessBus } from '../../lib/app';
 import { InProcessTopicPublisher } from '../../lib/async/result-publisher';
 import { inlineBackendFactory } from '../../lib/inference/ort-session';
 import type { LocalHost } from '../../local/host';
-import { ServiceBusEmulator } from '../../local/service-bus-emulator';
+import type { ServiceBusEmulator } from '../../local/service-bus-emulator';
+import { startHostWithBus } from '../support/bus-host';
 import { validEvent } from '../support/events';
 import { faultyFactory, faultyPublisher, randomFaults, type FaultPlan } from '../support/faults';
-import { LocalHost as Host } from '../../local/host';
-import { functionModules, post } from '../support/host';
+import { post } from '../support/host';
 import { testRedis } from '../support/redis';
 
 const MAX_DELIVERY = 10; // the queue default in Azure (and in infra-bicep)
@@ -26,14 +26,6 @@ describe('async scoring on the (embedded) Service Bus, through the real trigger'
   let sb: ServiceBusEmulator;
 
   before(async () => {
-    Object.assign(process.env, {
-      REDIS_URL: 'redis://127.0.0.1:6379',
-      REDIS_KEY_PREFIX: r.prefix,
-      SCORING_QUEUE: 'payments',
-      RESULTS_TOPIC: 'risk-completed',
-      REJECTED_QUEUE: 'scoring-rejected',
-      HEALTH_PROBE_INTERVAL_SEC: '3600', // `stats.runs` counts scoring runs: no background readiness probe during the test
-    });
     configureSharedEngine({
       backendFactory: faultyFactory(
         inlineBackendFactory({ executionProviders: ['cpu'], intraOpThreads: 1, graphOptimization: 'all' }),
@@ -43,14 +35,13 @@ describe('async scoring on the (embedded) Service Bus, through the real trigger'
       // Duplicate detection off: the topic keeps every send, so the counts below see every publish.
       publisher: faultyPublisher(new InProcessTopicPublisher(bus, 'risk-completed', false), publishFaults),
     });
-    sb = new ServiceBusEmulator({ bus, maxDeliveryCount: MAX_DELIVERY, maxMessageBatchSize: BATCH });
-    host = await Host.create({
-      port: 0,
-      appModules: await functionModules(),
-      log: () => undefined,
-      extraRoutes: sb.route,
-    });
-    sb.start(host);
+    // The settings keep the background readiness probe off: `stats.runs` counts the test's scoring runs only.
+    ({ host, sb } = await startHostWithBus({
+      bus,
+      redisPrefix: r.prefix,
+      maxDeliveryCount: MAX_DELIVERY,
+      maxMessageBatchSize: BATCH,
+    }));
   });
   after(async () => {
     await sb.stop();

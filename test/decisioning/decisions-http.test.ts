@@ -15,10 +15,11 @@ import { InProcessTopicPublisher } from '../../lib/async/result-publisher';
 import { FolderRulesetRepository } from '../../lib/decisioning/ruleset-repository';
 import { inRulesetCanary } from '../../lib/decisioning/ruleset-traffic';
 import { inlineBackendFactory } from '../../lib/inference/ort-session';
-import { LocalHost } from '../../local/host';
-import { ServiceBusEmulator } from '../../local/service-bus-emulator';
+import type { LocalHost } from '../../local/host';
+import type { ServiceBusEmulator } from '../../local/service-bus-emulator';
+import { startHostWithBus } from '../support/bus-host';
 import { validEvent } from '../support/events';
-import { functionModules, post } from '../support/host';
+import { post } from '../support/host';
 import { testRedis } from '../support/redis';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -40,14 +41,6 @@ describe('decisioning over HTTP and Service Bus (local host, Redis lists)', () =
     writeFileSync(path.join(container, 'fraud-rules/1.0.0.json'), shipped);
     const candidate = { ...(JSON.parse(shipped) as Record<string, unknown>), version: '1.1.0' };
     writeFileSync(path.join(container, 'fraud-rules/1.1.0.json'), JSON.stringify(candidate));
-    Object.assign(process.env, {
-      REDIS_URL: 'redis://127.0.0.1:6379',
-      REDIS_KEY_PREFIX: r.prefix,
-      SCORING_QUEUE: 'payments',
-      RESULTS_TOPIC: 'risk-completed',
-      REJECTED_QUEUE: 'scoring-rejected',
-      HEALTH_PROBE_INTERVAL_SEC: '3600',
-    });
     configureSharedEngine({
       backendFactory: inlineBackendFactory({
         executionProviders: ['cpu'],
@@ -57,14 +50,12 @@ describe('decisioning over HTTP and Service Bus (local host, Redis lists)', () =
       publisher: new InProcessTopicPublisher(bus, 'risk-completed', false),
       decisioning: { repository: new FolderRulesetRepository(container) },
     });
-    sb = new ServiceBusEmulator({ bus, maxDeliveryCount: 10, maxMessageBatchSize: 16 });
-    host = await LocalHost.create({
-      port: 0,
-      appModules: await functionModules(),
-      log: () => undefined,
-      extraRoutes: sb.route,
-    });
-    sb.start(host);
+    ({ host, sb } = await startHostWithBus({
+      bus,
+      redisPrefix: r.prefix,
+      maxDeliveryCount: 10,
+      maxMessageBatchSize: 16,
+    }));
   });
   after(async () => {
     await sb.stop();

@@ -1,40 +1,29 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { FakeOpenAI } from '../../scripts/fake-openai-server';
-import { outputMatching, stopChild } from '../support/child-process';
+import { stopChild } from '../support/child-process';
 import { validEvent } from '../support/events';
-
-const MAIN = path.resolve(__dirname, '../../local/main.js');
+import { startLocalHost } from '../support/local-host';
 
 describe('npm start with AZURE_OPENAI_* set against a stand-in', () => {
   it('escalates an "analysis": "deep" request; with the server failing, falls back and opens after 5 failures', async () => {
     const fake = await FakeOpenAI.create();
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      PORT: '0',
-      AZURE_OPENAI_ENDPOINT: fake.endpoint,
-      AZURE_OPENAI_DEPLOYMENT: 'gpt-4o-mini',
-      AZURE_OPENAI_API_KEY: 'local-test-key',
-      ESCALATION_MAX_SHARE: '1', // every deep request may escalate (the default 5 % would cap a handful of requests)
-      REQUEST_DEADLINE_MS: '5000', // the 50 ms inference deadline is not under test; a loaded machine must not 503
-    };
-    delete env['REDIS_URL'];
-    delete env['MODEL_DIR'];
-    delete env['AZURE_CLIENT_ID'];
-    const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const { child, url, output } = await startLocalHost({
+      set: {
+        AZURE_OPENAI_ENDPOINT: fake.endpoint,
+        AZURE_OPENAI_DEPLOYMENT: 'gpt-4o-mini',
+        AZURE_OPENAI_API_KEY: 'local-test-key',
+        ESCALATION_MAX_SHARE: '1', // every deep request may escalate (the default 5 % would cap a handful of requests)
+        REQUEST_DEADLINE_MS: '5000', // the 50 ms inference deadline is not under test; a loaded machine must not 503
+      },
+      unset: ['AZURE_CLIENT_ID'],
+    }).catch(async (err: unknown) => {
+      await fake.close();
+      throw err;
+    });
     try {
-      const url = await outputMatching(
-        child,
-        () => out,
-        /Listening on (http:\/\/127\.0\.0\.1:\d+\/api)/,
-        'the "Listening on" line',
-      );
       const example = readFileSync(path.resolve(__dirname, '../../../examples/payment-deep.json'), 'utf8');
       const score = async (i: number): Promise<Record<string, unknown>> => {
         const res = await fetch(`${url}/score`, {
@@ -68,8 +57,8 @@ describe('npm start with AZURE_OPENAI_* set against a stand-in', () => {
       assert.equal(open['source'], 'local-fallback');
       assert.equal(outcome(open), 'breaker_open');
       assert.equal(fake.count, 6, 'nothing sent while the breaker is open');
-      assert.match(out, /"msg":"llm escalation breaker open"/);
-      assert.ok(!out.includes('local-test-key'), 'the key never reaches the log');
+      assert.match(output(), /"msg":"llm escalation breaker open"/);
+      assert.ok(!output().includes('local-test-key'), 'the key never reaches the log');
     } finally {
       await stopChild(child, 'npm start to exit after SIGTERM');
       await fake.close();

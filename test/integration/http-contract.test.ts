@@ -1,26 +1,19 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { LocalHost } from '../../local/host';
-import { post, startHost } from '../support/host';
+import { describe, it } from 'node:test';
+import { post } from '../support/host';
+import { hostWithoutRedis } from '../support/suite-host';
 import { validEvent } from '../support/events';
 
 const EXAMPLES = path.resolve(__dirname, '../../../examples');
 const example = (name: string): string => readFileSync(path.join(EXAMPLES, name), 'utf8');
 
 describe('HTTP contract over the local host', () => {
-  let host: LocalHost;
-  let api: string;
-  before(async () => {
-    delete process.env['REDIS_URL'];
-    host = await startHost();
-    api = `${host.url}/api`;
-  });
-  after(() => host.dispose());
+  const suite = hostWithoutRedis();
 
   it('registers the functions through the real programming model', () => {
-    const byName = new Map(host.functions.map((f) => [f.name, f]));
+    const byName = new Map(suite.host.functions.map((f) => [f.name, f]));
     assert.deepEqual(byName.get('score')?.methods, ['POST']);
     assert.equal(byName.get('score')?.route, 'score');
     assert.equal((byName.get('score')?.trigger as { authLevel?: string }).authLevel, 'function');
@@ -29,9 +22,9 @@ describe('HTTP contract over the local host', () => {
   });
 
   it('is live and ready (sample inference) once the model is warm', async () => {
-    const live = await fetch(`${api}/health/live`);
+    const live = await fetch(`${suite.api}/health/live`);
     assert.equal(live.status, 200);
-    const ready = await fetch(`${api}/health/ready`);
+    const ready = await fetch(`${suite.api}/health/ready`);
     assert.equal(ready.status, 200);
     const body = (await ready.json()) as { status: string; model: { name: string; version: string } };
     assert.deepEqual(Object.keys(body).sort(), ['model', 'status'], 'status and model only');
@@ -39,12 +32,12 @@ describe('HTTP contract over the local host', () => {
     assert.equal(body.status, 'ready');
     assert.equal(body.model.name, 'fraud');
     assert.match(body.model.version, /^\d+\.\d+\.\d+$/);
-    const detail = (await (await fetch(`${api}/models/health`)).json()) as { executionProviders: string[] };
+    const detail = (await (await fetch(`${suite.api}/models/health`)).json()) as { executionProviders: string[] };
     assert.deepEqual(detail.executionProviders, ['cpu']);
   });
 
   it('scores the example payment', async () => {
-    const r = await post(`${api}/score`, example('payment.json'));
+    const r = await post(`${suite.api}/score`, example('payment.json'));
     assert.equal(r.status, 200);
     assert.equal(r.headers.get('content-type'), 'application/json');
     assert.equal(r.json['transactionId'], 'tx-20261130-0001');
@@ -57,8 +50,8 @@ describe('HTTP contract over the local host', () => {
   });
 
   it('ranks a risky payment above an ordinary one, with reasons that name the risk', async () => {
-    const ok = await post(`${api}/score`, example('payment.json'));
-    const risky = await post(`${api}/score`, example('payment-risky.json'));
+    const ok = await post(`${suite.api}/score`, example('payment.json'));
+    const risky = await post(`${suite.api}/score`, example('payment-risky.json'));
     assert.ok((risky.json['score'] as number) > (ok.json['score'] as number));
     assert.notEqual(risky.json['decision'], 'approve');
     const codes = (risky.json['reasons'] as { code: string }[]).map((r) => r.code);
@@ -66,7 +59,7 @@ describe('HTTP contract over the local host', () => {
   });
 
   it('answers 400 problem+json naming every invalid field', async () => {
-    const r = await post(`${api}/score`, example('payment-invalid.json'));
+    const r = await post(`${suite.api}/score`, example('payment-invalid.json'));
     assert.equal(r.status, 400);
     assert.equal(r.headers.get('content-type'), 'application/problem+json');
     assert.equal(r.json['code'], 'validation_failed');
@@ -86,13 +79,13 @@ describe('HTTP contract over the local host', () => {
   });
 
   it('answers 400 for malformed JSON', async () => {
-    const r = await post(`${api}/score`, '{"transactionId": ');
+    const r = await post(`${suite.api}/score`, '{"transactionId": ');
     assert.equal(r.status, 400);
     assert.equal(r.json['code'], 'invalid_json');
   });
 
   it('answers 413 for a body over 64 KiB', async () => {
-    const r = await post(`${api}/score`, JSON.stringify(validEvent({ note: 'x'.repeat(70 * 1024) })));
+    const r = await post(`${suite.api}/score`, JSON.stringify(validEvent({ note: 'x'.repeat(70 * 1024) })));
     assert.equal(r.status, 413);
     assert.equal(r.headers.get('content-type'), 'application/problem+json');
     assert.equal(r.json['code'], 'payload_too_large');
@@ -100,11 +93,11 @@ describe('HTTP contract over the local host', () => {
 
   it('answers 415 when the body is not JSON', async () => {
     for (const ct of ['text/plain', 'application/x-www-form-urlencoded']) {
-      const r = await post(`${api}/score`, JSON.stringify(validEvent()), { 'content-type': ct });
+      const r = await post(`${suite.api}/score`, JSON.stringify(validEvent()), { 'content-type': ct });
       assert.equal(r.status, 415, ct);
       assert.equal(r.json['code'], 'unsupported_media_type');
     }
-    const none = await fetch(`${api}/score`, { method: 'POST', body: new Uint8Array([1, 2, 3]) });
+    const none = await fetch(`${suite.api}/score`, { method: 'POST', body: new Uint8Array([1, 2, 3]) });
     assert.equal(none.status, 415);
   });
 
@@ -119,7 +112,7 @@ describe('HTTP contract over the local host', () => {
       '\u0000',
     ];
     for (const b of bodies) {
-      const r = await post(`${api}/score`, b);
+      const r = await post(`${suite.api}/score`, b);
       assert.equal(r.status, 400, b);
     }
   });

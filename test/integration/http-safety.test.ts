@@ -4,10 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ERROR_CODES, STATUS_BY_CODE } from '../../lib/errors/errors';
-import type { LocalHost } from '../../local/host';
-import { post, startHost } from '../support/host';
+import { post } from '../support/host';
+import { hostWithoutRedis } from '../support/suite-host';
 import { validEvent } from '../support/events';
 
 /** POSTs a body in chunks with `Transfer-Encoding: chunked` (no content-length). */
@@ -38,17 +38,10 @@ function postChunked(
 }
 
 describe('HTTP safety over the local host', () => {
-  let host: LocalHost;
-  let api: string;
-  before(async () => {
-    delete process.env['REDIS_URL'];
-    host = await startHost();
-    api = `${host.url}/api`;
-  });
-  after(() => host.dispose());
+  const suite = hostWithoutRedis();
 
   it('answers 413 payload_too_large to a chunked body over the 64 KiB cap', async () => {
-    const r = await postChunked(`${api}/score`, 256, Buffer.alloc(4096, 0x20)); // 1 MiB of spaces, chunked
+    const r = await postChunked(`${suite.api}/score`, 256, Buffer.alloc(4096, 0x20)); // 1 MiB of spaces, chunked
     assert.equal(r.status, 413);
     assert.match(String(r.headers['content-type']), /^application\/problem\+json/);
     assert.equal(r.json['code'], 'payload_too_large');
@@ -57,14 +50,14 @@ describe('HTTP safety over the local host', () => {
 
   it('scores a chunked body under the cap', async () => {
     const text = Buffer.from(JSON.stringify(validEvent()));
-    const r = await postChunked(`${api}/score`, 1, text);
+    const r = await postChunked(`${suite.api}/score`, 1, text);
     assert.equal(r.status, 200);
     assert.equal(r.json['transactionId'], 'tx-0001');
   });
 
   it('answers every problem type URI with its description', async () => {
     for (const code of ERROR_CODES) {
-      const res = await fetch(`${api}/problems/${code}`);
+      const res = await fetch(`${suite.api}/problems/${code}`);
       assert.equal(res.status, 200, code);
       const d = (await res.json()) as Record<string, unknown>;
       assert.equal(d['code'], code);
@@ -75,12 +68,12 @@ describe('HTTP safety over the local host', () => {
   });
 
   it('gives problems a relative type that resolves to this app', async () => {
-    const bad = await post(`${api}/score`, '{"transactionId": ');
+    const bad = await post(`${suite.api}/score`, '{"transactionId": ');
     assert.equal(bad.json['type'], '/api/problems/invalid_json');
-    const doc = await fetch(new URL(bad.json['type'] as string, `${api}/score`));
+    const doc = await fetch(new URL(bad.json['type'] as string, `${suite.api}/score`));
     assert.equal(doc.status, 200);
     assert.equal(((await doc.json()) as { code: string }).code, 'invalid_json');
-    const unknown = await fetch(`${api}/problems/no_such_code`);
+    const unknown = await fetch(`${suite.api}/problems/no_such_code`);
     assert.equal(unknown.status, 404);
     const p = (await unknown.json()) as { code: string; type: string };
     assert.deepEqual([p.code, p.type], ['not_found', '/api/problems/not_found']);

@@ -1,32 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { outputMatching, stopChild } from '../support/child-process';
+import { stopChild } from '../support/child-process';
 import { validEvent } from '../support/events';
-
-const MAIN = path.resolve(__dirname, '../../local/main.js');
+import { startLocalHost } from '../support/local-host';
 
 describe('npm start (local/main.js)', () => {
   it('serves the app on embedded defaults, logs model and URL, and stops gracefully on SIGTERM', async () => {
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0' };
-    delete env['REDIS_URL'];
-    delete env['MODEL_DIR'];
-    const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const url = await outputMatching(
-      child,
-      () => out,
-      /Listening on (http:\/\/127\.0\.0\.1:\d+\/api)/,
-      'the "Listening on" line',
-    ).catch((err: Error) => {
-      child.kill('SIGKILL');
-      throw err;
-    });
+    const { child, url, output } = await startLocalHost();
     try {
-      assert.match(out, /"msg":"model loaded","model":"fraud"/);
+      assert.match(output(), /"msg":"model loaded","model":"fraud"/);
       const ready = await fetch(`${url}/health/ready`);
       assert.equal(ready.status, 200);
       const res = await fetch(`${url}/score`, {
@@ -35,33 +17,23 @@ describe('npm start (local/main.js)', () => {
         body: JSON.stringify(validEvent()),
       });
       assert.equal(res.status, 200);
-      assert.ok(!out.includes('user-42'), 'payment data never reaches logs');
+      assert.ok(!output().includes('user-42'), 'payment data never reaches logs');
     } catch (err) {
       child.kill('SIGKILL'); // a failed assertion must not leave the server running (the test would never end)
       throw err;
     }
     const code = await stopChild(child, 'npm start to exit after SIGTERM');
     assert.equal(code, 0);
-    assert.match(out, /SIGTERM: shutting down gracefully/);
-    assert.ok(!out.includes("Executing 'Functions."), 'no per-invocation lines unless verbose');
+    assert.match(output(), /SIGTERM: shutting down gracefully/);
+    assert.ok(!output().includes("Executing 'Functions."), 'no per-invocation lines unless verbose');
   });
 
   it('OTEL_TRACES_EXPORTER=console prints the JSON spans of a request sent with a traceparent', async () => {
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', OTEL_TRACES_EXPORTER: 'console' };
-    delete env['REDIS_URL'];
-    delete env['MODEL_DIR'];
-    delete env['APPLICATIONINSIGHTS_CONNECTION_STRING'];
-    const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const { child, url, output } = await startLocalHost({
+      set: { OTEL_TRACES_EXPORTER: 'console' },
+      unset: ['APPLICATIONINSIGHTS_CONNECTION_STRING'],
+    });
     try {
-      const url = await outputMatching(
-        child,
-        () => out,
-        /Listening on (http:\/\/127\.0\.0\.1:\d+\/api)/,
-        'the "Listening on" line',
-      );
       const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
       const res = await fetch(`${url}/score`, {
         method: 'POST',
@@ -75,7 +47,7 @@ describe('npm start (local/main.js)', () => {
       assert.equal(res.status, 200);
       const spans = await poll(
         () => {
-          const lines = out
+          const lines = output()
             .split('\n')
             .filter((l) => l.startsWith('{"traceId"'))
             .map((l) => JSON.parse(l) as Record<string, unknown>)
@@ -83,7 +55,7 @@ describe('npm start (local/main.js)', () => {
           return lines.some((s) => s['name'] === 'POST /api/score') ? lines : undefined;
         },
         'the JSON spans of the trace',
-        () => out,
+        output,
       );
       const root = spans.find((s) => s['name'] === 'POST /api/score');
       assert.equal(root?.['parentSpanId'], '00f067aa0ba902b7');
@@ -95,7 +67,7 @@ describe('npm start (local/main.js)', () => {
         );
       for (const s of spans)
         for (const key of ['spanId', 'startTime', 'durationMs', 'attributes', 'status']) assert.ok(key in s, key);
-      assert.ok(!out.includes('note-never-printed') && !out.includes('user-42'), 'no payment data printed');
+      assert.ok(!output().includes('note-never-printed') && !output().includes('user-42'), 'no payment data printed');
     } finally {
       await stopChild(child, 'npm start to exit after SIGTERM');
     }

@@ -4,15 +4,13 @@
  * repeated call changes nothing.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { promises as fs, readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { within } from '../support/eventually';
+import { stopChild } from '../support/child-process';
+import { startLocalHost } from '../support/local-host';
 
-const MAIN = path.resolve(__dirname, '../../local/main.js');
 const EXAMPLE = JSON.parse(readFileSync(path.resolve(__dirname, '../../../examples/payment.json'), 'utf8')) as Record<
   string,
   unknown
@@ -31,23 +29,12 @@ async function filesUnder(dir: string): Promise<string[]> {
 describe('decision log under npm start', () => {
   it('holds the ten scored payments after SIGTERM, never the raw user id; labels are idempotent', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'decisions-'));
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', DECISION_LOG_DIR: dir };
-    for (const k of ['REDIS_URL', 'MODEL_DIR', 'DECISION_LOG_ENABLED', 'DECISION_LOG_HASH_KEY']) delete env[k];
-    const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const listening = new Promise<string>((resolve, reject) => {
-      const check = (d: Buffer): void => {
-        out += d.toString();
-        const m = /Listening on (http:\/\/127\.0\.0\.1:\d+\/api)/.exec(out);
-        if (m?.[1] !== undefined) resolve(m[1]);
-      };
-      child.stdout.on('data', check);
-      child.stderr.on('data', check);
-      child.once('exit', (code) => reject(new Error(`exited early (${code}): ${out}`)));
+    const { child, url, output } = await startLocalHost({
+      set: { DECISION_LOG_DIR: dir },
+      unset: ['DECISION_LOG_ENABLED', 'DECISION_LOG_HASH_KEY'],
     });
     const ids = Array.from({ length: 10 }, (_v, i) => `tx-log-${process.pid}-${i}`);
     try {
-      const url = await within(listening, 'the "Listening on" line', 60_000);
       for (const transactionId of ids) {
         const res = await fetch(`${url}/score`, {
           method: 'POST',
@@ -92,11 +79,10 @@ describe('decision log under npm start', () => {
       ]);
     } catch (err) {
       child.kill('SIGKILL');
-      throw new Error(`${(err as Error).message}\noutput:\n${out}`);
+      throw new Error(`${(err as Error).message}\noutput:\n${output()}`);
     }
-    child.kill('SIGTERM');
-    const [code] = (await within(once(child, 'exit'), 'exit after SIGTERM', 30_000)) as [number | null];
-    assert.equal(code, 0, out);
+    const code = await stopChild(child, 'npm start to exit after SIGTERM');
+    assert.equal(code, 0, output());
 
     const logs = (await filesUnder(path.join(dir, 'decisions'))).filter((f) => f.endsWith('.jsonl'));
     const text = (await Promise.all(logs.map((f) => fs.readFile(f, 'utf8')))).join('');

@@ -1,0 +1,58 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import * as path from 'node:path';
+import { outputMatching } from './child-process';
+
+/** `npm start`'s entry point, compiled (dist/local/main.js). */
+const MAIN = path.resolve(__dirname, '../../local/main.js');
+
+/** Settings dropped from the inherited environment on every start, so the host runs on its embedded defaults. */
+const EMBEDDED_DEFAULTS = ['REDIS_URL', 'MODEL_DIR'];
+
+/** Settings of {@link startLocalHost}. */
+export interface LocalHostSettings {
+  /** Environment variables set on top of the inherited ones (after `PORT=0`). */
+  readonly set?: Readonly<Record<string, string>>;
+  /** Environment variables removed as well as `REDIS_URL` and `MODEL_DIR`. */
+  readonly unset?: readonly string[];
+  /** Bound of the wait for the "Listening on" line, ms. Default 60 s. */
+  readonly ms?: number;
+}
+
+/** A local host started by {@link startLocalHost}, listening. */
+export interface LocalHost {
+  /** The host's process: the caller stops it (`stopChild`, or SIGKILL on a failed assertion). */
+  readonly child: ChildProcess;
+  /** The API base URL from the "Listening on" line (`http://127.0.0.1:PORT/api`). */
+  readonly url: string;
+  /** Everything the host has printed so far, stdout and stderr as they came. */
+  output(): string;
+}
+
+/**
+ * Starts the local host as `npm start` does (`node dist/local/main.js`) on a free port, with the test's
+ * environment less `REDIS_URL` and `MODEL_DIR` (and `unset`), plus `set`; collects its stdout and stderr and waits
+ * (bounded, see {@link outputMatching}) for its "Listening on" line. If that line does not come, kills the
+ * host (SIGKILL) and fails naming the line awaited, with the output so far.
+ */
+export async function startLocalHost(settings: LocalHostSettings = {}): Promise<LocalHost> {
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', ...settings.set };
+  for (const k of [...EMBEDDED_DEFAULTS, ...(settings.unset ?? [])]) delete env[k];
+  const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const output = (): string => out;
+  try {
+    const url = await outputMatching(
+      child,
+      output,
+      /Listening on (http:\/\/127\.0\.0\.1:\d+\/api)/,
+      'the "Listening on" line',
+      settings.ms,
+    );
+    return { child, url, output };
+  } catch (err) {
+    child.kill('SIGKILL'); // a host that never listens must not outlive the test
+    throw err;
+  }
+}
