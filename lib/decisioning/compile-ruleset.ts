@@ -3,6 +3,7 @@
  * rejects the whole ruleset, naming the rule id and the position (1-based column in the expression).
  */
 import { AppError, type FieldError } from '../errors/errors';
+import { fieldErrorsOf } from '../errors/field-errors';
 import { celEnvironment, type CompiledExpression } from './cel-environment';
 import {
   ACTIONS,
@@ -120,10 +121,7 @@ function errorSummary(err: unknown): string {
 export function compileRuleset(value: unknown): CompiledRuleset {
   const parsed = rulesetSchema.safeParse(value);
   if (!parsed.success) {
-    const errors: FieldError[] = parsed.error.issues.map((i) => ({
-      path: i.path.map(String).join('.'),
-      message: i.message,
-    }));
+    const errors = fieldErrorsOf(parsed.error.issues);
     throw new AppError('ruleset_invalid', `The ruleset is invalid: ${errors.length} problem(s).`, { errors });
   }
   const doc = parsed.data;

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { AppError, type FieldError } from '../errors/errors';
+import { fieldErrorsOf } from '../errors/field-errors';
 import { isCardNumber } from '../domain/card-number';
 import { COUNTRY_CODES } from '../domain/iso-codes';
 import { MAX_VALUES_PER_ADD } from './list-store';
@@ -38,10 +39,7 @@ const addBodySchema = z.strictObject({
 export function parseAddBody(key: ListKeyField, body: unknown): { values: string[]; ttlSeconds?: number } {
   const parsed = addBodySchema.safeParse(body);
   if (!parsed.success) {
-    const errors: FieldError[] = parsed.error.issues.map((i) => ({
-      path: i.path.map(String).join('.'),
-      message: i.code === 'unrecognized_keys' ? 'unknown field' : i.message,
-    }));
+    const errors = fieldErrorsOf(parsed.error.issues);
     throw new AppError('validation_failed', `${errors.length} invalid field(s).`, { errors });
   }
   const errors: FieldError[] = [];

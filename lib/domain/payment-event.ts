@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { AppError, type FieldError } from '../errors/errors';
+import { AppError } from '../errors/errors';
+import { inputFieldErrorsOf } from '../errors/field-errors';
 import { isCardNumber } from './card-number';
 import { COUNTRY_CODES, CURRENCY_CODES } from './iso-codes';
 
@@ -53,39 +54,6 @@ export const paymentEventSchema = z.strictObject({
 /** A validated payment event. */
 export type PaymentEvent = z.infer<typeof paymentEventSchema>;
 
-function isMissing(value: unknown, key: PropertyKey | undefined): boolean {
-  return (
-    key !== undefined &&
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    (value as Record<PropertyKey, unknown>)[key] === undefined
-  );
-}
-
-/** One error per field (the first zod reports), unknown keys each by name, missing fields as "is required". */
-function issuesToFieldErrors(issues: readonly z.core.$ZodIssue[], value: unknown, prefix: string): FieldError[] {
-  const out = new Map<string, FieldError>();
-  const add = (path: string, message: string): void => {
-    if (!out.has(path)) out.set(path, { path, message });
-  };
-  for (const issue of issues) {
-    const base = [prefix, ...issue.path.map(String)].filter((p) => p !== '').join('.');
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) add(base === '' ? key : `${base}.${key}`, 'unknown field');
-    } else if (
-      (issue.code === 'invalid_type' || issue.code === 'invalid_value') &&
-      issue.path.length === 1 &&
-      isMissing(value, issue.path[0])
-    ) {
-      add(base, 'is required');
-    } else {
-      add(base, issue.message);
-    }
-  }
-  return [...out.values()];
-}
-
 /**
  * Validates an already-parsed JSON value as a payment event.
  * @param prefix path prefix for reported fields (e.g. `events.3`); default none.
@@ -94,6 +62,6 @@ function issuesToFieldErrors(issues: readonly z.core.$ZodIssue[], value: unknown
 export function parsePaymentEvent(value: unknown, prefix = ''): PaymentEvent {
   const result = paymentEventSchema.safeParse(value);
   if (result.success) return result.data;
-  const errors = issuesToFieldErrors(result.error.issues, value, prefix);
+  const errors = inputFieldErrorsOf(result.error.issues, value, prefix);
   throw new AppError('validation_failed', `${errors.length} invalid field(s).`, { errors });
 }

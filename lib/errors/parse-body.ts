@@ -1,6 +1,7 @@
 /** Parses a request body with a zod schema, or throws the one `validation_failed` problem naming every bad field. */
 import type { z } from 'zod';
-import { AppError, type FieldError } from './errors';
+import { AppError } from './errors';
+import { fieldErrorsOf } from './field-errors';
 
 /**
  * @returns the parsed body.
@@ -9,10 +10,6 @@ import { AppError, type FieldError } from './errors';
 export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   const r = schema.safeParse(body);
   if (r.success) return r.data;
-  const errors: FieldError[] = r.error.issues.map((i) =>
-    i.code === 'unrecognized_keys'
-      ? { path: i.keys.join(','), message: 'unknown field' }
-      : { path: i.path.map(String).join('.'), message: i.message },
-  );
+  const errors = fieldErrorsOf(r.error.issues);
   throw new AppError('validation_failed', `${errors.length} invalid field(s).`, { errors });
 }

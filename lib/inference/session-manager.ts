@@ -2,13 +2,7 @@ import { AppError, toAppError } from '../errors/errors';
 import type { ModelManifest } from '../models/manifest';
 import type { ModelArtifact, ModelSource } from '../models/model-folder';
 import type { BackendFactory, InferenceBackend } from './backend';
-
-/** A refcounted hold on one loaded model version. Call `release()` exactly once when done. */
-export interface Lease {
-  readonly manifest: ModelManifest;
-  readonly backend: InferenceBackend;
-  release(): void;
-}
+import { VersionLeases, type HeldVersion, type Lease } from './version-leases';
 
 /** Outcome of a readiness probe (the sample inference). */
 export type Readiness =
@@ -61,21 +55,6 @@ export interface SessionManagerDeps {
   readonly on?: Partial<SessionManagerEvents>;
 }
 
-class Slot {
-  refs = 1; // the manager's own reference while active
-  constructor(
-    readonly manifest: ModelManifest,
-    readonly backend: InferenceBackend,
-    private readonly onFree: (slot: Slot) => void,
-  ) {}
-  retain(): void {
-    this.refs++;
-  }
-  drop(): void {
-    if (--this.refs === 0) this.onFree(this);
-  }
-}
-
 /** A sample input row for warm-up and readiness: the manifest's first golden row, or the feature baseline, or zeros. */
 export function sampleRow(manifest: ModelManifest, width: number): Float32Array {
   const row = manifest.golden?.inputs[0] ?? manifest.explanation?.baseline ?? [];
@@ -97,11 +76,11 @@ export function checkScores(scores: Float32Array, rows: number): string | undefi
  * version's native memory when its last lease ends.
  */
 export class SessionManager {
-  private active: Slot | undefined;
+  private active: HeldVersion | undefined;
   private loading: Promise<void> | undefined;
   private lastError: AppError | undefined;
   private disposed = false;
-  private readonly releasing = new Set<Promise<void>>();
+  private readonly versions: VersionLeases;
   private readonly now: () => number;
   private readonly wallNow: () => number;
   private last: Health | undefined;
@@ -110,6 +89,7 @@ export class SessionManager {
   private constructor(private readonly deps: SessionManagerDeps) {
     this.now = deps.now ?? (() => performance.now());
     this.wallNow = deps.wallNow ?? (() => Date.now());
+    this.versions = new VersionLeases((m) => this.deps.on?.released?.({ name: m.name, version: m.version }));
   }
 
   /** Creates a manager; nothing is loaded until {@link ensureReady}. */
@@ -198,7 +178,7 @@ export class SessionManager {
       throw new AppError('model_not_ready', 'The session manager is disposed.');
     }
     const old = this.active;
-    this.active = new Slot(manifest, backend, (slot) => this.free(slot));
+    this.active = this.versions.hold(manifest, backend);
     old?.drop();
     this.last = {
       ready: true,
@@ -221,17 +201,6 @@ export class SessionManager {
     old?.drop();
   }
 
-  private free(slot: Slot): void {
-    const release: Promise<void> = slot.backend
-      .dispose()
-      .catch(() => undefined)
-      .finally(() => {
-        this.releasing.delete(release);
-        this.deps.on?.released?.({ name: slot.manifest.name, version: slot.manifest.version });
-      });
-    this.releasing.add(release);
-  }
-
   /**
    * Takes a lease on the active version.
    * @throws AppError `model_not_ready` (503, Retry-After) when no model is loaded.
@@ -249,17 +218,7 @@ export class SessionManager {
         },
       );
     }
-    slot.retain();
-    let released = false;
-    return {
-      manifest: slot.manifest,
-      backend: slot.backend,
-      release: () => {
-        if (released) return;
-        released = true;
-        slot.drop();
-      },
-    };
+    return slot.lease();
   }
 
   /**
@@ -323,6 +282,6 @@ export class SessionManager {
     old?.drop();
     // Wait for releases already under way (e.g. worker threads closing), so a process exiting right
     // after dispose does not tear native sessions down mid-release.
-    await Promise.all([...this.releasing]);
+    await this.versions.drained();
   }
 }

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { AppError, type FieldError } from '../errors/errors';
+import { inputFieldErrorsOf } from '../errors/field-errors';
 import type { LearningStore } from './learning-store';
 
 /** The labels a transaction can get. `fraud` and `chargeback` are positives in a training set. */
@@ -58,25 +59,7 @@ export function parseLabels(body: unknown): Label[] {
   list.forEach((item, i) => {
     const r = labelSchema.safeParse(item);
     if (r.success) return void out.push(r.data);
-    const seen = new Set<string>();
-    for (const issue of r.error.issues) {
-      const keys = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
-      for (const key of keys) {
-        const rel = [...issue.path.map(String), ...(key === undefined ? [] : [key])].join('.');
-        const p = `labels.${i}${rel === '' ? '' : `.${rel}`}`;
-        if (seen.has(p)) continue;
-        seen.add(p);
-        const missing =
-          issue.path.length === 1 &&
-          typeof item === 'object' &&
-          item !== null &&
-          (item as Record<string, unknown>)[String(issue.path[0])] === undefined;
-        errors.push({
-          path: p,
-          message: key !== undefined ? 'unknown field' : missing ? 'is required' : issue.message,
-        });
-      }
-    }
+    errors.push(...inputFieldErrorsOf(r.error.issues, item, `labels.${i}`));
   });
   if (errors.length > 0) throw new AppError('validation_failed', `${errors.length} invalid field(s).`, { errors });
   return out;

@@ -4,7 +4,8 @@
  * of requests is also scored by the candidate off the response path, for side-by-side distributions.
  */
 import { inShare } from '../domain/traffic-share';
-import type { Lease, SessionManager } from '../inference/session-manager';
+import type { SessionManager } from '../inference/session-manager';
+import type { Lease } from '../inference/version-leases';
 import type { TrafficSplit } from './fleet-state';
 import type { ShadowRecorder } from './shadow-stats';
 

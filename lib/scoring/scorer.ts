@@ -3,7 +3,8 @@ import type { Decision } from '../domain/decision';
 import type { PaymentEvent } from '../domain/payment-event';
 import { featurize, FEATURE_COUNT } from '../features/featurizer';
 import type { RunTiming } from '../inference/backend';
-import type { Lease, SessionManager } from '../inference/session-manager';
+import type { SessionManager } from '../inference/session-manager';
+import type { Lease } from '../inference/version-leases';
 import type { ModelManifest } from '../models/manifest';
 import {
   decide,

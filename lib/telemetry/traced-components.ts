@@ -8,7 +8,7 @@ import type { ResultPublisher } from '../async/result-publisher';
 import type { ContextProvider } from '../context/context-provider';
 import type { InferenceBackend, RunOptions, RunResult } from '../inference/backend';
 import type { TensorTiming } from '../inference/tensor';
-import type { Lease } from '../inference/session-manager';
+import type { Lease } from '../inference/version-leases';
 import type { RequestRouter } from '../scoring/scorer';
 import { activeTraceparent } from './invocation-tracing';
 import type { Telemetry } from './telemetry';

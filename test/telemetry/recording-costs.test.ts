@@ -19,7 +19,7 @@ import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { context, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
 import { AppError } from '../../lib/errors/errors';
 import type { InferenceBackend } from '../../lib/inference/backend';
-import type { Lease } from '../../lib/inference/session-manager';
+import type { Lease } from '../../lib/inference/version-leases';
 import { Telemetry } from '../../lib/telemetry/telemetry';
 import { tracedRouter } from '../../lib/telemetry/traced-components';
 import { BoundedMemo } from '../../lib/telemetry/bounded-memo';
