@@ -7,6 +7,8 @@
  * and are deleted when a page meets them. Subscriptions use a duplicate connection.
  */
 import type { Redis } from 'ioredis';
+import { redisCall, type RedisCall } from '../context/redis-call';
+import { RedisChannelSubscription } from '../context/redis-channel';
 import { AppError } from '../errors/errors';
 import { MAX_PAGE, type ListChangeListener, type ListPage, type ListStore } from './list-store';
 
@@ -19,12 +21,9 @@ export function listKeys(prefix: string, name: string): { values: string; expiry
 /** List store on Redis. */
 export class RedisListStore implements ListStore {
   readonly description = 'redis';
-  private subscriber: Redis | undefined;
-  /** The pending or done subscription (later callers wait for the same one). */
-  private subscribing: Promise<boolean> | undefined;
   private readonly listeners = new Set<ListChangeListener>();
-  private disposed = false;
-  private readonly client: () => Redis | undefined;
+  private readonly call: RedisCall;
+  private readonly channel: RedisChannelSubscription;
 
   /**
    * @param redis the engine's shared client, or a getter for one not set up yet (calls then fail transiently).
@@ -36,21 +35,19 @@ export class RedisListStore implements ListStore {
     private readonly prefix: string,
     private readonly now: () => number = Date.now,
   ) {
-    this.client = typeof redis === 'function' ? redis : () => redis;
-  }
-
-  private async call<T>(fn: (redis: Redis) => Promise<T>): Promise<T> {
-    const redis = this.client();
-    try {
-      if (redis === undefined) throw new Error('Redis is not set up yet');
-      return await fn(redis);
-    } catch (err) {
-      throw new AppError('dependency_unavailable', 'The list store (Redis) is unavailable.', {
-        cause: err,
-        transient: true,
-        retryAfterSec: 1,
-      });
-    }
+    const client = typeof redis === 'function' ? redis : () => redis;
+    this.call = redisCall(client, 'list store');
+    this.channel = new RedisChannelSubscription(client, listKeys(prefix, '').channel, {
+      onMessage: (text) => {
+        const m = JSON.parse(text) as { name?: unknown; values?: unknown };
+        if (typeof m.name === 'string' && Array.isArray(m.values))
+          for (const l of this.listeners) l({ name: m.name, values: m.values.map(String) });
+      },
+      // changes may have been missed while disconnected (the L1 TTL bounds staleness while unsubscribed)
+      onReconnect: () => {
+        for (const l of this.listeners) l({ name: '*', values: [] });
+      },
+    });
   }
 
   async add(name: string, values: readonly string[], ttlSeconds?: number): Promise<void> {
@@ -146,61 +143,12 @@ export class RedisListStore implements ListStore {
 
   async subscribe(listener: ListChangeListener): Promise<boolean> {
     this.listeners.add(listener);
-    if (this.subscriber !== undefined && this.subscribing !== undefined) return this.subscribing;
-    const client = this.client();
-    if (client === undefined || this.disposed) return false;
-    const sub = client.duplicate({
-      enableOfflineQueue: true,
-      maxRetriesPerRequest: null,
-      lazyConnect: true,
-      commandTimeout: undefined,
-    });
-    this.subscriber = sub;
-    const channel = listKeys(this.prefix, '').channel;
-    let wasReady = false;
-    sub.on('message', (ch: string, text: string) => {
-      if (ch !== channel) return;
-      try {
-        const m = JSON.parse(text) as { name?: unknown; values?: unknown };
-        if (typeof m.name === 'string' && Array.isArray(m.values))
-          for (const l of this.listeners) l({ name: m.name, values: m.values.map(String) });
-      } catch {
-        /* not ours */
-      }
-    });
-    sub.on('ready', () => {
-      if (wasReady) for (const l of this.listeners) l({ name: '*', values: [] });
-      wasReady = true;
-    });
-    sub.on('error', () => undefined); // the L1 TTL bounds staleness while unsubscribed
-    const subscribed = sub.subscribe(channel).then(
-      () => true,
-      () => {
-        if (this.subscriber === sub) this.subscriber = undefined;
-        sub.disconnect();
-        return false;
-      },
-    );
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 2000)));
-    timer?.unref();
-    this.subscribing = Promise.race([subscribed, waited]);
-    const ok = await this.subscribing;
-    clearTimeout(timer);
-    if (!ok && this.subscriber === sub) {
-      // not subscribed in time: drop this connection; the next call subscribes again
-      this.subscriber = undefined;
-      this.subscribing = undefined;
-      sub.disconnect();
-    }
-    return ok;
+    return this.channel.subscribe();
   }
 
   async dispose(): Promise<void> {
-    this.disposed = true;
     this.listeners.clear();
-    this.subscriber?.disconnect();
-    this.subscriber = undefined;
+    this.channel.dispose();
     await Promise.resolve();
   }
 }

@@ -5,8 +5,10 @@
  * or in-process without Redis.
  */
 import type { Redis } from 'ioredis';
-import { runScript } from '../context/redis-script';
-import { AppError, type FieldError } from '../errors/errors';
+import { redisCall, type RedisCall } from '../context/redis-call';
+import { redisCas } from '../context/redis-cas';
+import { RedisChannelSubscription } from '../context/redis-channel';
+import type { FieldError } from '../errors/errors';
 
 /** Previous versions kept for rollback; rejections kept. */
 export const MAX_HISTORY = 10;
@@ -88,45 +90,25 @@ export class MemoryRulesetPointerStore implements RulesetPointerStore {
   }
 }
 
-const CAS = `
-local g = redis.call('HGET', KEYS[1], 'generation')
-if (g or '0') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'generation', ARGV[2], 'state', ARGV[3])
-redis.call('PUBLISH', ARGV[4], ARGV[5])
-return 1`;
-
 /** Pointer store on Redis, shared by every instance. */
 export class RedisRulesetPointerStore implements RulesetPointerStore {
   readonly description = 'redis';
-  private subscriber: Redis | undefined;
-  /** The pending or done subscription (later callers wait for the same one). */
-  private subscribing: Promise<boolean> | undefined;
   private readonly listeners = new Set<(name: string) => void>();
-  private readonly client: () => Redis | undefined;
+  private readonly call: RedisCall;
+  private readonly channel: RedisChannelSubscription;
 
   constructor(
     redis: Redis | (() => Redis | undefined),
     private readonly prefix: string,
   ) {
-    this.client = typeof redis === 'function' ? redis : () => redis;
-  }
-
-  private get channel(): string {
-    return `${this.prefix}ruleset:v1:changed`;
-  }
-
-  private async call<T>(fn: (r: Redis) => Promise<T>): Promise<T> {
-    const r = this.client();
-    try {
-      if (r === undefined) throw new Error('Redis is not set up yet');
-      return await fn(r);
-    } catch (err) {
-      throw new AppError('dependency_unavailable', 'The ruleset pointer (Redis) is unavailable.', {
-        cause: err,
-        transient: true,
-        retryAfterSec: 1,
-      });
-    }
+    const client = typeof redis === 'function' ? redis : () => redis;
+    this.call = redisCall(client, 'ruleset pointer');
+    this.channel = new RedisChannelSubscription(client, `${prefix}ruleset:v1:changed`, {
+      onMessage: (text) => {
+        const m = JSON.parse(text) as { name?: unknown };
+        if (typeof m.name === 'string') for (const l of this.listeners) l(m.name);
+      },
+    });
   }
 
   async read(name: string): Promise<RulesetState> {
@@ -143,80 +125,32 @@ export class RedisRulesetPointerStore implements RulesetPointerStore {
     name: string,
     fn: (s: RulesetState) => Omit<RulesetState, 'generation'> | undefined,
   ): Promise<RulesetState> {
-    const key = `${this.prefix}ruleset:v1:${name}:state`;
-    for (let attempt = 0; attempt < 8; attempt++) {
+    const target = {
+      key: `${this.prefix}ruleset:v1:${name}:state`,
+      channel: this.channel.channel,
+      name,
+      missing: '0',
+      attempts: 8,
+      conflict: `Too many concurrent changes to ruleset ${name}; retry.`,
+    };
+    return redisCas(this.call, target, async () => {
       const cur = await this.read(name);
+      const expected = String(cur.generation);
       const next = fn(cur);
-      if (next === undefined) return cur;
+      if (next === undefined) return { expected, result: cur, write: undefined };
       const s: RulesetState = { ...next, generation: cur.generation + 1 };
-      const message = JSON.stringify({ name, generation: s.generation });
-      const ok = await this.call((r) =>
-        runScript(
-          r,
-          CAS,
-          [key],
-          [String(cur.generation), String(s.generation), JSON.stringify(s), this.channel, message],
-        ),
-      );
-      if (ok === 1) return s;
-    }
-    throw new AppError('conflict', `Too many concurrent changes to ruleset ${name}; retry.`, {
-      transient: true,
-      retryAfterSec: 1,
+      return { expected, result: s, write: { generation: s.generation, state: JSON.stringify(s) } };
     });
   }
 
   async subscribe(listener: (name: string) => void): Promise<boolean> {
     this.listeners.add(listener);
-    if (this.subscriber !== undefined && this.subscribing !== undefined) return this.subscribing;
-    const client = this.client();
-    if (client === undefined) return false;
-    const sub = client.duplicate({
-      enableOfflineQueue: true,
-      maxRetriesPerRequest: null,
-      lazyConnect: true,
-      commandTimeout: undefined,
-    });
-    this.subscriber = sub;
-    sub.on('message', (ch: string, text: string) => {
-      if (ch !== this.channel) return;
-      try {
-        const m = JSON.parse(text) as { name?: unknown };
-        if (typeof m.name === 'string') for (const l of this.listeners) l(m.name);
-      } catch {
-        /* not ours */
-      }
-    });
-    sub.on('error', () => undefined); // the reconcile loop covers an unavailable subscription
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 2000)));
-    timer?.unref();
-    this.subscribing = Promise.race([
-      sub.subscribe(this.channel).then(
-        () => true,
-        () => {
-          if (this.subscriber === sub) this.subscriber = undefined;
-          sub.disconnect();
-          return false;
-        },
-      ),
-      waited,
-    ]);
-    const ok = await this.subscribing;
-    clearTimeout(timer);
-    if (!ok && this.subscriber === sub) {
-      // not subscribed in time: drop this connection; the next call subscribes again
-      this.subscriber = undefined;
-      this.subscribing = undefined;
-      sub.disconnect();
-    }
-    return ok;
+    return this.channel.subscribe();
   }
 
   async dispose(): Promise<void> {
     this.listeners.clear();
-    this.subscriber?.disconnect();
-    this.subscriber = undefined;
+    this.channel.dispose();
     await Promise.resolve();
   }
 }

@@ -7,8 +7,9 @@
  * Subscriptions use a duplicate connection; after a reconnect, listeners get `generation = -1` (re-read).
  */
 import type { Redis } from 'ioredis';
-import { AppError } from '../errors/errors';
-import { runScript } from '../context/redis-script';
+import { redisCall, type RedisCall } from '../context/redis-call';
+import { redisCas } from '../context/redis-cas';
+import { RedisChannelSubscription } from '../context/redis-channel';
 import { parseFleetState, type FleetState, type Transition } from './fleet-state';
 import {
   MAX_CAS_ATTEMPTS,
@@ -19,13 +20,6 @@ import {
   type Rejection,
 } from './fleet-store';
 import { emptyCounts, SHADOW_BINS, type ShadowCounts } from './shadow-stats';
-
-const CAS = `
-local g = redis.call('HGET', KEYS[1], 'generation')
-if (g or 'none') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'generation', ARGV[2], 'state', ARGV[3])
-redis.call('PUBLISH', ARGV[4], ARGV[5])
-return 1`;
 
 const SHADOW_TTL_SEC = 7 * 86_400;
 
@@ -47,10 +41,9 @@ export function fleetKeys(
 /** Fleet store on Redis. */
 export class RedisFleetStore implements FleetStore {
   readonly description = 'redis';
-  private subscriber: Redis | undefined;
   private readonly listeners = new Set<ChangeListener>();
-  private disposed = false;
-  private readonly client: () => Redis | undefined;
+  private readonly call: RedisCall;
+  private readonly channel: RedisChannelSubscription;
 
   /**
    * @param redis the engine's shared client, or a getter for one that may not be set up yet (calls then fail transiently).
@@ -60,25 +53,23 @@ export class RedisFleetStore implements FleetStore {
     redis: Redis | (() => Redis | undefined),
     private readonly prefix: string,
   ) {
-    this.client = typeof redis === 'function' ? redis : () => redis;
+    const client = typeof redis === 'function' ? redis : () => redis;
+    this.call = redisCall(client, 'fleet store');
+    this.channel = new RedisChannelSubscription(client, fleetKeys(prefix, '').channel, {
+      onMessage: (text) => {
+        const m = JSON.parse(text) as { name?: unknown; generation?: unknown };
+        if (typeof m.name === 'string' && typeof m.generation === 'number')
+          for (const l of this.listeners) l(m.name, m.generation);
+      },
+      // messages may have been missed while disconnected
+      onReconnect: () => {
+        for (const l of this.listeners) l('*', -1);
+      },
+    });
   }
 
   private keys(name: string): ReturnType<typeof fleetKeys> {
     return fleetKeys(this.prefix, name);
-  }
-
-  private async call<T>(fn: (redis: Redis) => Promise<T>): Promise<T> {
-    const redis = this.client();
-    try {
-      if (redis === undefined) throw new Error('Redis is not set up yet');
-      return await fn(redis);
-    } catch (err) {
-      throw new AppError('dependency_unavailable', 'The fleet store (Redis) is unavailable.', {
-        cause: err,
-        transient: true,
-        retryAfterSec: 1,
-      });
-    }
   }
 
   private async readRaw(name: string): Promise<{ generation: string; state: FleetState | undefined }> {
@@ -92,69 +83,25 @@ export class RedisFleetStore implements FleetStore {
 
   async update(name: string, fn: (current: FleetState | undefined) => Transition): Promise<Transition> {
     const k = this.keys(name);
-    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+    const target = {
+      key: k.state,
+      channel: k.channel,
+      name,
+      missing: 'none',
+      attempts: MAX_CAS_ATTEMPTS,
+      conflict: `Too many concurrent changes to ${name}; retry.`,
+    };
+    return redisCas(this.call, target, async () => {
       const { generation, state } = await this.readRaw(name);
       const t = fn(state);
-      if (!t.changed) return t;
-      const g = t.state.generation;
-      const message = JSON.stringify({ name, generation: g });
-      const ok = await this.call((r) =>
-        runScript(r, CAS, [k.state], [generation, String(g), JSON.stringify(t.state), k.channel, message]),
-      );
-      if (ok === 1) return t;
-    }
-    throw new AppError('conflict', `Too many concurrent changes to ${name}; retry.`, {
-      transient: true,
-      retryAfterSec: 1,
+      const write = t.changed ? { generation: t.state.generation, state: JSON.stringify(t.state) } : undefined;
+      return { expected: generation, result: t, write };
     });
   }
 
   async subscribe(listener: ChangeListener): Promise<boolean> {
     this.listeners.add(listener);
-    if (this.subscriber !== undefined) return true;
-    const client = this.client();
-    if (client === undefined || this.disposed) return false;
-    // the subscriber queues its one SUBSCRIBE until connected (bounded: a single command)
-    const sub = client.duplicate({
-      enableOfflineQueue: true,
-      maxRetriesPerRequest: null,
-      lazyConnect: true,
-      commandTimeout: undefined,
-    });
-    this.subscriber = sub;
-    const channel = fleetKeys(this.prefix, '').channel;
-    let wasReady = false;
-    sub.on('message', (ch: string, text: string) => {
-      if (ch !== channel) return;
-      try {
-        const m = JSON.parse(text) as { name?: unknown; generation?: unknown };
-        if (typeof m.name === 'string' && typeof m.generation === 'number')
-          for (const l of this.listeners) l(m.name, m.generation);
-      } catch {
-        /* not ours */
-      }
-    });
-    sub.on('ready', () => {
-      if (wasReady) for (const l of this.listeners) l('*', -1); // messages may have been missed while disconnected
-      wasReady = true;
-    });
-    sub.on('error', () => undefined); // the reconcile loop covers an unavailable subscription
-    const subscribed = sub.subscribe(channel).then(
-      () => true,
-      () => {
-        // give up this connection; the next reconcile tick subscribes again
-        if (this.subscriber === sub) this.subscriber = undefined;
-        sub.disconnect();
-        return false;
-      },
-    );
-    // waits at most 2 s: the SUBSCRIBE stays queued until the connection is up
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 2000)));
-    timer?.unref();
-    const ok = await Promise.race([subscribed, waited]);
-    clearTimeout(timer);
-    return ok;
+    return this.channel.subscribe();
   }
 
   async recordRejection(r: Rejection): Promise<void> {
@@ -223,10 +170,8 @@ export class RedisFleetStore implements FleetStore {
   }
 
   async dispose(): Promise<void> {
-    this.disposed = true;
     this.listeners.clear();
-    this.subscriber?.disconnect();
-    this.subscriber = undefined;
+    this.channel.dispose();
     await Promise.resolve();
   }
 }
