@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
+import { redisCall, type RedisCall } from '../context/redis-call';
 import { AppError } from '../errors/errors';
 import type { ScoreResult } from '../scoring/scorer';
 
@@ -141,6 +142,7 @@ export interface RedisResultStoreOptions {
  */
 export class RedisResultStore implements ResultStore {
   private readonly client: () => Redis | undefined;
+  private readonly call: RedisCall;
   private readonly onCorrupt: (e: CorruptRecord) => void;
 
   /**
@@ -155,6 +157,7 @@ export class RedisResultStore implements ResultStore {
     options: RedisResultStoreOptions = {},
   ) {
     this.client = typeof redis === 'function' ? redis : () => redis;
+    this.call = redisCall(this.client, 'result store');
     this.onCorrupt = options.onCorrupt ?? (() => undefined);
   }
 
@@ -228,19 +231,5 @@ export class RedisResultStore implements ResultStore {
     this.onCorrupt({ transactionId, reason: parsed.corrupt, bytes: Buffer.byteLength(raw) });
     await this.call((redis) => redis.eval(DELETE_IF_SAME, 1, this.key(transactionId), raw));
     return undefined;
-  }
-
-  private async call<T>(fn: (redis: Redis) => Promise<T>): Promise<T> {
-    try {
-      const redis = this.client();
-      if (redis === undefined) throw new Error('Redis is not set up yet');
-      return await fn(redis);
-    } catch (err) {
-      throw new AppError('dependency_unavailable', 'The result store (Redis) is unavailable.', {
-        cause: err,
-        transient: true,
-        retryAfterSec: 1,
-      });
-    }
   }
 }
