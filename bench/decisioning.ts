@@ -2,7 +2,8 @@
  * `npm run bench:decisioning` (also the last step of `npm run bench`): the cost of the decision beside the score.
  * - `decisioning.rules_eval_p99_us`: one evaluation of 50 compiled rules (this process; target ≤ 50 µs);
  * - `decisioning.p99_ratio`: `/api/score` p99 with the example ruleset vs without rules (`RULESET_NAME=none`),
- *   both at 40 % of the rule-free service's maximum, open loop, alternating runs (target ≤ 1.1);
+ *   both at 40 % of the rule-free service's maximum, open loop, the median of the per-round ratios over
+ *   alternating rounds (`paired-p99.ts`; target ≤ 1.1);
  * - `decisioning.list_propagation_ms`: from a list add on one instance to the change applied on another
  *   (two connections on one Redis).
  * Writes bench/results/decisioning.json.
@@ -16,13 +17,14 @@ import { evaluateRuleset } from '../lib/decisioning/evaluate-ruleset';
 import { ListLookup } from '../lib/decisioning/list-lookup';
 import { RedisListStore } from '../lib/decisioning/redis-list-store';
 import { startServer, type ServerChild } from './children';
-import { loadRun, medianOf, type RunFigures } from './load';
+import { loadRun, type RunFigures } from './load';
+import { pairedP99 } from './paired-p99';
 import { paymentBody } from './payment-body';
 import { percentile } from './percentile';
 
 const QUICK = process.argv.includes('--quick');
 const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
-const PLAN = QUICK ? { durationSec: 3, rounds: 1, evals: 20_000 } : { durationSec: 10, rounds: 2, evals: 100_000 };
+const PLAN = QUICK ? { durationSec: 3, rounds: 2, evals: 20_000 } : { durationSec: 10, rounds: 5, evals: 100_000 };
 
 function log(msg: string): void {
   process.stderr.write(`[bench:decisioning ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
@@ -134,21 +136,21 @@ async function p99Ratio(): Promise<Record<string, unknown>> {
     const max = await run('none', PLAN.durationSec);
     const offered = Math.max(1, Math.round(max.rps * 0.4));
     log(`max without rules ${max.rps} req/s; both at 40 % = ${offered} req/s`);
-    const runs: Record<string, RunFigures[]> = { none: [], rules: [] };
-    for (let r = 0; r < PLAN.rounds; r++)
-      for (const n of r % 2 === 0 ? ['none', 'rules'] : ['rules', 'none']) {
-        const f = await run(n, PLAN.durationSec, offered);
-        runs[n]?.push(f);
-        log(`round ${r + 1}: ${n} p99 ${f.p99_ms} ms (${f.rps} req/s, non-2xx ${f.non2xx})`);
-      }
-    const none = medianOf(runs['none'] ?? []);
-    const rules = medianOf(runs['rules'] ?? []);
+    const paired = await pairedP99(
+      PLAN.rounds,
+      (arm) => run(arm === 'a' ? 'none' : 'rules', PLAN.durationSec, offered),
+      (arm, r, f) =>
+        log(`round ${r}: ${arm === 'a' ? 'none' : 'rules'} p99 ${f.p99_ms} ms (${f.rps} req/s, non-2xx ${f.non2xx})`),
+    );
+    const none = paired.a;
+    const rules = paired.b;
     return {
       max_rps_without_rules: max.rps,
       offered_rps: offered,
       without_rules: { p50_ms: none.p50_ms, p99_ms: none.p99_ms, rps: none.rps, non2xx: none.non2xx },
       with_rules: { p50_ms: rules.p50_ms, p99_ms: rules.p99_ms, rps: rules.rps, non2xx: rules.non2xx },
-      p99_ratio: Math.round((rules.p99_ms / none.p99_ms) * 1000) / 1000,
+      p99_ratio: paired.p99_ratio,
+      p99_ratio_rounds: paired.p99_ratio_rounds,
     };
   } finally {
     for (const s of Object.values(servers)) await s.stop();

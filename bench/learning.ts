@@ -2,7 +2,8 @@
  * The decision log's cost on the request path, run by `npm run bench` (and alone by `npm run bench:learning`):
  * the service with the log on (writing to a local folder) and off, side by side. The maximum is measured
  * closed-loop with the log off; then both arms run open-loop at 40 % of it, alternating, and
- * `learning.p99_ratio` = p99(on) / p99(off) of the medians (target ≤ 1.05).
+ * `learning.p99_ratio` = the median over rounds of p99(on) / p99(off) in the same round (`paired-p99.ts`;
+ * target ≤ 1.05).
  */
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
@@ -16,7 +17,8 @@ import { manifestSchema } from '../lib/models/manifest';
 import type { ScoreResult } from '../lib/scoring/scorer';
 import { generatePayments } from '../lib/training/synthetic-payments';
 import { startServer, type ServerChild } from './children';
-import { loadRun, medianOf, type RunFigures } from './load';
+import { loadRun, medianOf, type RunFigures, type Spread } from './load';
+import { pairedP99 } from './paired-p99';
 import { paymentBody } from './payment-body';
 
 /** What {@link benchLearning} reports (`bench.json` → `learning`). */
@@ -25,8 +27,10 @@ export interface LearningFigures {
   readonly offered_rps: number;
   readonly log_on: RunFigures;
   readonly log_off: RunFigures;
-  /** p99(on) / p99(off) at 40 % of the maximum, 3 decimals. */
+  /** Median over rounds of p99(on) / p99(off) in the same round, at 40 % of the maximum. */
   readonly p99_ratio: number;
+  /** Each round's ratio, with their median, min and max. */
+  readonly p99_ratio_rounds: Spread;
   /** Decision records the "on" arm wrote (the log really ran). */
   readonly records_written: number;
   /** In process, per payment: building its record (three HMACs, copies) and serializing it, µs (median of 5 runs). */
@@ -117,17 +121,14 @@ export async function benchLearning(o: LearningBenchOptions): Promise<LearningFi
     const max = medianOf([await run('off', o.durationSec)]).rps;
     const offered = Math.max(1, Math.round(max * 0.4));
     o.log(`learning: max ${max} req/s with the log off; both arms at ${offered} req/s (40 %)`);
-    const runs: Record<'on' | 'off', RunFigures[]> = { on: [], off: [] };
-    for (let r = 0; r < o.rounds; r++) {
-      for (const arm of r % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
-        const f = await run(arm, o.durationSec, offered);
-        runs[arm].push(f);
-        o.log(`learning round ${r + 1}: log ${arm} p99 ${f.p99_ms} ms, ${f.rps} req/s`);
-      }
-    }
-    const on = medianOf(runs.on);
-    const off = medianOf(runs.off);
-    const ratio = Math.round((on.p99_ms / Math.max(off.p99_ms, 1e-9)) * 1000) / 1000;
+    const paired = await pairedP99(
+      o.rounds,
+      (arm) => run(arm === 'a' ? 'off' : 'on', o.durationSec, offered),
+      (arm, r, f) => o.log(`learning round ${r}: log ${arm === 'a' ? 'off' : 'on'} p99 ${f.p99_ms} ms, ${f.rps} req/s`),
+    );
+    const on = paired.b;
+    const off = paired.a;
+    const ratio = paired.p99_ratio;
     await arms.on.stop(); // SIGTERM: the log is flushed on the way out
     arms.on = undefined;
     const written = await countLines(dir);
@@ -138,6 +139,7 @@ export async function benchLearning(o: LearningBenchOptions): Promise<LearningFi
       log_on: on,
       log_off: off,
       p99_ratio: ratio,
+      p99_ratio_rounds: paired.p99_ratio_rounds,
       records_written: written,
       record_us: recordUs,
       target: { p99_ratio_max: 1.05, met: ratio <= 1.05 },
