@@ -20,7 +20,6 @@
  * Writes bench/results/bench.json and bench/results/bench-latency.svg; prints a table.
  */
 import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import Redis from 'ioredis';
 import { appRoot } from '../lib/config/app-root';
@@ -46,6 +45,7 @@ import {
   type TailPoint,
 } from './report';
 import { benchLearning, type LearningFigures } from './learning';
+import { machine } from './machine';
 import { benchTelemetry, type TelemetryFigures } from './telemetry';
 
 const QUICK = process.argv.includes('--quick');
@@ -326,22 +326,6 @@ async function secondNode(root: string): Promise<Runtime | undefined> {
   return { node, app };
 }
 
-async function machine(): Promise<Record<string, unknown>> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const ortVersion = (require('onnxruntime-node/package.json') as { version: string }).version;
-  return {
-    cpu: os.cpus()[0]?.model ?? 'unknown',
-    cores: os.availableParallelism(),
-    memory_gb: Math.round(os.totalmem() / 1024 ** 3),
-    platform: `${os.platform()} ${os.release()}`,
-    node: process.version,
-    onnxruntime: ortVersion,
-    date: new Date().toISOString(),
-    // other processes on the cores: figures taken under a high load average are the machine's, not the code's
-    loadavg_1m: Math.round((os.loadavg()[0] ?? 0) * 100) / 100,
-  };
-}
-
 async function main(): Promise<void> {
   const root = appRoot();
   const started = Date.now();
@@ -430,7 +414,7 @@ async function main(): Promise<void> {
   }
   const targets = checkTargets(figures);
   const out = {
-    machine: await machine(),
+    machine: machine(),
     settings: { quick: QUICK, ...PLAN, duration_total_s: Math.round((Date.now() - started) / 1000) },
     ...figures,
     refusal,

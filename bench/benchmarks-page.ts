@@ -16,6 +16,12 @@ const FILES: readonly (readonly [file: string, command: string, what: string])[]
   ['cache.json', 'npm run bench:cache', 'user-context cache: latency, compression, hit ratio, throughput'],
   ['escalation.json', 'npm run bench:escalation', 'latency with LLM escalation off, healthy and failing'],
   ['telemetry-decompose.json', 'npm run bench:telemetry', 'main-thread CPU per request of each telemetry part'],
+  [
+    'decisioning.json',
+    'npm run bench:decisioning',
+    'rules: one evaluation, p99 with and without rules, list propagation',
+  ],
+  ['tail.json', 'npm run bench:tail', "where the service's tail at light load goes: loop use, CPU per request, stalls"],
 ];
 
 const NOT_MEASURED = 'not measured';
@@ -48,14 +54,32 @@ function goalText(t: Target): string {
   return `${sign} ${String(t.goal)}`;
 }
 
+/**
+ * The per-round values of a figure measured over rounds, when its file records them beside it: `<path>_spread`
+ * (tail ratios) or `<path>_rounds` (paired p99 comparisons), each `{ median, min, max, rounds }`.
+ */
+function roundsOf(doc: unknown, path: string): { min: number; max: number } | undefined {
+  for (const suffix of ['_spread', '_rounds']) {
+    const v = obj(valueAt(doc, `${path}${suffix}`));
+    if (typeof v['min'] === 'number' && typeof v['max'] === 'number') return { min: v['min'], max: v['max'] };
+  }
+  return undefined;
+}
+
 function targetRow(t: Target, results: Results): string {
   const doc = results[t.file];
   if (doc === undefined)
     return `| ${t.label} | \`${t.file}\` \`${t.path}\` | ${goalText(t)} | ${NOT_MEASURED} | ${NOT_MEASURED} |`;
   const value = valueAt(doc, t.path);
   const met = meets(t, value);
-  const verdict = met === undefined ? 'no figure' : met ? 'met' : '**missed**';
-  return `| ${t.label} | \`${t.file}\` \`${t.path}\` | ${goalText(t)} | ${cell(value ?? 'absent')} | ${verdict} |`;
+  const rounds = roundsOf(doc, t.path);
+  // the median meets the goal or not, but some rounds fall on the other side of it
+  const straddles = rounds !== undefined && met !== undefined && meets(t, rounds.min) !== meets(t, rounds.max);
+  const verdict =
+    (met === undefined ? 'no figure' : met ? 'met' : '**missed**') + (straddles ? ' (rounds on both sides)' : '');
+  const measured =
+    cell(value ?? 'absent') + (rounds === undefined ? '' : ` (rounds ${cell(rounds.min)}–${cell(rounds.max)})`);
+  return `| ${t.label} | \`${t.file}\` \`${t.path}\` | ${goalText(t)} | ${measured} | ${verdict} |`;
 }
 
 function sideBySide(doc: unknown): string[] {

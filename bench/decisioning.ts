@@ -18,6 +18,7 @@ import { ListLookup } from '../lib/decisioning/list-lookup';
 import { RedisListStore } from '../lib/decisioning/redis-list-store';
 import { startServer, type ServerChild } from './children';
 import { loadRun, type RunFigures } from './load';
+import { machine } from './machine';
 import { pairedP99 } from './paired-p99';
 import { paymentBody } from './payment-body';
 import { percentile } from './percentile';
@@ -167,13 +168,14 @@ async function main(): Promise<void> {
   log('/api/score with the example ruleset vs without rules, at 40 % of max');
   const http = await p99Ratio();
   const out = {
-    at: new Date().toISOString(),
+    machine: machine(),
     quick: QUICK,
     decisioning: {
       rules_eval_p99_us: rules.p99_us,
       rules_eval_p50_us: rules.p50_us,
       rules_eval_evals: rules.evals,
       p99_ratio: http['p99_ratio'],
+      p99_ratio_rounds: http['p99_ratio_rounds'],
       score_at_40pct: http,
       list_propagation_ms: prop,
     },

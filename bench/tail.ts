@@ -23,6 +23,7 @@
  * Chrome DevTools after gunzip). With bench/results/tail-baseline.json present (a tail.json of an earlier build,
  * kept for comparison), `before_after` puts both runs' figures side by side.
  */
+import { machine } from './machine';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -324,13 +325,7 @@ async function main(): Promise<void> {
           Object.keys(models).map((k) => [k, { before: headline(baseline.models?.[k]), after: headline(models[k]) }]),
         );
   const result = {
-    machine: {
-      cpu: os.cpus()[0]?.model ?? 'unknown',
-      cores: os.availableParallelism(),
-      node: process.version,
-      date: new Date().toISOString(),
-      loadavg_1m: r2(os.loadavg()[0] ?? 0),
-    },
+    machine: machine(),
     settings: {
       quick: QUICK,
       ...PLAN,

@@ -35,6 +35,22 @@ describe('benchmarks page', () => {
     assert.match(page, /\| small \| service \| 900 \| 3 \| 9 \| 4 \| 0 \|/);
   });
 
+  it('shows the rounds beside a figure measured over rounds, and says when they fall on both sides of the goal', () => {
+    const bench = {
+      small: {
+        tail: { at_40pct: { ratio: 1.2, ratio_spread: { median: 1.2, min: 1.1, max: 1.4, rounds: [1.1, 1.2, 1.4] } } },
+      },
+      learning: { p99_ratio: 0.9, p99_ratio_rounds: { median: 0.9, min: 0.5, max: 2.9, rounds: [2.9, 0.5, 0.9] } },
+    };
+    const page = benchmarksPage({ 'bench.json': bench }, '');
+    assert.match(row(page, 'small.tail.at_40pct.ratio'), /\| ≤ 1\.5 \| 1\.2 \(rounds 1\.1–1\.4\) \| met \|$/);
+    assert.match(
+      row(page, 'learning.p99_ratio'),
+      /\| ≤ 1\.05 \| 0\.9 \(rounds 0\.5–2\.9\) \| met \(rounds on both sides\) \|$/,
+    );
+    assert.match(row(page, 'heavy.tail.at_40pct.ratio'), /\| absent \| no figure \|$/);
+  });
+
   it('reads figures by dot path, array indices included, and compares both ways', () => {
     assert.equal(valueAt({ a: { b: [{ c: 7 }] } }, 'a.b.0.c'), 7);
     assert.equal(valueAt({ a: 1 }, 'a.b'), undefined);
