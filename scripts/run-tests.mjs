@@ -24,7 +24,8 @@
 // Files run one at a time (the machine has 2 cores, and the tests share Redis and start servers).
 // Plain JavaScript on purpose: it runs before anything else, with no dependency.
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -94,8 +95,13 @@ function main() {
       `--test-timeout=${timeout} (per ${perTestTimeout() ? 'test' : 'file'}), whole run within ${runTimeout} ms`,
   );
   const args = ['--test', '--test-concurrency=1', `--test-timeout=${timeout}`, ...unique];
+  // Decision records of the engines the tests start go to a folder of this run, not to the checkout's
+  // .data/decisions (a test that checks the log sets its own DECISION_LOG_DIR).
+  const decisions = mkdtempSync(path.join(os.tmpdir(), 'test-decisions-'));
+  const env = { ...process.env, DECISION_LOG_DIR: process.env.DECISION_LOG_DIR || decisions };
+  const removeDecisions = () => rmSync(decisions, { recursive: true, force: true });
   // Its own process group, so that the watchdog stops the runner and the file processes it started together.
-  const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', detached: true });
+  const child = spawn(process.execPath, args, { cwd: root, env, stdio: 'inherit', detached: true });
   const signalGroup = (sig) => {
     try {
       process.kill(-child.pid, sig);
@@ -110,10 +116,12 @@ function main() {
         'A test that timed out above, or a file that left a timer or socket open, kept it running.',
     );
     signalGroup('SIGKILL');
+    removeDecisions();
     process.exit(1);
   }, runTimeout);
   child.on('exit', (code, signal) => {
     clearTimeout(watchdog);
+    removeDecisions();
     if (signal !== null) {
       console.error(`run-tests: the test runner was stopped by ${signal}`);
       process.exit(1);

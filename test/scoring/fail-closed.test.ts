@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { MeterProvider, MetricReader, type DataPoint } from '@opentelemetry/sdk-metrics';
 import { createEngine } from '../../lib/app';
@@ -60,6 +63,7 @@ describe('fail closed: a model output that is not a finite number in [0, 1] neve
       INFERENCE_MODE: 'inline',
       REQUEST_DEADLINE_MS: '5000',
       RULESET_NAME: 'none',
+      DECISION_LOG_DIR: mkdtempSync(path.join(os.tmpdir(), 'fail-closed-decisions-')), // not the checkout's .data
     });
     const telemetry = await Telemetry.create({ meterProvider: new MeterProvider({ readers: [reader] }) });
     engine = await createEngine(config, {
