@@ -52,6 +52,34 @@ export function learningStore(config: Config, blob: BlobStoreOptions = {}): Lear
 const KEY_RETRY_FIRST_MS = 1_000;
 const KEY_RETRY_MAX_MS = 60_000;
 
+/** The Key Vault reader of the hash key: `deps.secretReader`, else a `SecretClient` made once, with the app identity. */
+function vaultReader(config: Config, vaultUrl: string, deps: Pick<LearningDeps, 'secretReader'>): SecretReader {
+  return (
+    deps.secretReader ??
+    // loaded only when a vault is configured
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    new (require('@azure/keyvault-secrets') as typeof import('@azure/keyvault-secrets')).SecretClient(
+      vaultUrl,
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      new (require('@azure/identity') as typeof import('@azure/identity')).DefaultAzureCredential(
+        config.redis.managedIdentityClientId === undefined
+          ? {}
+          : { managedIdentityClientId: config.redis.managedIdentityClientId },
+      ),
+    )
+  );
+}
+
+/** The secret's value, or `undefined` when the vault cannot give one of at least 16 characters. */
+async function readVaultKey(reader: SecretReader, secretName: string): Promise<string | undefined> {
+  try {
+    const v = (await reader.getSecret(secretName)).value?.trim();
+    return v === undefined || v.length < 16 ? undefined : v;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Reads the hash key (setting, or Key Vault secret). `undefined`, logged, when the vault cannot give it
  * ({@link createLearning} then reads it again in the background).
@@ -66,32 +94,13 @@ export async function readHashKey(
       deps.logger.warn('decision log: DECISION_LOG_HASH_KEY is the public development key; set it from Key Vault');
     return k.key;
   }
-  try {
-    const reader =
-      deps.secretReader ??
-      // loaded only when a vault is configured
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      new (require('@azure/keyvault-secrets') as typeof import('@azure/keyvault-secrets')).SecretClient(
-        k.vaultUrl,
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        new (require('@azure/identity') as typeof import('@azure/identity')).DefaultAzureCredential(
-          config.redis.managedIdentityClientId === undefined
-            ? {}
-            : { managedIdentityClientId: config.redis.managedIdentityClientId },
-        ),
-      );
-    const v = (await reader.getSecret(k.secretName)).value?.trim();
-    if (v === undefined || v.length < 16) throw new Error('empty or shorter than 16 characters');
-    return v;
-  } catch {
+  const v = await readVaultKey(vaultReader(config, k.vaultUrl, deps), k.secretName);
+  if (v === undefined)
     deps.logger.error(
       'decision log: the hash key could not be read from Key Vault; decisions are dropped and counted until it is',
-      {
-        secretName: k.secretName,
-      },
+      { secretName: k.secretName },
     );
-    return undefined;
-  }
+  return v;
 }
 
 /** Builds the learning loop: store, decision log (when enabled), labels, drift monitor. */
@@ -132,7 +141,10 @@ export async function createLearning(config: Config, deps: LearningDeps): Promis
         on,
       })
     : undefined;
-  const key = s.decisionLog.enabled ? await readHashKey(config, deps) : undefined;
+  const keySource = s.decisionLog.hashKey;
+  const reader =
+    s.decisionLog.enabled && keySource.mode === 'keyvault' ? vaultReader(config, keySource.vaultUrl, deps) : undefined;
+  const key = s.decisionLog.enabled ? await readHashKey(config, { logger, secretReader: reader }) : undefined;
   const drift = new DriftMonitor(s.driftWindow);
   const unwatch = deps.metrics?.watchDrift(() => drift.readings());
   const timers = deps.timers ?? unrefTimers;
@@ -150,7 +162,7 @@ export async function createLearning(config: Config, deps: LearningDeps): Promis
     wallClock,
     lost: (reason) => on.dropped?.({ count: 1, reason }),
   });
-  if (log !== undefined && key === undefined) {
+  if (log !== undefined && key === undefined && reader !== undefined && keySource.mode === 'keyvault') {
     // Key Vault did not give the key at start: read it again, backing off 1 s → 60 s, until it does.
     let delay = KEY_RETRY_FIRST_MS;
     let handle: unknown;
@@ -161,7 +173,8 @@ export async function createLearning(config: Config, deps: LearningDeps): Promis
     };
     const retry = (): void => {
       handle = timers.setTimeout(() => {
-        void readHashKey(config, { ...deps, logger: quiet(logger) }).then((k) => {
+        // a failed retry is not logged again: the drops are counted
+        void readVaultKey(reader, keySource.secretName).then((k) => {
           if (stopped) return;
           if (k === undefined) return retry();
           learning.useHashKey(new KeyedHash(k));
@@ -173,14 +186,4 @@ export async function createLearning(config: Config, deps: LearningDeps): Promis
     retry();
   }
   return learning;
-}
-
-/** `logger` without its error lines (a failed retry is not logged again: the drops are counted). */
-function quiet(logger: Logger): Logger {
-  return {
-    debug: (m, f) => logger.debug(m, f),
-    info: (m, f) => logger.info(m, f),
-    warn: (m, f) => logger.warn(m, f),
-    error: () => undefined,
-  };
 }
