@@ -12,7 +12,7 @@ import type { ListLookup } from './list-lookup';
 import type { RulesetTraffic } from './ruleset-pointer';
 import { inRulesetCanary, inRulesetShadow } from './ruleset-traffic';
 import { MAX_PAGE, type ListPage } from './list-store';
-import { listValueProblem, parseAddBody } from './list-values';
+import { decodeListCursor, encodeListCursor, listValueProblem, parseAddBody } from './list-values';
 import type { ListKeyField } from './ruleset-schema';
 
 /**
@@ -192,9 +192,12 @@ export class Decisioning {
     return { name, removed: 1 };
   }
 
-  /** `GET /api/lists/{name}?cursor=`: one bounded page. @throws AppError `not_found`. */
-  listPage(name: string, cursor: string | undefined): Promise<ListPage> {
-    this.listKey(name);
-    return this.lookup.store.page(name, cursor === '' ? undefined : cursor, MAX_PAGE);
+  /**
+   * `GET /api/lists/{name}?cursor=`: one bounded page; its `cursor` is opaque.
+   * @throws AppError `not_found`; `validation_failed` naming `cursor` for one this endpoint did not return.
+   */
+  async listPage(name: string, cursor: string | undefined): Promise<ListPage> {
+    const page = await this.lookup.store.page(name, decodeListCursor(this.listKey(name), cursor), MAX_PAGE);
+    return page.cursor === undefined ? page : { ...page, cursor: encodeListCursor(page.cursor) };
   }
 }

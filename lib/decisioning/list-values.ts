@@ -22,6 +22,27 @@ export function listValueProblem(key: ListKeyField, value: unknown): string | un
   return undefined;
 }
 
+/** `?cursor=` of `GET /api/lists/{name}`: the base64url of the page's last value, opaque to clients. */
+export function encodeListCursor(lastValue: string): string {
+  return Buffer.from(lastValue, 'utf8').toString('base64url');
+}
+
+/**
+ * The last value a `?cursor=` stands for; `undefined` for no cursor (absent or empty).
+ * @throws AppError `validation_failed` naming `cursor` when it is not one this service handed out.
+ */
+export function decodeListCursor(key: ListKeyField, cursor: string | undefined): string | undefined {
+  if (cursor === undefined || cursor === '') return undefined;
+  const value = /^[A-Za-z0-9_-]{1,200}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : undefined;
+  if (value === undefined || encodeListCursor(value) !== cursor || listValueProblem(key, value) !== undefined)
+    throw new AppError('validation_failed', '1 invalid query parameter.', {
+      errors: [
+        { path: 'cursor', message: 'is not a cursor this endpoint returned (pass the `cursor` of the previous page)' },
+      ],
+    });
+  return value;
+}
+
 const addBodySchema = z.strictObject({
   values: z.array(z.unknown()).min(1).max(MAX_VALUES_PER_ADD),
   ttlSeconds: z

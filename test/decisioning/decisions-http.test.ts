@@ -159,6 +159,14 @@ describe('decisioning over HTTP and Service Bus (local host, Redis lists)', () =
     const page = await fetch(`${host.url}/api/lists/blocked_users`);
     const body = (await page.json()) as { entries: { value: string }[] };
     assert.ok(body.entries.some((e) => e.value === blocked));
+    const garbage = await fetch(`${host.url}/api/lists/blocked_users?cursor=%25%25%25garbage`);
+    assert.equal(garbage.status, 400);
+    assert.match(garbage.headers.get('content-type') ?? '', /application\/problem\+json/);
+    const problem = (await garbage.json()) as { errors: { path: string }[] };
+    assert.deepEqual(
+      problem.errors.map((e) => e.path),
+      ['cursor'],
+    );
     const del = await fetch(`${host.url}/api/lists/blocked_users/${encodeURIComponent(blocked)}`, { method: 'DELETE' });
     assert.equal(del.status, 200);
     const again = await post(`${host.url}/api/score`, JSON.stringify(validEvent({ userId: blocked })));
