@@ -1,7 +1,8 @@
 // `npm run build`: a clean build (dist/ removed, then `tsc -p .`), then dist/.build-stamp, dated to the moment the
 // build started (a source saved while tsc ran is newer than the stamp, so the next `npm start` builds again).
 // `--if-stale`: builds only when the sources changed since the last clean build, or none ran (see `stale`);
-// `npm start` and `npm run bench:start` build that way.
+// `npm start`, `npm run bench:start` and the learning commands (dataset:export, model:train, backtest,
+// learning:erase) build that way.
 // Plain JavaScript on purpose: it must run before anything is compiled.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
