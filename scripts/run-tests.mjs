@@ -1,18 +1,17 @@
-// `npm test` / `npm run test:infra`: runs the compiled test files with Node's test runner, on any Node from 20 on.
+// `npm test` / `npm run test:infra`: runs the compiled test files with Node's test runner, on Node 22 and 24.
 //
 //   node scripts/run-tests.mjs [folder-or-file ...]      (default: dist/test)
 //
 // The test files are listed here and passed to `node --test` one by one, because the runner itself cannot be given
-// a folder portably: Node 20 walks a folder argument, but from Node 21 on a folder argument is read as a file path
-// or glob and fails with "Cannot find module", and Node 20 does not expand globs. So the file list is the same on
-// every Node: every `*.test.js` under the given folders, except under `support/` and `fixtures/` folders (helpers,
-// never run as tests). The number of files is printed before the run; the runner's own summary (`# tests N` in the
+// a folder portably: from Node 21 on a folder argument is read as a file path or glob and fails with "Cannot find
+// module" (Node 20 walked it). So the file list is the same on every Node: every `*.test.js` under the given
+// folders, except under `support/` and `fixtures/` folders (helpers, never run as tests). The number of files is printed before the run; the runner's own summary (`# tests N` in the
 // TAP reporter, `ℹ tests N` in the spec reporter) closes the run.
 //
 // Timeouts, so that a hung test fails instead of hanging the run. `--test-timeout` means different things:
 // - Node 24 and later apply it to each test (nodejs/node#57672): a hung test fails naming itself, and the other
 //   tests of its file still run.
-// - Node 20 and 22 apply it to each test file as a whole: the file's process is stopped and the file is reported
+// - Node 22 applies it to each test file as a whole: the file's process is stopped and the file is reported
 //   as timed out, by name. So the limit there is a per-file one, above the slowest file.
 // TEST_TIMEOUT_MS overrides the value passed. Above both, a watchdog bounds the whole run (RUN_TIMEOUT_MS, default
 // 30 min): a file whose test left a timer or socket open never exits on Node 24, so after the per-test failure has
@@ -33,7 +32,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Per-test limit (Node 24+). The slowest test took 71 s on a loaded 2-core machine. */
 const TEST_TIMEOUT_MS = 180_000;
-/** Per-file limit (Node 20 and 22, which apply --test-timeout to whole files). The slowest file took under 80 s. */
+/** Per-file limit (Node 22, which applies --test-timeout to whole files). The slowest file took under 80 s. */
 const FILE_TIMEOUT_MS = 600_000;
 /** Bound on the whole run, above the slowest full run (under 10 min on a loaded 2-core machine). */
 const RUN_TIMEOUT_MS = 1_800_000;

@@ -118,8 +118,8 @@ function nodeVersionProblems(): string[] {
       `functionapp-containerapps.bicep placeholderImage '${String(placeholder)}', expected node:4-node${AZURE_NODE_DEFAULT}`,
     );
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines?: { node?: string } };
-  if (pkg.engines?.node !== '>=20')
-    problems.push(`package.json engines.node '${String(pkg.engines?.node)}', expected >=20`);
+  if (pkg.engines?.node !== '>=22')
+    problems.push(`package.json engines.node '${String(pkg.engines?.node)}', expected >=22`);
   return problems;
 }
 
