@@ -86,6 +86,7 @@ export async function createDecisioning(config: Config, deps: DecisioningDeps): 
   const lookup = new ListLookup(listStore, {
     maxEntries: config.decisioning.listL1MaxEntries,
     ttlMs: config.decisioning.listL1TtlMs,
+    ...(deps.wallNow === undefined ? {} : { wallNow: deps.wallNow }),
     on: {
       lookupFailed: (e) => logger.warn('list lookup failed: rules on those lists fail closed to review', e),
       ...deps.on,

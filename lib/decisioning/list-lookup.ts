@@ -1,8 +1,9 @@
 /**
  * List membership for scoring: an in-process LRU (L1) in front of the list store. Misses of one event go to
- * the store in one round trip. Every change announced by any instance drops the changed values from L1
- * (`applied` event), so a change reaches every instance as fast as pub/sub; the TTL bounds staleness
- * while the subscription is down.
+ * the store in one round trip. L1 keeps, per value, until when it counts (the entry's expiry, from the store),
+ * so an entry added with a TTL stops matching when it expires, on every instance, cached or not. Every change
+ * announced by any instance drops the changed values from L1 (`applied` event), so a change reaches every
+ * instance as fast as pub/sub; the L1 TTL bounds staleness while the subscription is down.
  */
 import { LRUCache } from 'lru-cache';
 import type { ListMemberships } from './cel-environment';
@@ -23,6 +24,8 @@ export interface ListLookupOptions {
   readonly ttlMs: number;
   /** Monotonic clock for the TTL, ms. Default `performance.now`. */
   readonly now?: () => number;
+  /** Wall clock for entry expiry, epoch ms (the store's clock). Default `Date.now`. */
+  readonly wallNow?: () => number;
   readonly on?: Partial<ListLookupEvents>;
 }
 
@@ -30,7 +33,8 @@ const SEP = '\u0000';
 
 /** Membership lookups behind L1, kept fresh by the store's change announcements. */
 export class ListLookup {
-  private readonly l1: LRUCache<string, boolean>;
+  /** Until when each cached value counts (epoch ms; `Infinity` = no expiry; `0` = not a member). */
+  private readonly l1: LRUCache<string, number>;
   /** Bumped by every applied change: a lookup that raced a change does not fill L1 with what it read. */
   private changes = 0;
 
@@ -39,7 +43,7 @@ export class ListLookup {
     private readonly options: ListLookupOptions,
   ) {
     const now = options.now;
-    this.l1 = new LRUCache<string, boolean>({
+    this.l1 = new LRUCache<string, number>({
       max: options.maxEntries,
       ttl: options.ttlMs,
       updateAgeOnGet: false,
@@ -80,6 +84,7 @@ export class ListLookup {
    */
   async memberships(uses: readonly ListUse[], event: Readonly<Record<string, unknown>>): Promise<ListMemberships> {
     this.ensureSubscribed();
+    const t = (this.options.wallNow ?? Date.now)();
     const out = new Map<string, boolean>();
     const misses: { name: string; value: string }[] = [];
     for (const u of uses) {
@@ -90,16 +95,16 @@ export class ListLookup {
       }
       const hit = this.l1.get(u.name + SEP + v);
       if (hit === undefined) misses.push({ name: u.name, value: v });
-      else out.set(u.name, hit);
+      else out.set(u.name, hit > t);
     }
     if (misses.length === 0) return out;
     const changes = this.changes;
     try {
-      const found = await this.store.contains(misses);
+      const until = await this.store.memberUntil(misses);
       misses.forEach((m, i) => {
-        const member = found[i] === true;
-        out.set(m.name, member);
-        if (changes === this.changes) this.l1.set(m.name + SEP + m.value, member);
+        const u = until[i] ?? 0;
+        out.set(m.name, u > t);
+        if (changes === this.changes) this.l1.set(m.name + SEP + m.value, u);
       });
     } catch (err) {
       this.options.on?.lookupFailed?.({ lists: misses.length, reason: (err as Error).message });

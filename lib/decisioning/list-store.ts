@@ -42,6 +42,12 @@ export interface ListStore {
   page(name: string, cursor: string | undefined, limit: number): Promise<ListPage>;
   /** Membership of each `{ name, value }`, in one round trip. */
   contains(keys: readonly { readonly name: string; readonly value: string }[]): Promise<boolean[]>;
+  /**
+   * Until when each `{ name, value }` counts, in one round trip: its expiry (epoch ms), `Infinity` for an entry
+   * without one, `0` when it is not a member (or has expired). Caches keep this, not a yes/no, so that an entry
+   * stops matching when its TTL passes even while it is cached.
+   */
+  memberUntil(keys: readonly { readonly name: string; readonly value: string }[]): Promise<number[]>;
   /** Listens for changes made by any instance (idempotent); resolves true once subscribed. */
   subscribe(listener: ListChangeListener): Promise<boolean>;
   dispose(): Promise<void>;
@@ -94,7 +100,17 @@ export class MemoryListStore implements ListStore {
 
   contains(keys: readonly { readonly name: string; readonly value: string }[]): Promise<boolean[]> {
     const t = this.now();
-    return Promise.resolve(keys.map((k) => (this.lists.get(k.name)?.get(k.value) ?? -Infinity) > t));
+    return this.memberUntil(keys).then((until) => until.map((u) => u > t));
+  }
+
+  memberUntil(keys: readonly { readonly name: string; readonly value: string }[]): Promise<number[]> {
+    const t = this.now();
+    return Promise.resolve(
+      keys.map((k) => {
+        const exp = this.lists.get(k.name)?.get(k.value) ?? 0;
+        return exp > t ? exp : 0;
+      }),
+    );
   }
 
   subscribe(listener: ListChangeListener): Promise<boolean> {

@@ -3,7 +3,8 @@
  * - `{prefix}list:v1:{name}:values`: sorted set of the values, all at score 0 (pages in value order, by lex range);
  * - `{prefix}list:v1:{name}:expiry`: hash value → expiry (epoch ms, or `inf`);
  * - channel `{prefix}list:v1:changed`: `{ name, values }` after every change, in the same MULTI as the write.
- * Membership of many keys is one pipelined round trip (HMGET per list). Expired entries stop counting at once
+ * Membership of many keys is one pipelined round trip (HMGET per list), answered with each entry's expiry so that
+ * a cache stops counting it at that time. Expired entries stop counting at once
  * and are deleted when a page meets them. Subscriptions use a duplicate connection.
  */
 import type { Redis } from 'ioredis';
@@ -110,6 +111,11 @@ export class RedisListStore implements ListStore {
   }
 
   async contains(keys: readonly { readonly name: string; readonly value: string }[]): Promise<boolean[]> {
+    const t = this.now();
+    return (await this.memberUntil(keys)).map((u) => u > t);
+  }
+
+  async memberUntil(keys: readonly { readonly name: string; readonly value: string }[]): Promise<number[]> {
     if (keys.length === 0) return [];
     const byList = new Map<string, number[]>();
     keys.forEach((key, i) => {
@@ -125,7 +131,7 @@ export class RedisListStore implements ListStore {
       return p.exec();
     });
     const t = this.now();
-    const out = new Array<boolean>(keys.length).fill(false);
+    const out = new Array<number>(keys.length).fill(0);
     lists.forEach(([, at], j) => {
       const [err, exps] = res?.[j] ?? [new Error('no reply'), null];
       if (err !== null)
@@ -135,7 +141,8 @@ export class RedisListStore implements ListStore {
         });
       at.forEach((i, m) => {
         const e = (exps as (string | null)[])[m];
-        out[i] = e === 'inf' || (e !== null && e !== undefined && Number(e) > t);
+        const until = e === 'inf' ? Infinity : e === null || e === undefined ? 0 : Number(e);
+        out[i] = until > t ? until : 0;
       });
     });
     return out;

@@ -67,6 +67,14 @@ for (const { name, make } of stores) {
       );
       await s.add('l', ['short'], 60);
       assert.deepEqual(await s.contains([{ name: 'l', value: 'short' }]), [true]);
+      assert.deepEqual(
+        await s.memberUntil([
+          { name: 'l', value: 'short' },
+          { name: 'l', value: 'forever' },
+          { name: 'l', value: 'absent' },
+        ]),
+        [c.now() + 60_000, Infinity, 0],
+      );
       await s.dispose();
     });
 
@@ -142,6 +150,40 @@ describe('lists across two instances on one Redis', () => {
     await a.store.remove('blocked_users', 'u-blocked-1');
     await within(removed, "B's applied event for the removal", 5000);
     assert.equal((await b.memberships(uses, event)).get('blocked_users'), false);
+    await a.store.dispose();
+    await b.store.dispose();
+    other.disconnect();
+  });
+});
+
+describe('list entry expiry through the L1 cache (real Redis)', () => {
+  it('a value added with ttlSeconds: 4 no longer blocks 6 s later, on the instance that cached it and on another', async () => {
+    const prefix = `${r.prefix}ttl:`;
+    const c = clock();
+    const fixed = (): number => 0; // the L1 TTL never runs out here: only the entry's expiry can end the match
+    const other = r.redis.duplicate();
+    const a = new ListLookup(new RedisListStore(r.redis, prefix, c.now), {
+      maxEntries: 100,
+      ttlMs: 3_600_000,
+      now: fixed,
+      wallNow: c.now,
+    });
+    const b = new ListLookup(new RedisListStore(other, prefix, c.now), {
+      maxEntries: 100,
+      ttlMs: 3_600_000,
+      now: fixed,
+      wallNow: c.now,
+    });
+    const uses = [{ name: 'blocked_users', key: 'userId' as const }];
+    const event = { userId: 'u-ttl-1' };
+    await a.store.add('blocked_users', ['u-ttl-1'], 4);
+    assert.equal((await a.memberships(uses, event)).get('blocked_users'), true, 'A blocks (and caches) at once');
+    assert.equal((await b.memberships(uses, event)).get('blocked_users'), true, 'B blocks (and caches) at once');
+    c.advance(3_900);
+    assert.equal((await a.memberships(uses, event)).get('blocked_users'), true, 'still blocked before 4 s');
+    c.advance(2_100);
+    assert.equal((await a.memberships(uses, event)).get('blocked_users'), false, 'A: not blocked 6 s later');
+    assert.equal((await b.memberships(uses, event)).get('blocked_users'), false, 'B: not blocked 6 s later');
     await a.store.dispose();
     await b.store.dispose();
     other.disconnect();
