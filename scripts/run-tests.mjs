@@ -54,6 +54,22 @@ export function testFiles(dir, out = []) {
   return out.sort();
 }
 
+/** The files under `dir` (relative paths), or none when it does not exist. */
+export function filesUnder(dir, base = dir, out = []) {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return out;
+  }
+  for (const e of entries) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) filesUnder(p, base, out);
+    else out.push(path.relative(base, p));
+  }
+  return out;
+}
+
 /** A positive integer of milliseconds from the environment variable `name`, or `fallback` when unset. */
 function millisFromEnv(name, fallback) {
   const raw = process.env[name];
@@ -99,6 +115,10 @@ function main() {
   const decisions = mkdtempSync(path.join(os.tmpdir(), 'test-decisions-'));
   const env = { ...process.env, DECISION_LOG_DIR: process.env.DECISION_LOG_DIR || decisions };
   const removeDecisions = () => rmSync(decisions, { recursive: true, force: true });
+  // Tests never write into the checkout: the run fails if the checkout's .data/ gained files (a test that built
+  // its config without a temporary DECISION_LOG_DIR, see test/support/config.ts).
+  const dataDir = path.join(root, '.data');
+  const dataBefore = new Set(filesUnder(dataDir));
   // Its own process group, so that the watchdog stops the runner and the file processes it started together.
   const child = spawn(process.execPath, args, { cwd: root, env, stdio: 'inherit', detached: true });
   const signalGroup = (sig) => {
@@ -123,6 +143,14 @@ function main() {
     removeDecisions();
     if (signal !== null) {
       console.error(`run-tests: the test runner was stopped by ${signal}`);
+      process.exit(1);
+    }
+    const gained = filesUnder(dataDir).filter((f) => !dataBefore.has(f));
+    if (gained.length > 0) {
+      console.error(
+        `run-tests: the tests wrote ${gained.length} file(s) into the checkout's .data/ (tests must use a ` +
+          `temporary folder, e.g. testConfig in test/support/config.ts): ${gained.slice(0, 10).join(', ')}`,
+      );
       process.exit(1);
     }
     process.exit(code ?? 1);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { loadConfig } from '../../lib/config/config';
+import { testConfig } from '../support/config';
 import type { AppError } from '../../lib/errors/errors';
 
 const root = path.resolve(__dirname, '../../..');
@@ -11,7 +11,7 @@ const bicep = (file: string): string => readFileSync(path.join(root, 'infra-bice
 describe('the results topic duplicate-detection window covers the idempotency TTL', () => {
   it('fails fast, naming both settings, when IDEMPOTENCY_TTL_SEC exceeds RESULTS_DUPLICATE_WINDOW_SEC', () => {
     assert.throws(
-      () => loadConfig({ IDEMPOTENCY_TTL_SEC: '43200', RESULTS_DUPLICATE_WINDOW_SEC: '600' }),
+      () => testConfig({ IDEMPOTENCY_TTL_SEC: '43200', RESULTS_DUPLICATE_WINDOW_SEC: '600' }),
       (e: AppError) =>
         e.code === 'config_invalid' &&
         JSON.stringify(e.errors?.map((x) => x.path).sort()) ===
@@ -20,15 +20,15 @@ describe('the results topic duplicate-detection window covers the idempotency TT
   });
 
   it('accepts a TTL up to the window; the defaults are 6 h both', () => {
-    const d = loadConfig({});
+    const d = testConfig({});
     assert.equal(d.idempotency.ttlSec, 21_600);
     assert.equal(d.serviceBus.duplicateWindowSec, 21_600);
     assert.equal(
-      loadConfig({ IDEMPOTENCY_TTL_SEC: '3600', RESULTS_DUPLICATE_WINDOW_SEC: '3600' }).idempotency.ttlSec,
+      testConfig({ IDEMPOTENCY_TTL_SEC: '3600', RESULTS_DUPLICATE_WINDOW_SEC: '3600' }).idempotency.ttlSec,
       3600,
     );
     assert.throws(
-      () => loadConfig({ RESULTS_DUPLICATE_WINDOW_SEC: String(7 * 86_400 + 1) }),
+      () => testConfig({ RESULTS_DUPLICATE_WINDOW_SEC: String(7 * 86_400 + 1) }),
       /RESULTS_DUPLICATE_WINDOW_SEC/,
     );
   });

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { loadConfig } from '../../lib/config/config';
+import { testConfig } from '../support/config';
 import { AmqpPeer } from '../support/amqp-peer';
 import { validEvent } from '../support/events';
 import { testRedis } from '../support/redis';
@@ -17,7 +17,7 @@ import { startScorer, type ScorerProcess } from './support/scorer-processes';
 
 const TOPIC = 'risk-completed';
 const MAX_DELIVERY = 10;
-const defaults = loadConfig({});
+const defaults = testConfig({});
 const TTL_MS = defaults.idempotency.ttlSec * 1000;
 const WINDOW_MS = defaults.serviceBus.duplicateWindowSec * 1000;
 

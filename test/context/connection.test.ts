@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { TokenCredential } from '@azure/identity';
-import { loadConfig } from '../../lib/config/config';
+import { testConfig } from '../support/config';
 import type { CachedContextProvider } from '../../lib/context/cached-context-provider';
 import { createContextProvider } from '../../lib/context/create-context-provider';
 import {
@@ -33,7 +33,7 @@ describe('Redis connection plan', () => {
     REDIS_ENTRA_OBJECT_ID: 'oid',
   };
   it('prefers Entra, then Key Vault, then REDIS_URL, then in-process', () => {
-    const plan = (env: Record<string, string>) => planRedisConnection(loadConfig(env).redis);
+    const plan = (env: Record<string, string>) => planRedisConnection(testConfig(env).redis);
     assert.deepEqual(plan(base), { mode: 'entra', host: 'c.redis.cache.windows.net', port: 6380, username: 'oid' });
     assert.deepEqual(plan({ ...base, REDIS_HOST: 'c.example:10000' }), {
       mode: 'entra',
@@ -60,11 +60,11 @@ describe('Redis connection plan', () => {
 describe('settings that cannot work fail fast', () => {
   it('rejects a malformed REDIS_URL and an http origin without a URL, without echoing secrets', async () => {
     await assert.rejects(
-      createContextProvider(loadConfig({ REDIS_URL: `redis://:${SECRET}@` })),
+      createContextProvider(testConfig({ REDIS_URL: `redis://:${SECRET}@` })),
       (e: AppError) => e.code === 'config_invalid' && !e.message.includes(SECRET),
     );
     await assert.rejects(
-      createContextProvider(loadConfig({ CONTEXT_SOURCE: 'http' })),
+      createContextProvider(testConfig({ CONTEXT_SOURCE: 'http' })),
       (e: AppError) => e.code === 'config_invalid' && e.message.includes('CONTEXT_SOURCE_URL'),
     );
   });
@@ -157,7 +157,7 @@ describe('Key Vault', () => {
           : Promise.resolve({ value: `127.0.0.1:${server.port},password=${SECRET},ssl=False,abortConnect=False` });
       },
     };
-    const settings = loadConfig({
+    const settings = testConfig({
       KEY_VAULT_URL: 'https://kv.vault.azure.net',
       REDIS_SECRET_NAME: 'redis-conn',
       REDIS_KEY_PREFIX: testPrefix('kv'),
@@ -198,7 +198,7 @@ describe('Key Vault through the real SecretClient (local HTTPS vault, injected c
       ),
     };
     const logger = recordingLogger();
-    const settings = loadConfig({
+    const settings = testConfig({
       KEY_VAULT_URL: vault.url,
       REDIS_SECRET_NAME: 'redis-conn',
       REDIS_KEY_PREFIX: testPrefix('kv2'),

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { AccessToken, TokenCredential } from '@azure/identity';
 import { Redis, type RedisOptions } from 'ioredis';
-import { loadConfig } from '../../lib/config/config';
+import { testConfig } from '../support/config';
 import { createContextProvider } from '../../lib/context/create-context-provider';
 import { EntraTokenAuth, REDIS_SCOPE, refreshDelayMs, type AuthTarget } from '../../lib/context/entra-auth';
 import { parsePaymentEvent } from '../../lib/domain/payment-event';
@@ -121,7 +121,7 @@ describe('Entra auth against a real redis-server (ACL user = object id, token = 
     const logger = recordingLogger();
     const refreshed: number[] = [];
     let made: RedisOptions | undefined;
-    const settings = loadConfig({
+    const settings = testConfig({
       REDIS_HOST: `127.0.0.1:${server.port}`,
       REDIS_ENTRA_OBJECT_ID: 'oid-123',
       REDIS_KEY_PREFIX: testPrefix('entra'),

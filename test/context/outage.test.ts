@@ -10,7 +10,7 @@ import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { createEngine } from '../../lib/app';
-import { loadConfig } from '../../lib/config/config';
+import { testConfig } from '../support/config';
 import { RedisProfileSource } from '../../lib/context/context-source';
 import { createContextProvider } from '../../lib/context/create-context-provider';
 import type { DegradedReason } from '../../lib/context/events';
@@ -40,7 +40,7 @@ describe('Redis outage', () => {
     seed.disconnect();
 
     const reasons = new Set<DegradedReason>();
-    const config = loadConfig({
+    const config = testConfig({
       REDIS_URL: `redis://127.0.0.1:${server.port}`,
       REDIS_KEY_PREFIX: prefix,
       REDIS_TIMEOUT_MS: '50',
@@ -140,7 +140,7 @@ describe('Redis outage', () => {
     const server = await OwnRedis.start();
     cleanups.push(() => server.kill());
     const prefix = testPrefix('resync');
-    const config = loadConfig({
+    const config = testConfig({
       REDIS_URL: `redis://127.0.0.1:${server.port}`,
       REDIS_KEY_PREFIX: prefix,
       REDIS_TIMEOUT_MS: '250',

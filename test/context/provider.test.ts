@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
-import { loadConfig } from '../../lib/config/config';
+import { testConfig } from '../support/config';
 import type { CachedContextProvider } from '../../lib/context/cached-context-provider';
 import { RedisProfileSource, type ContextSource } from '../../lib/context/context-source';
 import { createContextProvider, type ContextProviderDeps } from '../../lib/context/create-context-provider';
@@ -32,7 +32,7 @@ const event = (userId: string, over: Record<string, unknown> = {}): PaymentEvent
 
 async function setup(name: string, deps: ContextProviderDeps = {}, prefix = testPrefix(name)) {
   prefixes.push(prefix);
-  const settings = loadConfig({ REDIS_KEY_PREFIX: prefix, REDIS_TIMEOUT_MS: '250' });
+  const settings = testConfig({ REDIS_KEY_PREFIX: prefix, REDIS_TIMEOUT_MS: '250' });
   const provider = await createContextProvider(settings, { redis: await testClient(), ...deps });
   providers.push(provider);
   const keys = new ContextKeys(prefix);
@@ -157,7 +157,7 @@ describe('in-process store (no Redis configured)', () => {
   it('serves miss then hit, counts velocity, and says so in the log', async () => {
     const logger = recordingLogger();
     const events: Partial<ContextEvents> = {};
-    const provider = await createContextProvider(loadConfig({}), { logger, on: events });
+    const provider = await createContextProvider(testConfig({}), { logger, on: events });
     providers.push(provider);
     assert.equal(provider.description, 'in-process');
     assert.ok(logger.lines.some((l) => l.includes('context store: in-process')));

@@ -3,7 +3,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { createEngine } from '../../lib/app';
 import { InProcessBus } from '../../lib/async/in-process-bus';
 import type { AsyncScoreResult } from '../../lib/async/result-store';
-import { loadConfig } from '../../lib/config/config';
+import { testConfig } from '../support/config';
 import type { Engine } from '../../lib/engine';
 import { AppError } from '../../lib/errors/errors';
 import type { ScoreResult } from '../../lib/scoring/scorer';
@@ -18,7 +18,7 @@ describe('escalation wired through the engine (HTTP, batch and Service Bus paths
   let engine: Engine;
   before(async () => {
     fake = await FakeOpenAI.create();
-    const config = loadConfig({
+    const config = testConfig({
       INFERENCE_MODE: 'inline',
       REQUEST_DEADLINE_MS: '2000',
       AZURE_OPENAI_ENDPOINT: fake.endpoint,
@@ -120,7 +120,7 @@ describe('escalation span', () => {
     const telemetry = await Telemetry.create({
       tracerProvider: new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }),
     });
-    const config = loadConfig({
+    const config = testConfig({
       INFERENCE_MODE: 'inline',
       REQUEST_DEADLINE_MS: '2000',
       AZURE_OPENAI_ENDPOINT: fake.endpoint,

@@ -9,7 +9,7 @@ import {
 } from '../../lib/inference/backend-factory';
 import { resolveDeadlineMs } from '../../lib/inference/deadline';
 import { AppError } from '../../lib/errors/errors';
-import { loadConfig } from '../../lib/config/config';
+import { testConfig } from '../support/config';
 
 describe('backend factory choices', () => {
   it('auto runs tiny models inline and the rest in workers; explicit modes win', () => {
@@ -43,7 +43,7 @@ describe('backend factory choices', () => {
     assert.equal(batchCap({ batchMaxSize: 32, batchMaxSizeGpu: 48 }, true), 48);
     assert.equal(batchCap({ batchMaxSize: 64, batchMaxSizeGpu: 32 }, true), 32);
     assert.equal(batchCap({ batchMaxSize: 32, batchMaxSizeGpu: 48 }, false), 32);
-    const c = loadConfig({ BATCH_MAX_SIZE: '64', BATCH_MAX_SIZE_GPU: '48' }).inference;
+    const c = testConfig({ BATCH_MAX_SIZE: '64', BATCH_MAX_SIZE_GPU: '48' }).inference;
     assert.equal(batchCap(c, isGpuProvider(['cuda', 'cpu'])), 48);
     assert.equal(batchCap(c, isGpuProvider(['cpu'])), 64);
   });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createEngine } from '../../lib/app';
-import { loadConfig } from '../../lib/config/config';
+import { testConfig } from '../support/config';
 import type { Engine, BatchItemResult } from '../../lib/engine';
 import { AppError } from '../../lib/errors/errors';
 import type { ScoreResult } from '../../lib/scoring/scorer';
@@ -18,7 +18,7 @@ describe('Engine.scoreBatch and per-request timing (worker pool, cuda requested)
 
   before(async () => {
     models = await tempModelDir({ hidden: [16] });
-    const config = loadConfig({
+    const config = testConfig({
       MODEL_DIR: models.dir,
       ORT_EXECUTION_PROVIDERS: 'cuda,cpu',
       INFERENCE_MODE: 'workers',

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import fc from 'fast-check';
-import { loadConfig } from '../../lib/config/config';
+import { testConfig } from '../support/config';
 import { FEATURE_COUNT, featurize } from '../../lib/features/featurizer';
 import { binOf, binsOf, psi, PSI_ALERT } from '../../lib/learning/drift-bins';
 import { createLearning } from '../../lib/learning/create-learning';
@@ -62,7 +62,7 @@ describe('drift monitor exported as metrics', () => {
   it('shows PSI above 0.2 for shifted inputs, and below it for inputs like the training data', async () => {
     const reader = new TestReader();
     const telemetry = await Telemetry.create({ meterProvider: new MeterProvider({ readers: [reader] }) });
-    const config = loadConfig({ DECISION_LOG_ENABLED: 'false', DRIFT_WINDOW: '2000' });
+    const config = testConfig({ DECISION_LOG_ENABLED: 'false', DRIFT_WINDOW: '2000' });
     const learning = await createLearning(config, {
       logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
       metrics: telemetry.learning,

@@ -10,7 +10,8 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createEngine } from '../../lib/app';
-import { loadConfig, type Config } from '../../lib/config/config';
+import type { Config } from '../../lib/config/config';
+import { testConfig } from '../support/config';
 import type { Engine } from '../../lib/engine';
 import type { BackendFactory } from '../../lib/inference/backend';
 import { batchedBackendFactory } from '../../lib/inference/backend-factory';
@@ -72,7 +73,7 @@ let B: Engine;
 
 before(async () => {
   folder = await copyBundled();
-  config = loadConfig({
+  config = testConfig({
     MODEL_DIR: folder.dir,
     REDIS_URL: 'redis://127.0.0.1:6379',
     REDIS_KEY_PREFIX: prefix,

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MeterProvider, type Histogram } from '@opentelemetry/sdk-metrics';
 import { createEngine } from '../../lib/app';
-import { loadConfig } from '../../lib/config/config';
+import { testConfig } from '../support/config';
 import { AppError } from '../../lib/errors/errors';
 import { BlobModelRepository, type BlobRepositoryEvents } from '../../lib/rollout/blob-model-repository';
 import { silentLogger } from '../../lib/telemetry/logger';
@@ -78,7 +78,7 @@ describe('blob storage calls as scoring.external.duration{dependency=blob}', () 
   it('wired by the composition root: a model upload read from the container records blob durations in ms', async () => {
     const reader = new TestReader();
     const telemetry = await Telemetry.create({ meterProvider: new MeterProvider({ readers: [reader] }) });
-    const config = loadConfig({
+    const config = testConfig({
       ModelStorage: azurite.connectionString,
       MODELS_CONTAINER: 'models',
       MODEL_DIR: BUNDLED_MODELS,

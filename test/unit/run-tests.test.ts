@@ -2,7 +2,7 @@
  * The test command itself (scripts/run-tests.mjs), run as `npm test` runs it, on fixture folders written here:
  * every verdict of many short files reaches the runner's summary (no `--test-force-exit`, which drops a file's
  * last verdicts on Linux: nodejs/node#64833), helper folders are not run, and the whole-run watchdog stops a run
- * whose file never exits.
+ * whose file never exits, and a run whose tests wrote into the checkout's .data/ fails.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -90,5 +90,30 @@ describe('the test command (scripts/run-tests.mjs)', () => {
     const { code, out } = await runTests(folder, { RUN_TIMEOUT_MS: '-5' }, 30_000);
     assert.equal(code, 2);
     assert.match(out, /RUN_TIMEOUT_MS must be a positive integer \(milliseconds\), got '-5'/);
+  });
+  it("fails the run when the tests wrote into the checkout's .data/, naming the file", async () => {
+    const folder = path.join(dir, 'writes-data');
+    mkdirSync(folder, { recursive: true });
+    const probe = path.join(ROOT, '.data', `run-tests-probe-${process.pid}`, 'record.jsonl');
+    writeFileSync(
+      path.join(folder, 'writes.test.js'),
+      [
+        "const { test } = require('node:test');",
+        "const fs = require('node:fs');",
+        "const path = require('node:path');",
+        'test("writes a decision record into the checkout", () => {',
+        '  fs.mkdirSync(path.dirname(process.env.PROBE), { recursive: true });',
+        "  fs.writeFileSync(process.env.PROBE, '{}');",
+        '});',
+      ].join('\n'),
+    );
+    try {
+      const { code, out } = await runTests(folder, { PROBE: probe }, 60_000);
+      assert.equal(code, 1, out);
+      assert.match(out, /wrote 1 file\(s\) into the checkout's \.data\//);
+      assert.ok(out.includes(path.join(`run-tests-probe-${process.pid}`, 'record.jsonl')), out);
+    } finally {
+      rmSync(path.dirname(probe), { recursive: true, force: true });
+    }
   });
 });

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { MeterProvider, MetricReader, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { createEngine } from '../../lib/app';
-import { loadConfig } from '../../lib/config/config';
+import { testConfig } from '../support/config';
 import { AppError } from '../../lib/errors/errors';
 import { silentLogger } from '../../lib/telemetry/logger';
 import { validEvent } from '../support/events';
@@ -145,7 +145,7 @@ describe('telemetry', () => {
 
   it('is wired by the composition root: model loads and scored payments reach the metrics', async () => {
     const { t, reader } = await setup();
-    const engine = await createEngine(loadConfig({}), { telemetry: t, logger: silentLogger });
+    const engine = await createEngine(testConfig({}), { telemetry: t, logger: silentLogger });
     try {
       await engine.start();
       await engine.score(validEvent());

@@ -12,7 +12,7 @@ import { createEngine } from '../../../lib/app';
 import type { MessageMeta } from '../../../lib/async/async-scorer';
 import type { ResultPublisher } from '../../../lib/async/result-publisher';
 import { ServiceBusTopicPublisher } from '../../../lib/async/service-bus-publisher';
-import { loadConfig } from '../../../lib/config/config';
+import { testConfig } from '../../support/config';
 import type { BackendFactory } from '../../../lib/inference/backend';
 import { inlineBackendFactory } from '../../../lib/inference/ort-session';
 import { silentLogger } from '../../../lib/telemetry/logger';
@@ -39,7 +39,7 @@ const crash = (): never => {
 };
 
 async function main(): Promise<void> {
-  const config = loadConfig(process.env);
+  const config = testConfig(process.env);
   let crashAt: CrashPoint | undefined;
   let runs = 0; // inferences of scored events (warm-up excluded)
   const real = inlineBackendFactory({ executionProviders: ['cpu'], intraOpThreads: 1, graphOptimization: 'all' });

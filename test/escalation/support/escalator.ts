@@ -1,4 +1,4 @@
-import { loadConfig } from '../../../lib/config/config';
+import { testConfig } from '../../support/config';
 import type { EscalationSettings } from '../../../lib/config/escalation-settings';
 import { createEscalator, type EscalatorWiring } from '../../../lib/escalation/create-escalator';
 import type { Escalator } from '../../../lib/escalation/escalator';
@@ -11,7 +11,7 @@ import { validEvent } from '../../support/events';
 
 /** Escalation settings pointing at a stand-in, API-key auth; `env` overrides any setting. */
 export function settingsFor(fake: FakeOpenAI, env: Record<string, string> = {}): EscalationSettings {
-  const config = loadConfig({
+  const config = testConfig({
     AZURE_OPENAI_ENDPOINT: fake.endpoint,
     AZURE_OPENAI_DEPLOYMENT: 'gpt-4o-mini',
     AZURE_OPENAI_API_KEY: 'test-api-key',
