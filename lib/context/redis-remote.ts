@@ -34,7 +34,8 @@ export function createRedisClient(options: RedisOptions): Redis {
 
 /**
  * The Redis-backed remote of the context provider, over `client` (owned from now on): L2 cache, velocity
- * script, profile origin and a pub/sub bus on a duplicate connection. Reports connection state changes.
+ * script, profile origin and a pub/sub bus on a duplicate connection. Reports connection state changes (not the
+ * close that `dispose` makes: a graceful stop does not report a lost connection).
  * Waits at most `connectWaitMs` for the first connection; the client keeps reconnecting in the background.
  */
 export async function createRedisRemote(
@@ -45,12 +46,14 @@ export async function createRedisRemote(
   // the subscriber queues its one SUBSCRIBE until connected (bounded: a single command)
   const subscriber = client.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, lazyConnect: true });
   let up = false;
+  /** Set by dispose: a close we asked for is not a lost connection. */
+  let closing = false;
   client.on('ready', () => {
     if (!up) on?.connection?.({ state: 'ready' });
     up = true;
   });
   client.on('close', () => {
-    if (up) on?.connection?.({ state: 'lost' });
+    if (up && !closing) on?.connection?.({ state: 'lost' });
     up = false;
   });
   client.on('error', () => undefined); // reported through state changes; messages may name hosts, never secrets
@@ -90,6 +93,7 @@ export async function createRedisRemote(
     bus,
     available: () => client.status === 'ready',
     dispose: async () => {
+      closing = true;
       options.auth?.dispose();
       await bus.dispose();
       try {

@@ -1,7 +1,7 @@
 /** The tiered context provider on real Redis: hit / miss / degraded, corrupted values, single-flight, invalidation. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { testConfig } from '../support/config';
 import type { CachedContextProvider } from '../../lib/context/cached-context-provider';
 import { RedisProfileSource, type ContextSource } from '../../lib/context/context-source';
@@ -12,7 +12,8 @@ import { seedProfiles } from '../../lib/context/profile-seeder';
 import { syntheticProfile } from '../../lib/context/synthetic-profiles';
 import { parsePaymentEvent, type PaymentEvent } from '../../lib/domain/payment-event';
 import { validEvent } from '../support/events';
-import { cleanup, eventually, recordingLogger, testClient, testPrefix } from './support';
+import { baseRedisOptions } from '../../lib/context/redis-connection';
+import { cleanup, eventually, recordingLogger, REDIS_PORT, testClient, testPrefix } from './support';
 
 let admin: Redis;
 const prefixes: string[] = [];
@@ -150,6 +151,43 @@ describe('cached context provider (Redis)', () => {
     assert.equal(r.context.profile, null);
     assert.equal(r.context.velocity.count24h, 1);
     assert.deepEqual(degraded, ['origin', 'origin']);
+  });
+});
+
+/** A client not connected yet: the provider connects it, so it sees (and logs) the connection. */
+function lazyClient(): Redis {
+  const c = new Redis({ ...baseRedisOptions(250), port: REDIS_PORT, host: '127.0.0.1' });
+  c.on('error', () => undefined);
+  return c;
+}
+
+describe('context store connection reports (Redis)', () => {
+  it('a graceful stop does not log a lost connection; a real loss does', async () => {
+    const stopped = recordingLogger();
+    const graceful = await createContextProvider(testConfig({ REDIS_KEY_PREFIX: testPrefix('stop') }), {
+      redis: lazyClient(),
+      logger: stopped,
+    });
+    assert.ok(
+      stopped.lines.some((l) => l.includes('context store: connected')),
+      stopped.lines.join('\n'),
+    );
+    await graceful.dispose();
+    assert.ok(!stopped.lines.some((l) => l.includes('connection lost')), stopped.lines.join('\n'));
+
+    const lost = recordingLogger();
+    const client = lazyClient();
+    const provider = await createContextProvider(testConfig({ REDIS_KEY_PREFIX: testPrefix('lost') }), {
+      redis: client,
+      logger: lost,
+    });
+    providers.push(provider);
+    client.disconnect(); // not through dispose: the connection goes away under the provider
+    await eventually(
+      () => lost.lines.some((l) => l.includes('context store: connection lost; scoring goes on degraded')),
+      3000,
+      'the connection-lost log line',
+    );
   });
 });
 
