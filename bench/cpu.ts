@@ -1,0 +1,221 @@
+/**
+ * `npm run bench:cpu [-- --quick]`: CPU time per decision, the figure that decides (issue 28): it measures
+ * work, not waiting, so it holds still on a noisy 2-core machine where p99 ratios swing 10×.
+ *
+ * Each arm is a server in its own process under the same local host (bench/servers/), the client is this
+ * process: an open-loop load at a fixed rate (`BENCH_CPU_RATE`, default 400 req/s) for `durationSec`, the arms
+ * alternating over `rounds` rounds (the order rotated each round). Around each run, the server's CPU is read from
+ * `/proc` (./proc-cpu): its **app thread** (the main thread, where the function modules run) and its **whole
+ * process**, divided by the 200s it answered.
+ *
+ * Arms: `naive_functions` (the fair peer: bench/servers/naive-functions-app.ts), `service` (as `npm run bench`
+ * runs it: rules and lists, the decision log, telemetry off), and the service with one thing changed:
+ * `no_rules` (`RULESET_NAME=none`: no ruleset, no list lookups), `no_decision_log` (`DECISION_LOG_ENABLED=false`),
+ * `telemetry_deployed` (metrics on, traces sampled as the Azure Monitor distro does: servers/service-traced).
+ *
+ * Written to `bench/results/cpu.json` under `cpu`:
+ * - `per_decision`: per arm, the median µs per answered request with its range (`main_us`, `process_us`);
+ *   `main_ratio` and `process_ratio` = the median over rounds of service ÷ naive_functions in the same round;
+ * - `marginal.<feature>`: what a feature adds to the service's app-thread CPU per decision, as a share
+ *   (`on ÷ off − 1`, paired by round, median): `rules` (service vs no_rules), `decision_log` (service vs
+ *   no_decision_log), `telemetry_deployed` (telemetry_deployed vs service); `marginal_process` the same on the
+ *   process's CPU;
+ * - `refusals_at_fixed_rate`: every non-2xx answer of the service arms at that rate (503 refusals or worse).
+ * @module
+ */
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import Redis from 'ioredis';
+import { appRoot } from '../lib/config/app-root';
+import { startServer, type ServerChild } from './children';
+import { spreadOf, type Spread } from './load';
+import { machine } from './machine';
+import { openLoop } from './open-loop';
+import { paymentBody, USERS } from './payment-body';
+import { perUnitUs, readCpu } from './proc-cpu';
+import { deleteKeys } from './redis-keys';
+
+const QUICK = process.argv.includes('--quick');
+const PLAN = QUICK ? { rounds: 5, durationSec: 5, warmSec: 3 } : { rounds: 7, durationSec: 10, warmSec: 5 };
+const RATE = Number(process.env['BENCH_CPU_RATE'] ?? 400);
+const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+const NAIVE_PROFILE = JSON.stringify({
+  homeCountry: 'FR',
+  usualAmount: 80,
+  knownDevices: ['dev-abc'],
+  accountCreatedAt: '2024-01-01T00:00:00Z',
+});
+
+const ARMS = ['naive_functions', 'service', 'no_rules', 'no_decision_log', 'telemetry_deployed'] as const;
+type Arm = (typeof ARMS)[number];
+/** The features whose marginal cost is measured: [feature, arm with it on, arm with it off]. */
+const MARGINALS: readonly (readonly [string, Arm, Arm])[] = [
+  ['rules', 'service', 'no_rules'],
+  ['decision_log', 'service', 'no_decision_log'],
+  ['telemetry_deployed', 'telemetry_deployed', 'service'],
+];
+
+/** One run of one arm. */
+interface ArmRun {
+  readonly main_us: number;
+  readonly process_us: number;
+  readonly ok: number;
+  readonly non2xx: number;
+  readonly errors: number;
+  readonly p99_ms: number;
+}
+
+const log = (msg: string): void =>
+  void process.stderr.write(`[cpu ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+
+async function startArm(arm: Arm, modelFile: string, serviceEnv: Record<string, string>): Promise<ServerChild> {
+  switch (arm) {
+    case 'naive_functions':
+      return startServer('servers/naive-functions', { BENCH_MODEL: modelFile, BENCH_REDIS_URL: REDIS_URL });
+    case 'service':
+      return startServer('servers/service', serviceEnv);
+    case 'no_rules':
+      return startServer('servers/service', { ...serviceEnv, RULESET_NAME: 'none' });
+    case 'no_decision_log':
+      return startServer('servers/service', { ...serviceEnv, DECISION_LOG_ENABLED: 'false' });
+    case 'telemetry_deployed':
+      return startServer('servers/service-traced', { ...serviceEnv, BENCH_TELEMETRY: 'deployed' });
+  }
+}
+
+/** One open-loop run at {@link RATE} with the server's CPU read around it. */
+async function run(server: ServerChild, durationSec: number): Promise<ArmRun> {
+  const before = readCpu(server.pid);
+  const f = await openLoop({ url: server.url, path: '/api/score', body: paymentBody, rate: RATE, durationSec });
+  const after = readCpu(server.pid);
+  const ok = Math.round(f.rps * durationSec);
+  return { ...perUnitUs(before, after, ok), ok, non2xx: f.non2xx, errors: f.errors, p99_ms: f.p99_ms };
+}
+
+const r3 = (v: number): number => Math.round(v * 1000) / 1000;
+
+/** Median over rounds of `f(round)`, with the range. */
+function paired(rounds: number, f: (r: number) => number): Spread {
+  return spreadOf(Array.from({ length: rounds }, (_, r) => f(r)));
+}
+
+async function main(): Promise<void> {
+  const root = appRoot();
+  const out = path.join(root, 'bench', 'results');
+  const started = Date.now();
+  const modelsDir = path.join(root, 'models');
+  const latest = (await fs.readdir(path.join(modelsDir, 'fraud')))
+    .filter((f) => /^\d+\.\d+\.\d+\.onnx$/.test(f))
+    .sort()
+    .at(-1);
+  if (latest === undefined) throw new Error('No bundled model under models/fraud/ (run `npm run model:train`).');
+  const logDir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-cpu-log-'));
+  const serviceEnv = {
+    MODEL_DIR: modelsDir,
+    MODEL_NAME: 'fraud',
+    LOG_LEVEL: 'error',
+    REDIS_URL,
+    REDIS_KEY_PREFIX: 'bench:cpu:',
+    DECISION_LOG_DIR: logDir,
+    OTEL_TRACES_EXPORTER: 'none',
+    APPLICATIONINSIGHTS_CONNECTION_STRING: '',
+  };
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+  const servers: Partial<Record<Arm, ServerChild>> = {};
+  try {
+    const setup = redis.pipeline();
+    for (let u = 0; u < USERS; u += 2) setup.set(`bench:naive:profile:user-${u}`, NAIVE_PROFILE);
+    await setup.exec();
+    for (const arm of ARMS) servers[arm] = await startArm(arm, path.join(modelsDir, 'fraud', latest), serviceEnv);
+    log(`servers up; warming each for ${PLAN.warmSec} s at ${RATE} req/s`);
+    for (const arm of ARMS) await run(servers[arm] as ServerChild, PLAN.warmSec);
+    const runs: Record<Arm, ArmRun[]> = Object.fromEntries(ARMS.map((a) => [a, [] as ArmRun[]])) as Record<
+      Arm,
+      ArmRun[]
+    >;
+    for (let r = 0; r < PLAN.rounds; r++) {
+      for (let k = 0; k < ARMS.length; k++) {
+        const arm = ARMS[(k + r) % ARMS.length] as Arm;
+        const f = await run(servers[arm] as ServerChild, PLAN.durationSec);
+        runs[arm].push(f);
+        log(
+          `round ${r + 1} ${arm}: app thread ${f.main_us} µs, process ${f.process_us} µs per answer; ` +
+            `${f.ok} ok, ${f.non2xx} non-2xx, p99 ${f.p99_ms} ms`,
+        );
+      }
+    }
+    const at = (arm: Arm, r: number): ArmRun => runs[arm][r] as ArmRun;
+    const perArm = Object.fromEntries(
+      ARMS.map((a) => [
+        a,
+        {
+          main_us: spreadOf(
+            runs[a].map((x) => x.main_us),
+            4,
+          ),
+          process_us: spreadOf(
+            runs[a].map((x) => x.process_us),
+            4,
+          ),
+          non2xx: runs[a].reduce((s, x) => s + x.non2xx + x.errors, 0),
+        },
+      ]),
+    );
+    const mainRatio = paired(PLAN.rounds, (r) => at('service', r).main_us / at('naive_functions', r).main_us);
+    const processRatio = paired(PLAN.rounds, (r) => at('service', r).process_us / at('naive_functions', r).process_us);
+    const marginal: Record<string, number> = {};
+    const marginalProcess: Record<string, number> = {};
+    const marginalSpread: Record<string, Spread> = {};
+    for (const [feature, on, off] of MARGINALS) {
+      const s = paired(PLAN.rounds, (r) => at(on, r).main_us / at(off, r).main_us - 1);
+      marginal[feature] = r3(s.median);
+      marginalSpread[feature] = s;
+      marginalProcess[feature] = r3(
+        paired(PLAN.rounds, (r) => at(on, r).process_us / at(off, r).process_us - 1).median,
+      );
+    }
+    const refusals = ARMS.filter((a) => a !== 'naive_functions').reduce((s, a) => s + (perArm[a]?.non2xx ?? 0), 0);
+    const cpu = {
+      node: process.version,
+      rate_rps: RATE,
+      per_decision: {
+        ...perArm,
+        main_ratio: r3(mainRatio.median),
+        process_ratio: r3(processRatio.median),
+        spread: { main_ratio: mainRatio, process_ratio: processRatio },
+      },
+      marginal,
+      marginal_process: marginalProcess,
+      marginal_spread: marginalSpread,
+      refusals_at_fixed_rate: refusals,
+    };
+    const result = {
+      machine: machine(),
+      settings: { quick: QUICK, ...PLAN, rate_rps: RATE, duration_total_s: Math.round((Date.now() - started) / 1000) },
+      cpu,
+    };
+    await fs.mkdir(out, { recursive: true });
+    await fs.writeFile(path.join(out, 'cpu.json'), `${JSON.stringify(result, null, 2)}\n`);
+    process.stdout.write(
+      `cpu per decision (app thread / process, µs): naive_functions ${perArm['naive_functions']?.main_us.median} / ` +
+        `${perArm['naive_functions']?.process_us.median}, service ${perArm['service']?.main_us.median} / ` +
+        `${perArm['service']?.process_us.median}; main_ratio ${cpu.per_decision.main_ratio}, process_ratio ` +
+        `${cpu.per_decision.process_ratio}\nmarginal: ${JSON.stringify(marginal)} (process: ` +
+        `${JSON.stringify(marginalProcess)}); refusals at ${RATE} req/s: ${refusals}\n` +
+        `wrote bench/results/cpu.json (${result.settings.duration_total_s} s)\n`,
+    );
+  } finally {
+    await Promise.all(ARMS.map((a) => servers[a]?.stop()));
+    await deleteKeys(redis, 'bench:cpu:*');
+    await deleteKeys(redis, 'bench:naive:*');
+    redis.disconnect();
+    await fs.rm(logDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench:cpu failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
