@@ -64,7 +64,8 @@ export class Learning {
     if (log === undefined) return;
     if (this.hash === undefined) return this.p.lost('no_hash_key');
     try {
-      log.append(toDecisionRecord(d, this.hash, this.p.wallClock()));
+      const at = this.p.wallClock();
+      log.append(toDecisionRecord(d, this.hash, at), at);
     } catch {
       this.p.lost('record_failed');
     }
