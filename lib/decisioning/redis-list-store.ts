@@ -124,12 +124,18 @@ export class RedisListStore implements ListStore {
       else at.push(i);
     });
     const lists = [...byList];
-    const res = await this.call((r) => {
-      const p = r.pipeline();
-      for (const [name, at] of lists)
-        p.hmget(listKeys(this.prefix, name).expiry, ...at.map((i) => keys[i]?.value ?? ''));
-      return p.exec();
-    });
+    // one HMGET per list, issued together: the client's auto-pipelining sends them in the same write as the
+    // context lookup's commands of the same tick (an explicit pipeline would be a write of its own)
+    const res = await this.call((r) =>
+      Promise.all(
+        lists.map(([name, at]) =>
+          r.hmget(listKeys(this.prefix, name).expiry, ...at.map((i) => keys[i]?.value ?? '')).then(
+            (v): [Error | null, unknown] => [null, v],
+            (e: unknown): [Error | null, unknown] => [e instanceof Error ? e : new Error(String(e)), null],
+          ),
+        ),
+      ),
+    );
     const t = this.now();
     const out = new Array<number>(keys.length).fill(0);
     lists.forEach(([, at], j) => {
