@@ -10,6 +10,16 @@ export type Results = Readonly<Record<string, unknown>>;
 
 /** What each result file measures, and the command that writes it. */
 const FILES: readonly (readonly [file: string, command: string, what: string])[] = [
+  [
+    'cpu.json',
+    'npm run bench:cpu',
+    'CPU per decision from /proc: service ÷ naive Functions app, marginal cost of each feature',
+  ],
+  [
+    'capacity.json',
+    'npm run bench:capacity',
+    'capacity per model, refusals below capacity, the rate that holds a 50 ms p99',
+  ],
   ['bench.json', 'npm run bench', 'throughput and latency side by side, overload, refusal, Service Bus, telemetry'],
   ['start.json', 'npm run bench:start', 'time from `npm start` to ready'],
   ['swap.json', 'npm run bench:swap', 'model swaps under load: failures, latency, memory'],

@@ -47,8 +47,21 @@ const NAIVE_PROFILE = JSON.stringify({
   accountCreatedAt: '2024-01-01T00:00:00Z',
 });
 
-const ARMS = ['naive_functions', 'service', 'no_rules', 'no_decision_log', 'telemetry_deployed'] as const;
-type Arm = (typeof ARMS)[number];
+/**
+ * `BENCH_BASELINE_APP`: another checkout (built, with its `node_modules`) whose service runs as the arm `baseline`,
+ * so that a change's effect is measured side by side in the same rounds (`before_after`).
+ */
+const BASELINE_APP = process.env['BENCH_BASELINE_APP'];
+const ALL_ARMS = [
+  'naive_functions',
+  'service',
+  'no_rules',
+  'no_decision_log',
+  'telemetry_deployed',
+  'baseline',
+] as const;
+type Arm = (typeof ALL_ARMS)[number];
+const ARMS: readonly Arm[] = ALL_ARMS.filter((a) => a !== 'baseline' || (BASELINE_APP ?? '') !== '');
 /** The features whose marginal cost is measured: [feature, arm with it on, arm with it off]. */
 const MARGINALS: readonly (readonly [string, Arm, Arm])[] = [
   ['rules', 'service', 'no_rules'],
@@ -81,6 +94,11 @@ async function startArm(arm: Arm, modelFile: string, serviceEnv: Record<string, 
       return startServer('servers/service', { ...serviceEnv, DECISION_LOG_ENABLED: 'false' });
     case 'telemetry_deployed':
       return startServer('servers/service-traced', { ...serviceEnv, BENCH_TELEMETRY: 'deployed' });
+    case 'baseline':
+      return startServer('servers/service', serviceEnv, 120_000, {
+        node: process.execPath,
+        app: BASELINE_APP as string,
+      });
   }
 }
 
@@ -165,18 +183,30 @@ async function main(): Promise<void> {
     );
     const mainRatio = paired(PLAN.rounds, (r) => at('service', r).main_us / at('naive_functions', r).main_us);
     const processRatio = paired(PLAN.rounds, (r) => at('service', r).process_us / at('naive_functions', r).process_us);
-    const marginal: Record<string, number> = {};
+    const marginal: Record<string, number | Spread> = {};
     const marginalProcess: Record<string, number> = {};
-    const marginalSpread: Record<string, Spread> = {};
     for (const [feature, on, off] of MARGINALS) {
       const s = paired(PLAN.rounds, (r) => at(on, r).main_us / at(off, r).main_us - 1);
       marginal[feature] = r3(s.median);
-      marginalSpread[feature] = s;
+      marginal[`${feature}_spread`] = s; // beside the figure: the benchmarks page shows the rounds
       marginalProcess[feature] = r3(
         paired(PLAN.rounds, (r) => at(on, r).process_us / at(off, r).process_us - 1).median,
       );
     }
-    const refusals = ARMS.filter((a) => a !== 'naive_functions').reduce((s, a) => s + (perArm[a]?.non2xx ?? 0), 0);
+    const beforeAfter = ARMS.includes('baseline')
+      ? {
+          baseline_app: BASELINE_APP,
+          main_ratio_vs_baseline: paired(PLAN.rounds, (r) => at('service', r).main_us / at('baseline', r).main_us),
+          process_ratio_vs_baseline: paired(
+            PLAN.rounds,
+            (r) => at('service', r).process_us / at('baseline', r).process_us,
+          ),
+        }
+      : undefined;
+    const refusals = ARMS.filter((a) => a !== 'naive_functions' && a !== 'baseline').reduce(
+      (s, a) => s + (perArm[a]?.non2xx ?? 0),
+      0,
+    );
     const cpu = {
       node: process.version,
       rate_rps: RATE,
@@ -184,12 +214,13 @@ async function main(): Promise<void> {
         ...perArm,
         main_ratio: r3(mainRatio.median),
         process_ratio: r3(processRatio.median),
-        spread: { main_ratio: mainRatio, process_ratio: processRatio },
+        main_ratio_spread: mainRatio,
+        process_ratio_spread: processRatio,
       },
       marginal,
       marginal_process: marginalProcess,
-      marginal_spread: marginalSpread,
       refusals_at_fixed_rate: refusals,
+      ...(beforeAfter === undefined ? {} : { before_after: beforeAfter }),
     };
     const result = {
       machine: machine(),

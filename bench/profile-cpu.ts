@@ -69,7 +69,7 @@ async function main(): Promise<void> {
       total += us;
       const c = owner(id);
       comp.set(c, (comp.get(c) ?? 0) + us);
-      const key = `[${owner(id)}] ${name || "(anon)"} ${n.callFrame.url.replace(/.*node_modules\//, '').replace(/.*dist\//, '')}:${n.callFrame.lineNumber}`;
+      const key = `[${owner(id)}] ${name || '(anon)'} ${n.callFrame.url.replace(/.*node_modules\//, '').replace(/.*dist\//, '')}:${n.callFrame.lineNumber}`;
       fn.set(key, (fn.get(key) ?? 0) + us);
     }
     const ok = f.rps * seconds;

@@ -19,13 +19,14 @@ describe('benchmarks page', () => {
       machine: { cpu: 'Test CPU', cores: 2, node: 'v20.1.0', date: '2030-01-02T03:04:05.000Z' },
       small: {
         service: { rps: 900, p50_ms: 3, p99_ms: 9, loop_lag_p99_ms: 4, non2xx: 0 },
-        ratios: { service_vs_naive_functions: 1.2, naive_functions_vs_naive: 0.2 },
+        ratios: { service_vs_naive_functions: 1.2 },
       },
     };
+    const cpu = { cpu: { per_decision: { main_ratio: 1.3 } } };
     const swap = { requests: { failed: 0 }, latency_ms: { ratio: 2.5 }, targets: { rss_growth_within_2x_model: true } };
-    const page = benchmarksPage({ 'bench.json': bench, 'swap.json': swap }, '');
+    const page = benchmarksPage({ 'bench.json': bench, 'swap.json': swap, 'cpu.json': cpu }, '');
     assert.match(row(page, 'small.ratios.service_vs_naive_functions'), /\| ≥ 1 \| 1\.2 \| met \|$/);
-    assert.match(row(page, 'small.ratios.naive_functions_vs_naive'), /\| ≥ 0\.5 \| 0\.2 \| \*\*missed\*\* \|$/);
+    assert.match(row(page, 'cpu.per_decision.main_ratio'), /\| ≤ 1\.15 \| 1\.3 \| \*\*missed\*\* \|$/);
     assert.match(row(page, 'heavy.ratios.service_vs_naive_functions'), /\| absent \| no figure \|$/);
     assert.match(row(page, 'requests.failed'), /\| = 0 \| 0 \| met \|$/);
     assert.match(row(page, 'latency_ms.ratio'), /\| ≤ 2 \| 2\.5 \| \*\*missed\*\* \|$/);
@@ -36,19 +37,22 @@ describe('benchmarks page', () => {
   });
 
   it('shows the rounds beside a figure measured over rounds, and says when they fall on both sides of the goal', () => {
-    const bench = {
-      small: {
-        tail: { at_40pct: { ratio: 1.2, ratio_spread: { median: 1.2, min: 1.1, max: 1.4, rounds: [1.1, 1.2, 1.4] } } },
+    const cpu = {
+      cpu: {
+        per_decision: {
+          main_ratio: 1.12,
+          main_ratio_spread: { median: 1.12, min: 1.1, max: 1.14, rounds: [1.1, 1.12, 1.14] },
+        },
+        marginal: { rules: 0.05, rules_spread: { median: 0.05, min: 0.01, max: 0.2, rounds: [0.2, 0.01, 0.05] } },
       },
-      learning: { p99_ratio: 0.9, p99_ratio_rounds: { median: 0.9, min: 0.5, max: 2.9, rounds: [2.9, 0.5, 0.9] } },
     };
-    const page = benchmarksPage({ 'bench.json': bench }, '');
-    assert.match(row(page, 'small.tail.at_40pct.ratio'), /\| ≤ 1\.5 \| 1\.2 \(rounds 1\.1–1\.4\) \| met \|$/);
+    const page = benchmarksPage({ 'cpu.json': cpu }, '');
+    assert.match(row(page, 'cpu.per_decision.main_ratio'), /\| ≤ 1\.15 \| 1\.12 \(rounds 1\.1–1\.14\) \| met \|$/);
     assert.match(
-      row(page, 'learning.p99_ratio'),
-      /\| ≤ 1\.05 \| 0\.9 \(rounds 0\.5–2\.9\) \| met \(rounds on both sides\) \|$/,
+      row(page, 'cpu.marginal.rules'),
+      /\| ≤ 0\.08 \| 0\.05 \(rounds 0\.01–0\.2\) \| met \(rounds on both sides\) \|$/,
     );
-    assert.match(row(page, 'heavy.tail.at_40pct.ratio'), /\| absent \| no figure \|$/);
+    assert.match(row(page, 'cpu.marginal.decision_log'), /\| absent \| no figure \|$/);
   });
 
   it('reads figures by dot path, array indices included, and compares both ways', () => {
