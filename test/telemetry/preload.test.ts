@@ -44,6 +44,9 @@ describe('telemetry preload', () => {
         serviceBus: has('/node_modules/@azure/service-bus/'),
         storage: has('/node_modules/@azure/storage-blob/'),
         httpPatched: http.request.__wrapped === true,
+        // no auto-instrumentation duplicates the context lookup's own spans: the distro's Redis instrumentation
+        // does not patch ioredis 6 (telemetry as deployed, docs/operations.md)
+        ioredisPatched: (() => { const R = require('ioredis'); return (R.default ?? R).prototype.sendCommand.__wrapped === true; })(),
         provider: api.trace.getTracerProvider().getDelegate().constructor.name !== 'NoopTracerProvider',
       }));
       process.exit(0);`;
@@ -65,6 +68,7 @@ describe('telemetry preload', () => {
       serviceBus: false,
       storage: false,
       httpPatched: true,
+      ioredisPatched: false,
       provider: true,
     });
   });
