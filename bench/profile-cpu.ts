@@ -1,7 +1,9 @@
 /**
  * `node dist/bench/profile-cpu.js [seconds] [rate]`: a CPU profile of the service's app thread at a fixed rate
  * (the probe of bench/servers/probe.ts), printed as self time by component and by function (top 40), to find
- * where the CPU per decision goes. Writes the profile to bench/results/cpu-service.cpuprofile.gz.
+ * where the CPU per decision goes. Writes the profile to bench/results/cpu-service.cpuprofile.gz and the table to
+ * bench/results/cpu-profile.json (under the key `BENCH_PROFILE_LABEL`, default `service`, beside earlier labels, so
+ * that a `before` and an `after` sit side by side). `BENCH_PROFILE_APP`: profile another built checkout's service.
  */
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
@@ -18,16 +20,23 @@ async function main(): Promise<void> {
   const rate = Number(process.argv[3] ?? 400);
   const root = appRoot();
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-profile-'));
-  const server = await startServer(process.env['BENCH_SERVER'] ?? 'servers/service', {
-    MODEL_DIR: path.join(root, 'models'),
-    MODEL_NAME: 'fraud',
-    LOG_LEVEL: 'error',
-    REDIS_URL: process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379',
-    REDIS_KEY_PREFIX: 'bench:prof:',
-    DECISION_LOG_DIR: tmp,
-    OTEL_TRACES_EXPORTER: 'none',
-    APPLICATIONINSIGHTS_CONNECTION_STRING: '',
-  });
+  const app = process.env['BENCH_PROFILE_APP'];
+  const label = process.env['BENCH_PROFILE_LABEL'] ?? 'service';
+  const server = await startServer(
+    process.env['BENCH_SERVER'] ?? 'servers/service',
+    {
+      MODEL_DIR: path.join(root, 'models'),
+      MODEL_NAME: 'fraud',
+      LOG_LEVEL: 'error',
+      REDIS_URL: process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379',
+      REDIS_KEY_PREFIX: 'bench:prof:',
+      DECISION_LOG_DIR: tmp,
+      OTEL_TRACES_EXPORTER: 'none',
+      APPLICATIONINSIGHTS_CONNECTION_STRING: '',
+    },
+    120_000,
+    app === undefined || app === '' ? undefined : { node: process.execPath, app },
+  );
   try {
     await openLoop({ url: server.url, path: '/api/score', body: paymentBody, rate, durationSec: 3 });
     const file = path.join(tmp, 'p.cpuprofile');
@@ -80,6 +89,21 @@ async function main(): Promise<void> {
       process.stdout.write(
         `${((100 * us) / total).toFixed(1).padStart(5)} %  ${(us / ok).toFixed(1).padStart(6)} µs  ${c}\n`,
       );
+    const tableFile = path.join(root, 'bench', 'results', 'cpu-profile.json');
+    const tables = await fs
+      .readFile(tableFile, 'utf8')
+      .then((t) => JSON.parse(t) as Record<string, unknown>)
+      .catch(() => ({}) as Record<string, unknown>);
+    tables[label] = {
+      node: process.version,
+      rate_rps: rate,
+      seconds,
+      busy_us_per_answer: Math.round((total / ok) * 10) / 10,
+      components_us_per_answer: Object.fromEntries(
+        [...comp].sort((a, b) => b[1] - a[1]).map(([c, us]) => [c, Math.round((us / ok) * 10) / 10]),
+      ),
+    };
+    await fs.writeFile(tableFile, `${JSON.stringify(tables, null, 2)}\n`);
     process.stdout.write('--- functions\n');
     for (const [k, us] of [...fn].sort((a, b) => b[1] - a[1]).slice(0, 45))
       process.stdout.write(
