@@ -1,7 +1,7 @@
 /**
  * `node dist/bench/profile-cpu.js [seconds] [rate]`: a CPU profile of the service's app thread at a fixed rate
  * (the probe of bench/servers/probe.ts), printed as self time by component and by function (top 40), to find
- * where the CPU per decision goes. Writes the profile to bench/results/cpu-service.cpuprofile.gz and the table to
+ * where the CPU per decision goes. Writes the profile to bench/results/cpu-<label>.cpuprofile.gz and the table to
  * bench/results/cpu-profile.json (under the key `BENCH_PROFILE_LABEL`, default `service`, beside earlier labels, so
  * that a `before` and an `after` sit side by side). `BENCH_PROFILE_APP`: profile another built checkout's service.
  */
@@ -45,7 +45,7 @@ async function main(): Promise<void> {
     await fetch(`${server.url}/__bench/probe/stop`).then((r) => r.text());
     const text = await fs.readFile(file, 'utf8');
     const p = JSON.parse(text) as CpuProfile;
-    await fs.writeFile(path.join(root, 'bench', 'results', 'cpu-service.cpuprofile.gz'), gzipSync(text));
+    await fs.writeFile(path.join(root, 'bench', 'results', `cpu-${label}.cpuprofile.gz`), gzipSync(text));
     const byId = new Map(p.nodes.map((n) => [n.id, n]));
     const parent = new Map<number, number>();
     for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
