@@ -11,7 +11,8 @@
  * Arms: `naive_functions` (the fair peer: bench/servers/naive-functions-app.ts), `service` (as `npm run bench`
  * runs it: rules and lists, the decision log, telemetry off), and the service with one thing changed:
  * `no_rules` (`RULESET_NAME=none`: no ruleset, no list lookups), `no_decision_log` (`DECISION_LOG_ENABLED=false`),
- * `telemetry_deployed` (metrics on, traces sampled as the Azure Monitor distro does: servers/service-traced).
+ * `telemetry_deployed` (metrics on, traces sampled as the Azure Monitor distro does: servers/service-traced), and
+ * `workers_2` (`FUNCTIONS_WORKER_PROCESS_COUNT=2`: the host and its worker processes read together, ./proc-cpu).
  *
  * Written to `bench/results/cpu.json` under `cpu`:
  * - `per_decision`: per arm, the median µs per answered request with its range (`main_us`, `process_us`);
@@ -20,7 +21,8 @@
  *   (`on ÷ off − 1`, paired by round, median): `rules` (service vs no_rules), `decision_log` (service vs
  *   no_decision_log), `telemetry_deployed` (telemetry_deployed vs service); `marginal_process` the same on the
  *   process's CPU;
- * - `refusals_at_fixed_rate`: every non-2xx answer of the service arms at that rate (503 refusals or worse).
+ * - `refusals_at_fixed_rate`: every non-2xx answer of the service arms at that rate (503 refusals or worse);
+ * - `workers_2`: 2 worker processes ÷ 1, per decision (`main_ratio_vs_1` sums the processes' main threads).
  * @module
  */
 import { promises as fs } from 'node:fs';
@@ -94,6 +96,8 @@ async function startArm(arm: Arm, modelFile: string, serviceEnv: Record<string, 
       return startServer('servers/service', { ...serviceEnv, DECISION_LOG_ENABLED: 'false' });
     case 'telemetry_deployed':
       return startServer('servers/service-traced', { ...serviceEnv, BENCH_TELEMETRY: 'deployed' });
+    case 'workers_2':
+      return startServer('servers/service', { ...serviceEnv, FUNCTIONS_WORKER_PROCESS_COUNT: '2' });
     case 'baseline':
       return startServer('servers/service', serviceEnv, 120_000, {
         node: process.execPath,
@@ -203,6 +207,10 @@ async function main(): Promise<void> {
           ),
         }
       : undefined;
+    const workers2 = {
+      main_ratio_vs_1: paired(PLAN.rounds, (r) => at('workers_2', r).main_us / at('service', r).main_us),
+      process_ratio_vs_1: paired(PLAN.rounds, (r) => at('workers_2', r).process_us / at('service', r).process_us),
+    };
     const refusals = ARMS.filter((a) => a !== 'naive_functions' && a !== 'baseline').reduce(
       (s, a) => s + (perArm[a]?.non2xx ?? 0),
       0,
@@ -220,6 +228,7 @@ async function main(): Promise<void> {
       marginal,
       marginal_process: marginalProcess,
       refusals_at_fixed_rate: refusals,
+      workers_2: workers2,
       ...(beforeAfter === undefined ? {} : { before_after: beforeAfter }),
     };
     const result = {

@@ -8,10 +8,14 @@
  *   host's HTTP front, libuv's pool, V8's GC helpers), from `/proc/<pid>/stat` (`utime + stime`, clock ticks
  *   of 10 ms, converted to ns).
  *
+ * A server that runs its functions in child processes (the local host with `FUNCTIONS_WORKER_PROCESS_COUNT` > 1)
+ * is read with its live descendants: the process figure sums them all, the app-thread figure sums the main
+ * threads of the server and of each descendant.
+ *
  * Reads are synchronous and small (one short file each).
  * @module
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Clock ticks per second of `/proc/<pid>/stat` (`getconf CLK_TCK`, 100 on Linux x86-64). */
 const CLK_TCK = 100;
@@ -32,19 +36,58 @@ export function mainThreadNs(pid: number): number {
   return ns;
 }
 
+/** Fields 3 onwards of `/proc/<pid>/stat` (the command name, field 2, is in parentheses and may hold spaces). */
+function statFields(pid: number): string[] {
+  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return text.slice(text.lastIndexOf(')') + 2).split(' ');
+}
+
 /** The whole process's user + system time, ns (fields 14 and 15 of `/proc/<pid>/stat`). */
 export function processNs(pid: number): number {
-  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // the command name (field 2) is in parentheses and may hold spaces: count fields after the last ')'
-  const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const rest = statFields(pid);
   const ticks = Number(rest[11]) + Number(rest[12]); // rest[0] is field 3 (state)
   if (!Number.isFinite(ticks)) throw new Error(`unreadable /proc/${pid}/stat`);
   return (ticks * 1e9) / CLK_TCK;
 }
 
-/** Both readings of `pid` now. */
+/** The live descendants of `pid` (children, their children, …), from every process's parent id. */
+export function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const ppid = Number(statFields(Number(name))[1]);
+      const list = children.get(ppid);
+      if (list === undefined) children.set(ppid, [Number(name)]);
+      else list.push(Number(name));
+    } catch {
+      // the process ended while the folder was read
+    }
+  }
+  const out: number[] = [];
+  const walk = (p: number): void => {
+    for (const c of children.get(p) ?? []) {
+      out.push(c);
+      walk(c);
+    }
+  };
+  walk(pid);
+  return out;
+}
+
+/** Both readings of `pid` and its live descendants now (a descendant that ends meanwhile counts as 0). */
 export function readCpu(pid: number): CpuReading {
-  return { mainNs: mainThreadNs(pid), processNs: processNs(pid) };
+  let mainNs = mainThreadNs(pid);
+  let procNs = processNs(pid);
+  for (const c of descendants(pid)) {
+    try {
+      mainNs += mainThreadNs(c);
+      procNs += processNs(c);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return { mainNs, processNs: procNs };
 }
 
 /** µs of CPU per unit (e.g. per answered request) between two readings: main thread and process, 1 decimal. */
