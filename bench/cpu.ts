@@ -60,6 +60,7 @@ const ALL_ARMS = [
   'no_rules',
   'no_decision_log',
   'telemetry_deployed',
+  'workers_2',
   'baseline',
 ] as const;
 type Arm = (typeof ALL_ARMS)[number];
