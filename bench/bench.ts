@@ -26,7 +26,7 @@ import { appRoot } from '../lib/config/app-root';
 import { resolveMode, type InferenceMode } from '../lib/inference/backend-factory';
 import { addAsyncBench } from './async';
 import { burstScenario, type BurstSection } from './burst';
-import { runJob, startServer, type Runtime, type ServerChild } from './children';
+import { runJob, secondNode, startServer, type ServerChild } from './children';
 import { loadRun, medianOf, spreadOf, type RunFigures, type Spread } from './load';
 import { writeRandomModel } from './model-fixture';
 import { runEscalationScenario } from './escalation';
@@ -308,22 +308,6 @@ async function overloadOn(key: string, env: Record<string, string>): Promise<Ove
   } finally {
     await server.stop();
   }
-}
-
-/**
- * The second Node for the telemetry scenario, from `BENCH_NODE` (its executable) and `BENCH_NODE_APP` (a copy of
- * the app with node_modules built for it: `node scripts/bench-node.mjs` prepares both and prints the settings).
- * The current build (`dist/`, host.json) is copied into that app first. `undefined` when not set.
- */
-async function secondNode(root: string): Promise<Runtime | undefined> {
-  const node = process.env['BENCH_NODE'];
-  const app = process.env['BENCH_NODE_APP'];
-  if (node === undefined || node === '') return undefined;
-  if (app === undefined || app === '') throw new Error('BENCH_NODE needs BENCH_NODE_APP (scripts/bench-node.mjs)');
-  await fs.rm(path.join(app, 'dist'), { recursive: true, force: true });
-  await fs.cp(path.join(root, 'dist'), path.join(app, 'dist'), { recursive: true });
-  await fs.copyFile(path.join(root, 'host.json'), path.join(app, 'host.json'));
-  return { node, app };
 }
 
 async function main(): Promise<void> {

@@ -1,5 +1,6 @@
 /** Child processes of the benchmark: servers (wait for `LISTENING <port>`) and one-shot jobs (`RESULT {json}`). */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 /** A running server child. */
@@ -108,4 +109,20 @@ export function runJob<T>(name: string, env: Record<string, string>): Promise<T>
       else resolve(JSON.parse(line.slice('RESULT '.length)) as T);
     });
   });
+}
+
+/**
+ * The second Node of the benchmark, from `BENCH_NODE` (its executable) and `BENCH_NODE_APP` (a copy of the app with
+ * node_modules built for it: `node scripts/bench-node.mjs` prepares both and prints the settings). The current
+ * build (`dist/`, host.json) is copied into that app first. `undefined` when not set.
+ */
+export async function secondNode(root: string): Promise<Runtime | undefined> {
+  const node = process.env['BENCH_NODE'];
+  const app = process.env['BENCH_NODE_APP'];
+  if (node === undefined || node === '') return undefined;
+  if (app === undefined || app === '') throw new Error('BENCH_NODE needs BENCH_NODE_APP (scripts/bench-node.mjs)');
+  await fs.rm(path.join(app, 'dist'), { recursive: true, force: true });
+  await fs.cp(path.join(root, 'dist'), path.join(app, 'dist'), { recursive: true });
+  await fs.copyFile(path.join(root, 'host.json'), path.join(app, 'host.json'));
+  return { node, app };
 }

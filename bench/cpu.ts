@@ -12,6 +12,7 @@
  * runs it: rules and lists, the decision log, telemetry off), and the service with one thing changed:
  * `no_rules` (`RULESET_NAME=none`: no ruleset, no list lookups), `no_decision_log` (`DECISION_LOG_ENABLED=false`),
  * `telemetry_deployed` (metrics on, traces sampled as the Azure Monitor distro does: servers/service-traced), and
+ * with `BENCH_NODE` set, `service_node2` and `telemetry_deployed_node2` on that Node (`marginal.telemetry_deployed_second_node`),
  * `workers_2` (`FUNCTIONS_WORKER_PROCESS_COUNT=2`: the host and its worker processes read together, ./proc-cpu).
  *
  * Written to `bench/results/cpu.json` under `cpu`:
@@ -25,12 +26,13 @@
  * - `workers_2`: 2 worker processes ÷ 1, per decision (`main_ratio_vs_1` sums the processes' main threads).
  * @module
  */
+import { spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import Redis from 'ioredis';
 import { appRoot } from '../lib/config/app-root';
-import { startServer, type ServerChild } from './children';
+import { secondNode, startServer, type Runtime, type ServerChild } from './children';
 import { spreadOf, type Spread } from './load';
 import { machine } from './machine';
 import { openLoop } from './open-loop';
@@ -62,15 +64,25 @@ const ALL_ARMS = [
   'telemetry_deployed',
   'workers_2',
   'baseline',
+  'service_node2',
+  'telemetry_deployed_node2',
 ] as const;
 type Arm = (typeof ALL_ARMS)[number];
-const ARMS: readonly Arm[] = ALL_ARMS.filter((a) => a !== 'baseline' || (BASELINE_APP ?? '') !== '');
+/** Arms on the second Node (`BENCH_NODE`, `BENCH_NODE_APP`: scripts/bench-node.mjs), run only when it is set. */
+const NODE2_ARMS: readonly Arm[] = ['service_node2', 'telemetry_deployed_node2'];
+const ARMS: readonly Arm[] = ALL_ARMS.filter(
+  (a) =>
+    (a !== 'baseline' || (BASELINE_APP ?? '') !== '') &&
+    (!NODE2_ARMS.includes(a) || (process.env['BENCH_NODE'] ?? '') !== ''),
+);
 /** The features whose marginal cost is measured: [feature, arm with it on, arm with it off]. */
-const MARGINALS: readonly (readonly [string, Arm, Arm])[] = [
+const ALL_MARGINALS: readonly (readonly [string, Arm, Arm])[] = [
   ['rules', 'service', 'no_rules'],
   ['decision_log', 'service', 'no_decision_log'],
   ['telemetry_deployed', 'telemetry_deployed', 'service'],
+  ['telemetry_deployed_second_node', 'telemetry_deployed_node2', 'service_node2'],
 ];
+const MARGINALS = ALL_MARGINALS.filter(([, on]) => ARMS.includes(on));
 
 /** One run of one arm. */
 interface ArmRun {
@@ -85,7 +97,12 @@ interface ArmRun {
 const log = (msg: string): void =>
   void process.stderr.write(`[cpu ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
-async function startArm(arm: Arm, modelFile: string, serviceEnv: Record<string, string>): Promise<ServerChild> {
+async function startArm(
+  arm: Arm,
+  modelFile: string,
+  serviceEnv: Record<string, string>,
+  node2: Runtime | undefined,
+): Promise<ServerChild> {
   switch (arm) {
     case 'naive_functions':
       return startServer('servers/naive-functions', { BENCH_MODEL: modelFile, BENCH_REDIS_URL: REDIS_URL });
@@ -99,6 +116,10 @@ async function startArm(arm: Arm, modelFile: string, serviceEnv: Record<string, 
       return startServer('servers/service-traced', { ...serviceEnv, BENCH_TELEMETRY: 'deployed' });
     case 'workers_2':
       return startServer('servers/service', { ...serviceEnv, FUNCTIONS_WORKER_PROCESS_COUNT: '2' });
+    case 'service_node2':
+      return startServer('servers/service', serviceEnv, 120_000, node2);
+    case 'telemetry_deployed_node2':
+      return startServer('servers/service-traced', { ...serviceEnv, BENCH_TELEMETRY: 'deployed' }, 120_000, node2);
     case 'baseline':
       return startServer('servers/service', serviceEnv, 120_000, {
         node: process.execPath,
@@ -141,6 +162,7 @@ async function main(): Promise<void> {
     REDIS_URL,
     REDIS_KEY_PREFIX: 'bench:cpu:',
     DECISION_LOG_DIR: logDir,
+    RULESET_DIR: path.join(root, 'rulesets'), // absolute: the second Node's copy of the app has only dist/
     OTEL_TRACES_EXPORTER: 'none',
     APPLICATIONINSIGHTS_CONNECTION_STRING: '',
   };
@@ -151,7 +173,9 @@ async function main(): Promise<void> {
     const setup = redis.pipeline();
     for (let u = 0; u < USERS; u += 2) setup.set(`bench:naive:profile:user-${u}`, NAIVE_PROFILE);
     await setup.exec();
-    for (const arm of ARMS) servers[arm] = await startArm(arm, path.join(modelsDir, 'fraud', latest), serviceEnv);
+    const node2 = await secondNode(root);
+    for (const arm of ARMS)
+      servers[arm] = await startArm(arm, path.join(modelsDir, 'fraud', latest), serviceEnv, node2);
     log(`servers up; warming each for ${PLAN.warmSec} s at ${RATE} req/s`);
     for (const arm of ARMS) await run(servers[arm] as ServerChild, PLAN.warmSec);
     const runs: Record<Arm, ArmRun[]> = Object.fromEntries(ARMS.map((a) => [a, [] as ArmRun[]])) as Record<
@@ -218,6 +242,9 @@ async function main(): Promise<void> {
     );
     const cpu = {
       node: process.version,
+      ...(node2 === undefined
+        ? {}
+        : { second_node: spawnSync(node2.node, ['--version'], { encoding: 'utf8' }).stdout.trim() }),
       rate_rps: RATE,
       per_decision: {
         ...perArm,

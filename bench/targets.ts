@@ -71,6 +71,12 @@ export const TARGETS: readonly Target[] = [
     "CPU per decision that telemetry as deployed adds (the distro's sampling; app thread, on ÷ off − 1)",
   ),
   cpu(
+    'marginal.telemetry_deployed_second_node',
+    '<=',
+    0.05,
+    'the same on the second Node (BENCH_NODE: Node 22 beside Node 24)',
+  ),
+  cpu(
     'refusals_at_fixed_rate',
     '==',
     0,
