@@ -20,9 +20,9 @@ import type { Decisioning } from './decisioning/decisioning';
 import type { DecisioningParts } from './decisioning/create-decisioning';
 import type { RulesetRollout } from './decisioning/ruleset-rollout';
 import type { InferResponse, OipService } from './oip/oip-service';
-import { AppError, toProblem } from './errors/errors';
-import { batchItems, type BatchItemResult } from './scoring/batch-body';
-import { parsePaymentEvent, type PaymentEvent } from './domain/payment-event';
+import { AppError } from './errors/errors';
+import { batchItems, sortBatch, type BatchItemResult } from './scoring/batch-body';
+import { parsePaymentEvent } from './domain/payment-event';
 import type { ScoreOptions, ScoreResult, Scorer } from './scoring/scorer';
 import type { Logger } from './telemetry/logger';
 import type { ScoringPath, Telemetry } from './telemetry/telemetry';
@@ -255,23 +255,7 @@ export class Engine {
 
   private async scoreItems(body: unknown, options?: ScoreOptions): Promise<{ results: BatchItemResult[] }> {
     const items = batchItems(body, this.parts.config.http.batchMaxEvents);
-    const results: BatchItemResult[] = new Array<BatchItemResult>(items.length);
-    const valid: PaymentEvent[] = [];
-    const at: number[] = [];
-    this.validate(() =>
-      items.forEach((item, i) => {
-        try {
-          valid.push(parsePaymentEvent(item, `events.${i}`));
-          at.push(i);
-        } catch (err) {
-          const id = (item as { transactionId?: unknown } | null)?.transactionId;
-          results[i] = {
-            ...(typeof id === 'string' && id.length > 0 && id.length <= 128 ? { transactionId: id } : {}),
-            error: toProblem(err),
-          };
-        }
-      }),
-    );
+    const { results, valid, at } = this.validate(() => sortBatch(items));
     if (valid.length > 0) {
       const deadlineMs = options?.deadlineMs ?? batchDeadlineMs(valid.length, this.parts.config.inference);
       const run = async ({ at: arrivedAt }: Arrival): Promise<void> => {
