@@ -28,13 +28,16 @@ both('oipModelReady', '/ready', ['GET'], async (r) => {
   return readyResponse(ready, { name: name(r), ...(version(r) === undefined ? {} : { version: version(r) }) });
 });
 
-/** POST /api/v2/models/{name}[/versions/{version}]/infer: inference (active version, or exactly the one named), admitted by deadline as /api/score is, before the body is read. Header `x-deadline-ms` as for /api/score. */
+/**
+ * POST /api/v2/models/{name}[/versions/{version}]/infer: inference (active version, or exactly the one named).
+ * As for /api/score: header `x-deadline-ms`, the deadline starts as the invocation reaches the app, the body
+ * is read and validated first (400 even under load), then admission judges the valid request.
+ */
 both('oipModelInfer', '/infer', ['POST'], async (r) => {
   const engine = await sharedEngine();
+  const arrivedAt = engine.arrival();
   const deadlineMs = resolveDeadlineMs(r.headers.get(DEADLINE_HEADER), engine.config.inference);
-  return engine.admit(deadlineMs, async (arrival) => {
-    const body = await readJsonBody(r, engine.config.http.oipBodyLimitBytes);
-    const result = await engine.oip.infer(name(r), version(r), body, { deadlineMs, arrivedAt: arrival.at });
-    return jsonResponse(200, result, { 'x-model-version': result.model_version });
-  });
+  const body = await readJsonBody(r, engine.config.http.oipBodyLimitBytes);
+  const result = await engine.infer(name(r), version(r), body, { deadlineMs, arrivedAt });
+  return jsonResponse(200, result, { 'x-model-version': result.model_version });
 });

@@ -7,10 +7,9 @@ import { DEADLINE_HEADER, headerDeadlineMs } from '../lib/inference/deadline';
 /**
  * POST /api/score/batch: scores `{ "events": [...] }` (up to `BATCH_MAX_EVENTS`, body up to
  * `BATCH_BODY_LIMIT_BYTES`). Answers `{ "results": [...] }` in order; invalid events get their own
- * problem. Admission decides first, before the body is read, against `x-deadline-ms` if sent, else the
- * longest deadline a batch can have (`REQUEST_DEADLINE_MAX_MS`: its events are not counted yet). The deadline
- * starts as the invocation reaches the app: `x-deadline-ms`, else one that scales with the events
- * (`BATCH_DEADLINE_PER_EVENT_MS`).
+ * problem. The body is read and validated first (a bad one is answered 400 even under load); admission then
+ * judges the valid events as one request. The deadline starts as the invocation reaches the app:
+ * `x-deadline-ms`, else one that scales with the valid events (`BATCH_DEADLINE_PER_EVENT_MS`).
  */
 app.http('scoreBatch', {
   route: 'score/batch',
@@ -18,22 +17,18 @@ app.http('scoreBatch', {
   authLevel: 'function',
   handler: withProblems(async (request) => {
     const engine = await sharedEngine();
+    const arrivedAt = engine.arrival();
     const deadlineMs = headerDeadlineMs(request.headers.get(DEADLINE_HEADER), engine.config.inference);
-    return engine.admit(deadlineMs ?? engine.config.inference.deadlineMaxMs, async (arrival) => {
-      const body = await readJsonBody(request, engine.config.http.batchBodyLimitBytes);
-      const result = await engine.scoreBatch(body, {
-        arrivedAt: arrival.at,
-        ...(deadlineMs === undefined ? {} : { deadlineMs }),
-      });
-      // the version(s) that scored this batch (two while a canary splits its users)
-      const versions = [...new Set(result.results.flatMap((r) => ('model' in r ? [r.model.version] : [])))];
-      const rulesets = [
-        ...new Set(result.results.flatMap((r) => ('model' in r && r.ruleset !== undefined ? [r.ruleset.version] : []))),
-      ];
-      return jsonResponse(200, result, {
-        ...(versions.length === 0 ? {} : { 'x-model-version': versions.join(',') }),
-        ...(rulesets.length === 0 ? {} : { 'x-ruleset-version': rulesets.join(',') }),
-      });
+    const body = await readJsonBody(request, engine.config.http.batchBodyLimitBytes);
+    const result = await engine.scoreBatch(body, { arrivedAt, ...(deadlineMs === undefined ? {} : { deadlineMs }) });
+    // the version(s) that scored this batch (two while a canary splits its users)
+    const versions = [...new Set(result.results.flatMap((r) => ('model' in r ? [r.model.version] : [])))];
+    const rulesets = [
+      ...new Set(result.results.flatMap((r) => ('model' in r && r.ruleset !== undefined ? [r.ruleset.version] : []))),
+    ];
+    return jsonResponse(200, result, {
+      ...(versions.length === 0 ? {} : { 'x-model-version': versions.join(',') }),
+      ...(rulesets.length === 0 ? {} : { 'x-ruleset-version': rulesets.join(',') }),
     });
   }),
 });

@@ -6,8 +6,9 @@ import { DEADLINE_HEADER, resolveDeadlineMs } from '../lib/inference/deadline';
 
 /**
  * POST /api/score: synchronous scoring of one payment event. Its deadline (`x-deadline-ms`, else
- * `REQUEST_DEADLINE_MS`) starts as the invocation reaches the app; admission decides first, before the body
- * is read (503 `overloaded` + Retry-After when the request cannot finish within that deadline).
+ * `REQUEST_DEADLINE_MS`) starts as the invocation reaches the app. The body is read and validated first (a
+ * bad one is answered 400 even under load); admission then judges the valid request (503 `overloaded` +
+ * Retry-After when it cannot finish within what is left of that deadline).
  */
 app.http('score', {
   route: 'score',
@@ -15,14 +16,13 @@ app.http('score', {
   authLevel: 'function',
   handler: withProblems(async (request) => {
     const engine = await sharedEngine();
+    const arrivedAt = engine.arrival();
     const deadlineMs = resolveDeadlineMs(request.headers.get(DEADLINE_HEADER), engine.config.inference);
-    return engine.admit(deadlineMs, async (arrival) => {
-      const body = await readJsonBody(request, engine.config.http.scoreBodyLimitBytes);
-      const result = await engine.score(body, { deadlineMs, arrivedAt: arrival.at });
-      return jsonResponse(200, result, {
-        'x-model-version': result.model.version,
-        ...(result.ruleset === undefined ? {} : { 'x-ruleset-version': result.ruleset.version }),
-      });
+    const body = await readJsonBody(request, engine.config.http.scoreBodyLimitBytes);
+    const result = await engine.score(body, { deadlineMs, arrivedAt });
+    return jsonResponse(200, result, {
+      'x-model-version': result.model.version,
+      ...(result.ruleset === undefined ? {} : { 'x-ruleset-version': result.ruleset.version }),
     });
   }),
 });

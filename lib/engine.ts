@@ -19,10 +19,10 @@ import type { ModelRollout } from './rollout/model-rollout';
 import type { Decisioning } from './decisioning/decisioning';
 import type { DecisioningParts } from './decisioning/create-decisioning';
 import type { RulesetRollout } from './decisioning/ruleset-rollout';
-import type { OipService } from './oip/oip-service';
-import { AppError, toProblem } from './errors/errors';
-import { batchItems, type BatchItemResult } from './scoring/batch-body';
-import { parsePaymentEvent, type PaymentEvent } from './domain/payment-event';
+import type { InferResponse, OipService } from './oip/oip-service';
+import { AppError } from './errors/errors';
+import { batchItems, sortBatch, type BatchItemResult } from './scoring/batch-body';
+import { parsePaymentEvent } from './domain/payment-event';
 import type { ScoreOptions, ScoreResult, Scorer } from './scoring/scorer';
 import type { Logger } from './telemetry/logger';
 import type { ScoringPath, Telemetry } from './telemetry/telemetry';
@@ -114,16 +114,24 @@ export class Engine {
   }
 
   /**
-   * Runs `fn` as one admitted request with a deadline of `deadlineMs`, which starts now, as the invocation
-   * reaches the app (`lib/admission/admission.ts`). Pass `arrival.at` to {@link score} / {@link scoreBatch}
-   * as `arrivedAt`.
+   * Now on the admission's clock, ms: an adapter reads it as the invocation reaches the app, before the body
+   * is read, and passes it as `arrivedAt`; the request's deadline starts there.
+   */
+  arrival(): number {
+    return this.parts.admission?.clock() ?? this.parts.now?.() ?? performance.now();
+  }
+
+  /**
+   * Runs `fn` as one admitted request with a deadline of `deadlineMs` from `arrivedAt` (default now)
+   * (`lib/admission/admission.ts`). {@link score}, {@link scoreBatch} and {@link infer} admit their valid
+   * work with it, after validation.
    * @throws AppError `overloaded` (503 + `Retry-After` from the backlog) when the request cannot finish
    *   within its deadline, or the memory ceiling is full; `fn` then never runs.
    */
-  admit<T>(deadlineMs: number, fn: (arrival: Arrival) => Promise<T>): Promise<T> {
+  admit<T>(deadlineMs: number, fn: (arrival: Arrival) => Promise<T>, arrivedAt?: number): Promise<T> {
     const admission = this.parts.admission;
-    if (admission !== undefined) return admission.run(deadlineMs, fn);
-    const at = performance.now();
+    if (admission !== undefined) return admission.run(deadlineMs, fn, arrivedAt);
+    const at = arrivedAt ?? this.arrival();
     return fn({ at, deadlineAt: at + deadlineMs });
   }
 
@@ -161,14 +169,36 @@ export class Engine {
   }
 
   /**
-   * Validates and scores one payment event (the `POST /api/score` body).
+   * Validates one payment event (the `POST /api/score` body), then admits it ({@link admit}, deadline
+   * `options.deadlineMs` from `options.arrivedAt`, default `REQUEST_DEADLINE_MS` from now) and scores it:
+   * a bad body is answered `validation_failed` however loaded the instance is.
    * @throws AppError `validation_failed` naming every invalid field, `model_not_ready`, `overloaded`, ...
    */
-  async score(body: unknown, options?: ScoreOptions): Promise<ScoreResult> {
+  async score(body: unknown, options: ScoreOptions = {}): Promise<ScoreResult> {
     return this.measured('http', async () => {
       const event = this.validate(() => parsePaymentEvent(body));
-      await this.parts.sessions.ensureReady();
-      return this.observe('http', await this.parts.scorer.score(event, options));
+      const deadlineMs = options.deadlineMs ?? this.parts.config.inference.deadlineMs;
+      return this.admit(
+        deadlineMs,
+        async ({ at }) => {
+          await this.parts.sessions.ensureReady();
+          return this.observe('http', await this.parts.scorer.score(event, { ...options, deadlineMs, arrivedAt: at }));
+        },
+        options.arrivedAt,
+      );
+    });
+  }
+
+  /**
+   * Runs an Open Inference Protocol request (`POST /api/v2/models/{name}[/versions/{version}]/infer`): the
+   * body is validated against the model first, then admitted as {@link score} is.
+   * @throws AppError as {@link OipService.infer} does.
+   */
+  infer(name: string, version: string | undefined, body: unknown, options: ScoreOptions = {}): Promise<InferResponse> {
+    const deadlineMs = options.deadlineMs ?? this.parts.config.inference.deadlineMs;
+    return this.oip.infer(name, version, body, {
+      deadlineMs,
+      admit: (run) => this.admit(deadlineMs, ({ at }) => run(at), options.arrivedAt),
     });
   }
 
@@ -213,8 +243,9 @@ export class Engine {
   /**
    * Validates and scores a batch (the `POST /api/score/batch` body `{ "events": [...] }`, at most
    * `BATCH_MAX_EVENTS` events). Invalid events each get their own problem and do not fail the batch;
-   * the valid ones are scored in one inference call. Without `options.deadlineMs`, the deadline scales
-   * with the valid events ({@link batchDeadlineMs}).
+   * the valid ones are admitted as one request ({@link admit}, after validation) and scored in one
+   * inference call. Without `options.deadlineMs`, the deadline scales with the valid events
+   * ({@link batchDeadlineMs}); it starts at `options.arrivedAt` (default now).
    * @returns `{ results }`: one entry per event, in order.
    * @throws AppError `validation_failed` (not `{ events: [...] }`, or empty), `payload_too_large` (too many events), `overloaded`, `deadline_exceeded`, ...
    */
@@ -224,28 +255,15 @@ export class Engine {
 
   private async scoreItems(body: unknown, options?: ScoreOptions): Promise<{ results: BatchItemResult[] }> {
     const items = batchItems(body, this.parts.config.http.batchMaxEvents);
-    const results: BatchItemResult[] = new Array<BatchItemResult>(items.length);
-    const valid: PaymentEvent[] = [];
-    const at: number[] = [];
-    this.validate(() =>
-      items.forEach((item, i) => {
-        try {
-          valid.push(parsePaymentEvent(item, `events.${i}`));
-          at.push(i);
-        } catch (err) {
-          const id = (item as { transactionId?: unknown } | null)?.transactionId;
-          results[i] = {
-            ...(typeof id === 'string' && id.length > 0 && id.length <= 128 ? { transactionId: id } : {}),
-            error: toProblem(err),
-          };
-        }
-      }),
-    );
+    const { results, valid, at } = this.validate(() => sortBatch(items));
     if (valid.length > 0) {
-      await this.parts.sessions.ensureReady();
       const deadlineMs = options?.deadlineMs ?? batchDeadlineMs(valid.length, this.parts.config.inference);
-      const scored = await this.parts.scorer.scoreBatch(valid, { ...options, deadlineMs });
-      scored.forEach((r, k) => (results[at[k] as number] = this.observe('batch', r)));
+      const run = async ({ at: arrivedAt }: Arrival): Promise<void> => {
+        await this.parts.sessions.ensureReady();
+        const scored = await this.parts.scorer.scoreBatch(valid, { ...options, deadlineMs, arrivedAt });
+        scored.forEach((r, k) => (results[at[k] as number] = this.observe('batch', r)));
+      };
+      await this.admit(deadlineMs, run, options?.arrivedAt);
     }
     return { results };
   }

@@ -1,8 +1,9 @@
 /**
  * The refusal-cost scenario's server: this service through the local host (host.json's throttles), held
- * full so that every `POST /api/score` is refused by the engine's admission inside the function handler,
+ * full so that every valid `POST /api/score` is refused by the engine's admission inside the function handler,
  * where it runs in Azure: `ADMISSION_MAX_INFLIGHT=1` and that one slot is taken for good, so each request
- * pays the front, the invocation and one 503 (`overloaded`, `Retry-After`).
+ * pays the front, the invocation, its body's reading and validation (done before admission), and one 503
+ * (`overloaded`, `Retry-After`).
  */
 import * as path from 'node:path';
 import { sharedEngine } from '../../lib/app';

@@ -1,10 +1,11 @@
 /**
  * An adaptive concurrency gate. The engine uses it as its memory ceiling (`./admission.ts`,
  * `ADMISSION_MAX_INFLIGHT`): nothing reports drops to it there, so its limit stays at its maximum, and
- * Service Bus deliveries wait in it for a slot (`admitWithin`). What follows is the gate's general
- * behaviour: it decides, before a request's body is read or validated, whether the engine takes it. It keeps the requests inside the engine (admitted, not yet answered) under an
- * adaptive limit, and answers the excess at once with `overloaded` (503 + `Retry-After`), before any
- * of the expensive work (body, JSON, validation, context lookup).
+ * Service Bus deliveries wait in it for a slot (`admitWithin`); the engine asks it after a request's body
+ * was validated. What follows is the gate's general behaviour: it decides whether the engine takes a
+ * request. It keeps the requests inside the engine (admitted, not yet answered) under an adaptive limit,
+ * and answers the excess at once with `overloaded` (503 + `Retry-After`), before the expensive work
+ * (context lookup, rules, inference).
  *
  * The limit is an AIMD concurrency limit (Netflix `concurrency-limits` `AIMDLimit`; the headroom
  * term of Envoy's adaptive concurrency filter), driven by what admitted requests run into:

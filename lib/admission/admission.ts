@@ -4,8 +4,11 @@
  *
  * - **HTTP requests: by deadline** ({@link DeadlineAdmission}). A request is refused only when the work
  *   ahead of it, at the measured rate, takes longer than what is left of its own deadline; the refusal is a
- *   503 `overloaded` whose `Retry-After` is the backlog's drain time. The deadline starts here, when the
- *   invocation reaches the app. A request served after its deadline is counted (a late answer).
+ *   503 `overloaded` whose `Retry-After` is the backlog's drain time. Only valid work is judged: the
+ *   engine reads and validates a body first (a bad one is answered 400, even under load), then admits.
+ *   The deadline starts when the invocation reaches the app ({@link Admission.clock} read then), so the
+ *   time spent reading the body counts against it. A request served after its deadline is counted (a
+ *   late answer).
  * - **Service Bus deliveries wait** for a slot in the ceiling (up to `ADMISSION_QUEUE_WAIT_MS`) rather than
  *   being refused (a refused delivery counts toward the dead-letter limit); once in, they are work ahead of
  *   later requests.
@@ -43,13 +46,19 @@ export class Admission {
     return { deadline: this.deadlines.stats, ceiling: this.ceiling?.stats };
   }
 
+  /** The admission's clock, ms: read it as an invocation reaches the app and pass it to {@link run}. */
+  clock(): number {
+    return this.deadlines.clock();
+  }
+
   /**
-   * Runs `fn` as one request with a deadline of `deadlineMs` from now (its arrival at the app).
+   * Runs `fn` as one request with a deadline of `deadlineMs` from `arrivedAt` (its arrival at the app, on
+   * {@link clock}; default now).
    * @throws AppError `overloaded` (503, `Retry-After` from the backlog) when it cannot finish within its
    *   deadline or the ceiling is full; `fn` then never runs. Else whatever `fn` throws.
    */
-  async run<T>(deadlineMs: number, fn: (arrival: Arrival) => Promise<T>): Promise<T> {
-    const decision = this.deadlines.tryAdmit(deadlineMs);
+  async run<T>(deadlineMs: number, fn: (arrival: Arrival) => Promise<T>, arrivedAt?: number): Promise<T> {
+    const decision = this.deadlines.tryAdmit(deadlineMs, arrivedAt);
     if (!decision.admitted)
       throw overloaded('The request cannot be served within its deadline', decision.refusal.retryAfterSec);
     const ticket = decision.ticket;

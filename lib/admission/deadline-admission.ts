@@ -7,13 +7,24 @@
  * - **The work ahead** is every admitted request not yet answered (HTTP requests and Service Bus deliveries
  *   alike; a delivery weighs its number of messages), counted when it enters.
  * - **The rate** is measured, not configured: work finished per millisecond of busy time (time with work
- *   inside), over windows of `windowMs`, smoothed (EWMA). Only windows busy at least half the time, in which
- *   work queued (on average at least {@link QUEUED} units inside) and refusals did not outnumber answers, are
- *   samples (a backlog draining into a sliver of a window would overstate the rate): a lone request
- *   measures its latency, not the rate at which a backlog drains, and refusals take event-loop time from
- *   the work being measured (under a closed loop, refused callers come straight back). Idle time measures
- *   nothing. A rate without a new sample for `staleMs` is forgotten: admission starts over as a fresh
- *   instance does, so a low rate cannot keep itself alive by the refusals it causes.
+ *   inside), over windows of `windowMs`. Only windows busy at least half the time, in which work queued (on
+ *   average at least {@link QUEUED} units inside) and refusals did not outnumber answers, are samples (a
+ *   backlog draining into a sliver of a window would overstate the rate): a lone request measures its
+ *   latency, not the rate at which a backlog drains, and refusals take event-loop time from the work being
+ *   measured (under a closed loop, refused callers come straight back). Idle time measures nothing.
+ * - **The estimate is robust to a transient stall.** The rate the rule uses is the *largest* of the last
+ *   `samples` window rates (default 5), and there is none until `minSamples` windows (default 3) have been
+ *   sampled. One slow window (a GC pause, a slow Redis round trip, a cold JIT path) therefore never lowers
+ *   the rate below what the fast windows around it measured, so it never causes a refusal that the
+ *   instance's real rate would not; only a slowdown that lasts `samples` windows in a row (500 ms by
+ *   default) lowers it. Taking the largest errs toward admitting, which is the side this rule wants to err
+ *   on: an overstated rate admits a request that then finishes a little late, an understated one refuses
+ *   work that would have been served. (A smoothed mean, the earlier estimator, let one slow window cut
+ *   the rate by its weight at once.)
+ * - **A cold instance never refuses**: without `minSamples` samples there is no rate, and without a rate
+ *   everything is admitted. A rate without a new sample for `staleMs` is forgotten with its samples:
+ *   admission starts over as a fresh instance does, so a low rate cannot keep itself alive by the
+ *   refusals it causes.
  * - **The rule.** A request arriving with `remaining` ms of its deadline left is refused iff
  *   `backlog ÷ rate > remaining`. Without a measured rate, it is admitted (when unsure, admit), and so it is
  *   while fewer than `minBacklog` units are inside: the engine needs that much work in flight to keep its
@@ -32,8 +43,10 @@
 export interface DeadlineAdmissionOptions {
   /** Length of a rate-measuring window, ms; default 100. */
   readonly windowMs?: number;
-  /** Weight of a new window's rate in the smoothed rate, in (0, 1]; default 0.3. */
-  readonly alpha?: number;
+  /** How many of the last window rates the estimate is the largest of; default 5. */
+  readonly samples?: number;
+  /** Window rates needed before there is a rate (and so any refusal); default 3, at most `samples`. */
+  readonly minSamples?: number;
   /** Largest `Retry-After` of a refusal, s; default 30. */
   readonly maxRetryAfterSec?: number;
   /** Never refuse while fewer than this many units are inside (`ADMISSION_MIN_INFLIGHT`); default 1. */
@@ -99,8 +112,11 @@ export const QUEUED = 2;
 export class DeadlineAdmission {
   private units = 0;
   private measured: number | undefined;
+  /** The last window rates, oldest first (at most `samples`). */
+  private readonly recent: number[] = [];
   private readonly windowMs: number;
-  private readonly alpha: number;
+  private readonly samples: number;
+  private readonly minSamples: number;
   private readonly maxRetryAfterSec: number;
   private readonly minBacklog: number;
   private readonly staleMs: number;
@@ -120,11 +136,17 @@ export class DeadlineAdmission {
     private readonly on: Partial<DeadlineAdmissionEvents> = {},
   ) {
     this.windowMs = Math.max(1, options.windowMs ?? 100);
-    this.alpha = Math.min(1, Math.max(Number.EPSILON, options.alpha ?? 0.3));
+    this.samples = Math.max(1, Math.floor(options.samples ?? 5));
+    this.minSamples = Math.min(this.samples, Math.max(1, Math.floor(options.minSamples ?? 3)));
     this.maxRetryAfterSec = Math.max(1, Math.floor(options.maxRetryAfterSec ?? 30));
     this.minBacklog = Math.max(1, options.minBacklog ?? 1);
     this.staleMs = Math.max(this.windowMs, options.staleMs ?? 1000);
     this.windowStart = this.lastChange = now();
+  }
+
+  /** The admission's clock, ms: what `arrivedAt` of {@link tryAdmit} is read on. */
+  clock(): number {
+    return this.now();
   }
 
   /** Work inside now (admitted, not yet released), units. */
@@ -132,7 +154,7 @@ export class DeadlineAdmission {
     return this.units;
   }
 
-  /** The measured rate, units per ms; `undefined` until a window with queued work has ended. */
+  /** The measured rate, units per ms: the largest of the last `samples` window rates; `undefined` until `minSamples` windows with queued work have ended. */
   get rate(): number | undefined {
     return this.measured;
   }
@@ -219,11 +241,14 @@ export class DeadlineAdmission {
     const busy = this.busyMs >= (now - this.windowStart) / 2;
     const queued = busy && this.unitMs / this.busyMs >= QUEUED;
     if (this.done > 0 && queued && this.windowRefused <= this.done) {
-      const sample = this.done / this.busyMs;
-      this.measured = this.measured === undefined ? sample : this.measured + this.alpha * (sample - this.measured);
+      this.recent.push(this.done / this.busyMs);
+      if (this.recent.length > this.samples) this.recent.shift();
+      this.measured = this.recent.length >= this.minSamples ? Math.max(...this.recent) : undefined;
       this.sampledAt = now;
-    } else if (this.measured !== undefined && now - this.sampledAt > this.staleMs) {
-      this.measured = undefined; // nothing measured it for staleMs: start over (when unsure, admit)
+    } else if (this.recent.length > 0 && now - this.sampledAt > this.staleMs) {
+      // nothing measured it for staleMs: start over as a fresh instance (when unsure, admit)
+      this.recent.length = 0;
+      this.measured = undefined;
     }
     this.windowStart = now;
     this.windowRefused = 0;

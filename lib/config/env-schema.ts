@@ -79,8 +79,8 @@ const envShape = z.object({
   INFERENCE_QUEUE_MAX: int(1, 1_000_000, 2048).describe(
     'Bound of the inference queue, rows; past it requests are refused with 503 `overloaded`.',
   ),
-  REQUEST_DEADLINE_MS: int(1, 60_000, 50).describe(
-    'Default per-request deadline, ms, counted from when the invocation reaches the app; a request is refused only when the work ahead of it cannot finish within it.',
+  REQUEST_DEADLINE_MS: int(1, 60_000, 1000).describe(
+    'Default per-request deadline, ms: how long a caller waits, counted from when the invocation reaches the app (body reading included). A valid request is refused (503) only when the work ahead of it cannot finish within it. Not the latency objective (50 ms), which is a target, not a refusal rule.',
   ),
   REQUEST_DEADLINE_MAX_MS: int(1, 600_000, 2000).describe(
     'Largest deadline a caller may ask for with `x-deadline-ms`, ms; also caps batch deadlines and is the Service Bus batch deadline.',

@@ -6,7 +6,7 @@ export const DEADLINE_HEADER = 'x-deadline-ms';
 /**
  * The inference deadline of one request, ms from now.
  * @param header the `x-deadline-ms` header value, if sent: a positive number of ms.
- * @param limits `deadlineMs` (default, `REQUEST_DEADLINE_MS`, 50) and `deadlineMaxMs` (cap, `REQUEST_DEADLINE_MAX_MS`, 2000).
+ * @param limits `deadlineMs` (default, `REQUEST_DEADLINE_MS`, 1000) and `deadlineMaxMs` (cap, `REQUEST_DEADLINE_MAX_MS`, 2000).
  * @returns the header's value clamped to `deadlineMaxMs`, or `deadlineMs` without a header.
  * @throws AppError `validation_failed` (path `headers.x-deadline-ms`) when the header is not a positive number.
  */

@@ -123,9 +123,12 @@ export class OipService {
   }
 
   /**
-   * Runs an inference request on the active version, or on exactly `version`.
-   * @param options.deadlineMs the request's inference deadline, ms from `options.arrivedAt`.
-   * @param options.arrivedAt when the request arrived (ms, the backend's clock); default now.
+   * Runs an inference request on the active version, or on exactly `version`. The body is validated against
+   * the model first; only a valid request goes through `options.admit` (the engine's admission), so a bad
+   * one is answered `validation_failed` however loaded the instance is.
+   * @param options.deadlineMs the request's inference deadline, ms from its arrival.
+   * @param options.admit runs the inference as one admitted request, passing its arrival (ms, the
+   *   backend's clock); default: run at once, arrived now.
    * @throws AppError `validation_failed` (bad request), `not_found`, `conflict` (version not loaded here),
    * `overloaded` / `deadline_exceeded` / `model_not_ready` (503), `inference_failed`.
    */
@@ -133,30 +136,35 @@ export class OipService {
     name: string,
     version: string | undefined,
     body: unknown,
-    options: { readonly deadlineMs: number; readonly arrivedAt?: number },
+    options: { readonly deadlineMs: number; readonly admit?: OipAdmit<InferResponse> },
   ): Promise<InferResponse> {
     const served = await this.catalog(name).acquire(name, version);
     try {
       const parsed = parseInferRequest(body, viewOf(served));
-      const arrivedAt = options.arrivedAt ?? this.now();
-      const deadline = arrivedAt + options.deadlineMs;
-      const result = await served.backend.infer(parsed.request, { deadline, arrivedAt });
-      return {
-        model_name: name,
-        model_version: served.version,
-        ...(parsed.id === undefined ? {} : { id: parsed.id }),
-        parameters: {
-          queue_ms: round(result.timing.queueMs),
-          inference_ms: round(result.timing.inferenceMs),
-          batch_size: result.timing.batchSize,
-        },
-        outputs: result.outputs.map(outputJson),
+      const run = async (arrivedAt: number): Promise<InferResponse> => {
+        const deadline = arrivedAt + options.deadlineMs;
+        const result = await served.backend.infer(parsed.request, { deadline, arrivedAt });
+        return {
+          model_name: name,
+          model_version: served.version,
+          ...(parsed.id === undefined ? {} : { id: parsed.id }),
+          parameters: {
+            queue_ms: round(result.timing.queueMs),
+            inference_ms: round(result.timing.inferenceMs),
+            batch_size: result.timing.batchSize,
+          },
+          outputs: result.outputs.map(outputJson),
+        };
       };
+      return await (options.admit ?? ((r) => r(this.now())))(run);
     } finally {
       served.release();
     }
   }
 }
+
+/** Runs a validated inference request as one admitted request, handing it its arrival (ms). */
+export type OipAdmit<T> = (run: (arrivedAt: number) => Promise<T>) => Promise<T>;
 
 function viewOf(served: ServedModel): ModelView {
   const sig = served.backend.info.signature;

@@ -2,7 +2,8 @@
  * The body of `POST /api/score/batch`: `{ "events": [...] }`, checked before any event is validated, and the
  * shape of one entry of its answer.
  */
-import { AppError, type FieldError, type Problem } from '../errors/errors';
+import { AppError, toProblem, type FieldError, type Problem } from '../errors/errors';
+import { parsePaymentEvent, type PaymentEvent } from '../domain/payment-event';
 import type { ScoreResult } from './scorer';
 
 /** One entry of a batch response: a score result, or the problem of an invalid event. */
@@ -29,4 +30,31 @@ export function batchItems(body: unknown, maxEvents: number): unknown[] {
     if (errors.length === 0) return events as unknown[];
   }
   throw new AppError('validation_failed', `${errors.length} invalid field(s).`, { errors });
+}
+
+/** A batch's events sorted out: the valid ones with their places, and a result slot per event. */
+export interface SortedBatch {
+  /** One per event; an invalid event's problem is already in its place, the valid ones' are empty. */
+  readonly results: BatchItemResult[];
+  readonly valid: PaymentEvent[];
+  /** Where each valid event's result goes in `results`. */
+  readonly at: number[];
+}
+
+/** Validates each event of a batch (`events.<i>` paths): an invalid one gets its own problem, the rest go on. */
+export function sortBatch(items: readonly unknown[]): SortedBatch {
+  const sorted: SortedBatch = { results: new Array<BatchItemResult>(items.length), valid: [], at: [] };
+  items.forEach((item, i) => {
+    try {
+      sorted.valid.push(parsePaymentEvent(item, `events.${i}`));
+      sorted.at.push(i);
+    } catch (err) {
+      const id = (item as { transactionId?: unknown } | null)?.transactionId;
+      sorted.results[i] = {
+        ...(typeof id === 'string' && id.length > 0 && id.length <= 128 ? { transactionId: id } : {}),
+        error: toProblem(err),
+      };
+    }
+  });
+  return sorted;
 }

@@ -1,7 +1,8 @@
 /**
  * The engine's admission ceiling through the real triggers (local Functions host, own process): with the
- * ceiling held full, a request is refused before its body is read or validated (503 `overloaded` + Retry-After even
- * for an invalid body), and a Service Bus message is sent back to the queue (the invocation fails with
+ * ceiling held full, a valid request is refused (503 `overloaded` + Retry-After) and a bad one is still
+ * answered 400 (the body is read and validated before admission), on `/api/score`, `/api/score/batch` and the
+ * OIP infer route; a Service Bus message is sent back to the queue (the invocation fails with
  * the transient `overloaded`: the host abandons it), never rejected as invalid and never stored. Once
  * the gate has room again, the same requests and message are scored.
  */
@@ -9,6 +10,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sharedEngine } from '../../lib/app';
+import { FEATURE_COUNT } from '../../lib/features/featurizer';
 import type { Engine } from '../../lib/engine';
 import { LocalHost } from '../../local/host';
 import { validEvent } from '../support/events';
@@ -29,7 +31,7 @@ before(async () => {
     RESULTS_TOPIC: 'risk-completed',
     REJECTED_QUEUE: 'scoring-rejected',
   });
-  const modules = ['hooks', 'score', 'score-batch', 'score-queue'].map((m) =>
+  const modules = ['hooks', 'score', 'score-batch', 'score-queue', 'oip-models'].map((m) =>
     path.join(__dirname, '..', '..', 'functions', `${m}.js`),
   );
   host = await LocalHost.create({ port: 0, appModules: modules, log: () => undefined });
@@ -52,37 +54,56 @@ async function fillGate(): Promise<() => Promise<void>> {
   };
 }
 
+/** Requests refused by admission so far (the ceiling or the deadline rule). */
+function refusals(): number {
+  const stats = engine.admissionStats;
+  return (stats?.ceiling?.refused ?? 0) + (stats?.deadline.refused ?? 0);
+}
+
 function post(route: string, body: string): Promise<Answer> {
   return postFresh(`${host.url}/api/${route}`, body);
 }
 
 describe('admission when the ceiling is full', () => {
-  it('refuses before the body is read or validated: 503 overloaded + Retry-After, even for an invalid body', async () => {
+  it('answers a bad body 400 and refuses valid work 503 overloaded + Retry-After while the ceiling is full', async () => {
+    const oipRow = JSON.stringify({
+      inputs: [{ name: 'features', shape: [1, FEATURE_COUNT], datatype: 'FP32', data: Array(FEATURE_COUNT).fill(0.5) }],
+    });
     const release = await fillGate();
+    const refusedBefore = refusals();
     try {
-      for (const [route, body] of [
-        ['score', '{"not":"a payment"'], // not even JSON
-        ['score', JSON.stringify(validEvent())],
-        ['score/batch', JSON.stringify({ events: [validEvent()] })],
+      for (const [route, body, field] of [
+        ['score', '{"not":"a payment"', 'malformed JSON'], // not even JSON
+        ['score', JSON.stringify({ ...validEvent(), amount: 'ten', currency: 7 }), 'amount'],
+        ['score/batch', JSON.stringify({ events: 'none' }), 'events'],
       ] as const) {
         const r = await post(route, body);
-        assert.equal(r.status, 503, route);
-        assert.equal(r.json['code'], 'overloaded');
-        assert.ok(Number(r.headers['retry-after']) >= 1);
-        assert.match(String(r.headers['content-type']), /^application\/problem\+json/);
+        assert.equal(r.status, 400, `${route} ${body}: ${JSON.stringify(r.json)}`);
+        assert.match(JSON.stringify(r.json['errors'] ?? r.json), new RegExp(field));
       }
-      // refused by the ceiling, or by the deadline rule when a rate measured earlier says the full engine
-      // cannot drain in time: either way before the body was read
-      const stats = engine.admissionStats;
-      const refused = (stats?.ceiling?.refused ?? 0) + (stats?.deadline.refused ?? 0);
-      assert.ok(refused >= 3, `refusals counted: ${JSON.stringify(stats)}`);
+      const bad = await post('v2/models/fraud/infer', JSON.stringify({ inputs: [{ name: 'features' }] }));
+      assert.equal(bad.status, 400, `OIP: ${JSON.stringify(bad.json)}`);
+      assert.equal(typeof bad.json['error'], 'string');
+      const allBad = await post('score/batch', JSON.stringify({ events: [{}, { transactionId: 'x' }] }));
+      assert.equal(allBad.status, 200, 'a batch of invalid events only is answered without admission');
+      assert.equal(refusals(), refusedBefore, 'no bad request was counted by admission');
+      for (const [route, body] of [
+        ['score', JSON.stringify(validEvent())],
+        ['score/batch', JSON.stringify({ events: [validEvent(), {}] })],
+        ['v2/models/fraud/infer', oipRow],
+      ] as const) {
+        const r = await post(route, body);
+        assert.equal(r.status, 503, `${route}: ${JSON.stringify(r.json)}`);
+        assert.ok(Number(r.headers['retry-after']) >= 1, route);
+      }
+      assert.equal(refusals(), refusedBefore + 3, `valid requests refused: ${JSON.stringify(engine.admissionStats)}`);
     } finally {
       await release();
     }
     const ok = await post('score', JSON.stringify(validEvent({ transactionId: 'after-door' })));
     assert.equal(ok.status, 200, JSON.stringify(ok.json));
-    const bad = await post('score', '{"not":"a payment"');
-    assert.equal(bad.status, 400, 'once admitted, bad input gets its own problem');
+    const infer = await post('v2/models/fraud/infer', oipRow);
+    assert.equal(infer.status, 200, JSON.stringify(infer.json));
   });
 
   it('a Service Bus delivery waits for a slot instead of being refused: scored once the gate has room', async () => {

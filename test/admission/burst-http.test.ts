@@ -2,9 +2,10 @@
  * Bursts on a freshly started instance (default settings plus Redis for the user context, as `npm start`
  * with `REDIS_URL`; the bundled model; the local Functions host with host.json's HTTP throttles), the client
  * in its own process: 3 rounds × 500 concurrent valid `POST /api/score` on fresh connections, at the default
- * deadline and with `x-deadline-ms: 2000`. Every answer is a 200 with a score, or a 503 `overloaded` with
- * `Retry-After`: no other status, no timeout, no reset, and the admission releases every request. How many
- * get 200 depends on the machine's speed: the figures are the benchmark's (`npm run bench`, `small.burst`).
+ * deadline (`REQUEST_DEADLINE_MS`, 1 s) and with `x-deadline-ms: 2000`. Every request is answered 200: a
+ * burst of 500 is served well within a second, and a fresh instance refuses nothing before it has measured
+ * its rate. No other status, no timeout, no reset, and the admission releases every request. How fast they
+ * are served is the benchmark's (`npm run bench`, `small.burst`).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -32,7 +33,7 @@ after(async () => {
 
 describe('bursts on a fresh instance (bundled model), client in its own process', () => {
   for (const deadlineMs of [undefined, 2000]) {
-    it(`answers every request 200, or 503 with Retry-After (${deadlineMs === undefined ? 'default deadline' : `x-deadline-ms ${deadlineMs}`})`, async () => {
+    it(`answers every request 200 (${deadlineMs === undefined ? 'default deadline' : `x-deadline-ms ${deadlineMs}`})`, async () => {
       const f = await burstInOwnProcess(
         host.url,
         { n: 500, rounds: 3, requestTimeoutMs: 60_000, ...(deadlineMs === undefined ? {} : { deadlineMs }) },
@@ -40,12 +41,8 @@ describe('bursts on a fresh instance (bundled model), client in its own process'
       );
       assert.equal(f.sent, 1500);
       assert.equal(f.other, 0, `answers other than 200 and 503 + Retry-After: ${JSON.stringify(f.other_by_kind)}`);
-      assert.equal(f.ok + f.refused, 1500);
-      assert.deepEqual(
-        Object.keys(f.refused_by_code).filter((c) => c !== 'overloaded' && c !== 'deadline_exceeded'),
-        [],
-      );
-      assert.ok(f.ok > 0, 'some requests were served');
+      assert.deepEqual(f.refused_by_code, {}, 'no request was refused');
+      assert.equal(f.ok, 1500, 'every request was served');
       process.stdout.write(`# burst ${deadlineMs ?? 'default'}: ${JSON.stringify(f)}\n`);
       assert.equal((await sharedEngine()).admissionStats?.deadline.backlog, 0, 'every admitted request was released');
     });

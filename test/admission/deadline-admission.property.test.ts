@@ -5,7 +5,9 @@
  * exceeds what is left of its deadline, and admitted whenever it does not (or while no rate is measured, or
  * fewer than the floor are inside);
  * a refusal's `Retry-After` is the backlog's drain time. The measured rate is the rate at which work is
- * finished, and answers after a deadline are counted as late.
+ * finished, and answers after a deadline are counted as late. The estimate is robust: a cold instance
+ * refuses nothing, one slow window among fast ones refuses nothing the fast rate would not, and a sustained
+ * slowdown does refuse.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -37,6 +39,37 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.double({ min: 0, max: 60, noNaN: true }) }),
   },
 );
+
+/**
+ * A queue kept at `backlog` units inside (work without a deadline, so the simulation itself is never
+ * refused) whose server finishes `perWindow[k]` units in window k of `windowMs`: at each window's start
+ * that many leave and as many enter. Calls `probe` after each window's answers.
+ */
+function serve(
+  admission: DeadlineAdmission,
+  clock: { t: number },
+  backlog: number,
+  windowMs: number,
+  perWindow: readonly number[],
+  probe: (k: number) => void = () => undefined,
+): void {
+  const inside = Array.from({ length: backlog }, () => admission.enterWithoutDeadline());
+  perWindow.forEach((n, k) => {
+    clock.t += windowMs;
+    for (let i = 0; i < n; i++) {
+      inside.shift()?.release();
+      inside.push(admission.enterWithoutDeadline());
+    }
+    probe(k);
+  });
+}
+
+/** Asks for one request with `deadlineMs`; an admitted one leaves at once, unserved (its answer is no sample). */
+function probe(admission: DeadlineAdmission, deadlineMs: number): boolean {
+  const d = admission.tryAdmit(deadlineMs);
+  if (d.admitted) d.ticket.release(false);
+  return d.admitted;
+}
 
 describe('DeadlineAdmission (property)', () => {
   it('refuses a request only if the backlog ahead, at the measured rate, exceeds its remaining deadline; admits otherwise', () => {
@@ -172,6 +205,92 @@ describe('DeadlineAdmission (property)', () => {
     const d = admission.tryAdmit(10);
     assert.equal(admission.rate, undefined, 'forgotten');
     assert.ok(d.admitted, 'admitted: nothing measures the rate now');
+  });
+
+  it('a cold instance refuses nothing: no rate before minSamples windows were sampled, whatever the load', () => {
+    fc.assert(
+      fc.property(
+        fc.array(op, { maxLength: 400 }),
+        fc.integer({ min: 10, max: 200 }),
+        fc.integer({ min: 1, max: 5 }),
+        (ops, windowMs, minSamples) => {
+          const clock = { t: 0 };
+          const admission = new DeadlineAdmission({ windowMs, minSamples, samples: 5 }, () => clock.t);
+          const held: DeadlineTicket[] = [];
+          for (const o of ops) {
+            if (o.kind === 'advance') clock.t += o.ms;
+            else if (o.kind === 'delivery') held.push(admission.enterWithoutDeadline(o.weight));
+            else if (o.kind === 'answer') held.splice(o.which % Math.max(1, held.length), 1)[0]?.release(o.served);
+            else {
+              const d = admission.tryAdmit(o.deadlineMs, clock.t - o.spentMs);
+              // at most one window closes per windowMs: fewer than minSamples can have closed before this
+              if (clock.t < minSamples * windowMs) assert.ok(d.admitted, `refused at ${clock.t} ms, cold`);
+              if (d.admitted) held.push(d.ticket);
+            }
+            if (clock.t < minSamples * windowMs) assert.equal(admission.rate, undefined);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('one slow window among fast ones refuses nothing the fast rate would not', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 16, max: 400 }), // units inside
+        fc.integer({ min: 2, max: 200 }), // answers per fast window
+        fc.integer({ min: 0, max: 199 }), // answers in the slow window (fewer than a fast one)
+        fc.integer({ min: 3, max: 12 }), // fast windows before it
+        fc.integer({ min: 1, max: 12 }), // fast windows after it (the first closes the slow one's sample)
+        fc.double({ min: 1, max: 3, noNaN: true }), // probe deadline ÷ the fast drain time
+        (backlog, fast, slowIn, before, afterSlow, slack) => {
+          const slow = Math.min(slowIn, fast - 1);
+          const windowMs = 100;
+          const clock = { t: 0 };
+          const admission = new DeadlineAdmission({ windowMs, minBacklog: 1 }, () => clock.t);
+          const fastRate = fast / windowMs;
+          const perWindow = [...Array<number>(before).fill(fast), slow, ...Array<number>(afterSlow).fill(fast)];
+          // a deadline the fast rate meets: the backlog drains in backlog ÷ fastRate
+          const deadlineMs = (backlog / fastRate) * slack + 1;
+          serve(admission, clock, backlog, windowMs, perWindow, () => {
+            assert.ok(probe(admission, deadlineMs), `refused at ${clock.t} ms (rate ${admission.rate})`);
+            const rate = admission.rate;
+            assert.ok(rate === undefined || rate >= fastRate - 1e-9, `rate ${rate} < fast ${fastRate}`);
+          });
+          assert.equal(admission.stats.refused, 0);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a sustained slowdown refuses: once `samples` windows in a row are slow, what cannot finish in time is refused', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 16, max: 400 }),
+        fc.integer({ min: 20, max: 200 }),
+        fc.integer({ min: 2, max: 10 }), // slowdown factor
+        fc.integer({ min: 1, max: 5 }), // samples
+        (backlog, fast, factor, samples) => {
+          const windowMs = 100;
+          const clock = { t: 0 };
+          const admission = new DeadlineAdmission({ windowMs, samples, minSamples: 1, minBacklog: 1 }, () => clock.t);
+          const slow = Math.max(1, Math.floor(fast / factor));
+          // met at the fast rate, missed at the slow one
+          const deadlineMs =
+            backlog / (fast / windowMs) + (backlog / (slow / windowMs) - backlog / (fast / windowMs)) / 2;
+          serve(admission, clock, backlog, windowMs, [
+            ...Array<number>(5).fill(fast),
+            ...Array<number>(samples).fill(slow),
+          ]);
+          clock.t += windowMs; // the last slow window ends
+          assert.ok(!probe(admission, deadlineMs), `admitted at rate ${admission.rate} (slow ${slow / windowMs})`);
+          assert.ok(Math.abs((admission.rate ?? 0) - slow / windowMs) < 1e-9);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('counts a request served after its deadline as late, and a failed one never', () => {

@@ -16,7 +16,7 @@ describe('npm start with AZURE_OPENAI_* set against a stand-in', () => {
         AZURE_OPENAI_DEPLOYMENT: 'gpt-4o-mini',
         AZURE_OPENAI_API_KEY: 'local-test-key',
         ESCALATION_MAX_SHARE: '1', // every deep request may escalate (the default 5 % would cap a handful of requests)
-        REQUEST_DEADLINE_MS: '5000', // the 50 ms inference deadline is not under test; a loaded machine must not 503
+        REQUEST_DEADLINE_MS: '5000', // the deadline is not under test; a loaded machine must not 503
       },
       unset: ['AZURE_CLIENT_ID'],
     }).catch(async (err: unknown) => {

@@ -7,7 +7,7 @@ import {
   isGpuProvider,
   resolveMode,
 } from '../../lib/inference/backend-factory';
-import { resolveDeadlineMs } from '../../lib/inference/deadline';
+import { batchDeadlineMs, resolveDeadlineMs } from '../../lib/inference/deadline';
 import { AppError } from '../../lib/errors/errors';
 import { testConfig } from '../support/config';
 
@@ -57,6 +57,21 @@ describe('x-deadline-ms', () => {
     assert.equal(resolveDeadlineMs('120', limits), 120);
     assert.equal(resolveDeadlineMs('2.5', limits), 2.5);
     assert.equal(resolveDeadlineMs('999999', limits), 2000);
+  });
+
+  it('defaults to 1000 ms (what a caller waits), capped by REQUEST_DEADLINE_MAX_MS, never below the default', () => {
+    const d = testConfig({}).inference;
+    assert.deepEqual([d.deadlineMs, d.deadlineMaxMs], [1000, 2000]);
+    assert.equal(resolveDeadlineMs(null, d), 1000);
+    assert.equal(resolveDeadlineMs('5000', d), 2000, 'x-deadline-ms is capped');
+    // a batch's default deadline still grows per valid event, up to the cap
+    assert.equal(batchDeadlineMs(1, d), 1000);
+    assert.equal(batchDeadlineMs(101, d), 1000 + 100 * d.batchDeadlinePerEventMs);
+    assert.equal(batchDeadlineMs(100_000, d), 2000);
+    // a maximum set below the default is raised to it: the default is always allowed
+    const low = testConfig({ REQUEST_DEADLINE_MS: '3000', REQUEST_DEADLINE_MAX_MS: '1500' }).inference;
+    assert.deepEqual([low.deadlineMs, low.deadlineMaxMs], [3000, 3000]);
+    assert.equal(resolveDeadlineMs('9000', low), 3000);
   });
 
   it('rejects anything but a positive number, naming the header', () => {

@@ -63,7 +63,7 @@ describe('load shedding over HTTP', () => {
 
   it('recovers: once the burst is over, requests are served again', async () => {
     for (let i = 0; i < 5; i++) {
-      // A generous deadline: on a shared, noisy machine the default 50 ms could lapse for reasons other than load.
+      // A generous deadline: on a shared, noisy machine this file's 50 ms could lapse for reasons other than load.
       const r = await postJson(`${host.url}/api/score`, validEvent({ transactionId: `after-${i}` }), {
         'x-deadline-ms': '5000',
       });
