@@ -106,17 +106,20 @@ describe('traces and metrics through the local host', () => {
     assert.equal(run.attributes['model.version'], '1.0.0');
     assert.equal(run.attributes['model.provider'], 'cpu');
     assert.equal(run.attributes['batch.size'], 1);
-    // the engine's Redis calls (context GET, velocity script) are dependency spans under `context`; the
-    // ruleset's list lookups (HMGET, made beside the context lookup) are dependency spans under the root
+    // the engine's Redis calls (the ruleset's list HMGETs, the context GET, the velocity script) are dependency
+    // spans of the request's trace. They are issued in the same tick and leave in one auto-pipelined write, whose
+    // commands ioredis traces when the write goes out: each span's parent is the operation that opened that write
+    // (the root, which starts the list lookup beside the context lookup, or `context`)
     const redisSpans = trace.filter((s) => s.attributes['db.system.name'] === 'redis');
     assert.ok(redisSpans.length >= 1, `redis dependency spans: ${trace.map((s) => s.name).join(', ')}`);
+    const parents = new Set([rootId, context.spanContext().spanId]);
     for (const s of redisSpans) {
       assert.equal(s.kind, SpanKind.CLIENT);
-      const lists = s.attributes['db.operation.name'] === 'HMGET';
-      assert.equal(s.parentSpanContext?.spanId, lists ? rootId : context.spanContext().spanId);
+      assert.ok(parents.has(s.parentSpanContext?.spanId ?? ''), `${s.name} is a child of the root or of context`);
       assert.ok(String(s.attributes['db.operation.name']).length > 0);
     }
-    assert.ok(redisSpans.some((s) => s.parentSpanContext?.spanId === context.spanContext().spanId));
+    const ops = new Set(redisSpans.map((s) => s.attributes['db.operation.name']));
+    assert.ok(ops.has('EVALSHA') || ops.has('EVAL'), `the velocity script is traced: ${[...ops].join(', ')}`);
     // a second lookup of the same user is an L1 hit
     const caller2 = newTraceparent();
     await post(`${host.url}/api/score`, JSON.stringify(validEvent({ transactionId: 'tr-http-2' })), {
