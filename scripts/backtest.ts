@@ -58,7 +58,7 @@ export async function backtestCommand(argv: readonly string[]): Promise<Backtest
   let excluded: ReturnType<typeof notReplayable> = [];
   if (values.ruleset !== undefined) {
     const text = readFileSync(values.ruleset, 'utf8');
-    const full = loadRuleset(text, thresholds); // the whole candidate must be valid, golden cases included
+    const full = loadRuleset(text, thresholds, values.ruleset); // the whole candidate must be valid, golden cases included
     excluded = notReplayable(full.document);
     const skip = new Set(excluded.map((e) => e.id));
     ruleset = compileRuleset({

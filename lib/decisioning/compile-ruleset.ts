@@ -122,7 +122,16 @@ export function compileRuleset(value: unknown): CompiledRuleset {
   const parsed = rulesetSchema.safeParse(value);
   if (!parsed.success) {
     const errors = fieldErrorsOf(parsed.error.issues);
-    throw new AppError('ruleset_invalid', `The ruleset is invalid: ${errors.length} problem(s).`, { errors });
+    const raw = (value ?? {}) as { name?: unknown; version?: unknown };
+    const label =
+      typeof raw.name === 'string' && typeof raw.version === 'string'
+        ? `Ruleset ${raw.name.slice(0, 64)} ${raw.version.slice(0, 32)}`
+        : 'The ruleset';
+    throw new AppError(
+      'ruleset_invalid',
+      `${label} is invalid: ${errors.map((e) => `${e.path || '(document)'}: ${e.message}`).join('; ')}.`,
+      { errors },
+    );
   }
   const doc = parsed.data;
   const lists = new Map(doc.lists.map((l) => [l.name, l.key] as const));
@@ -131,7 +140,7 @@ export function compileRuleset(value: unknown): CompiledRuleset {
   const env = celEnvironment();
   const compile = (id: string, source: string, path: string): CompiledExpression => {
     const fail = (message: string, column: number): CompiledExpression => {
-      errors.push({ path, message: `rule ${id}: column ${column}: ${message}` });
+      errors.push({ path, message: `rule ${id}: column ${column}: ${message}`, rule: id, column });
       return () => false;
     };
     try {
@@ -171,7 +180,12 @@ export function compileRuleset(value: unknown): CompiledRuleset {
   if (errors.length > 0)
     throw new AppError(
       'ruleset_invalid',
-      `The ruleset does not compile: ${errors.map((e) => e.message.split(':')[0]).join(', ')}.`,
+      `Ruleset ${doc.name} ${doc.version} does not compile: ${errors
+        .map(
+          (e) =>
+            `rule ${e.rule ?? '?'} (${e.path}, column ${e.column ?? 1}): ${e.message.replace(/^rule [^:]*: column \d+: /, '')}`,
+        )
+        .join('; ')}.`,
       { errors },
     );
   const byMerchant = new Map<string, Profile>();

@@ -68,7 +68,7 @@ async function shipped(config: Config, name: string): Promise<CompiledRuleset | 
   const folder = new FolderRulesetRepository(config.decisioning.dir);
   const latest = (await folder.versions(name)).at(-1);
   if (latest === undefined) return undefined;
-  return loadRuleset(await folder.read(name, latest), GOLDEN_THRESHOLDS);
+  return loadRuleset(await folder.read(name, latest), GOLDEN_THRESHOLDS, folder.source(name, latest));
 }
 
 /**

@@ -35,7 +35,8 @@ export function membershipsFrom(
 
 /**
  * Runs the ruleset's golden cases.
- * @returns one message per case that gives another decision or fires other rules (empty: all pass).
+ * @returns one error per case that gives another decision, fires other rules, or errors in other rules than it
+ *   expects (empty: all pass); each message names the case, what was expected and what came out.
  */
 export function goldenFailures(rs: CompiledRuleset, fallback: Thresholds): FieldError[] {
   const out: FieldError[] = [];
@@ -48,45 +49,60 @@ export function goldenFailures(rs: CompiledRuleset, fallback: Thresholds): Field
       lists: membershipsFrom(rs, g.event, g.lists),
       fallbackThresholds: fallback,
     });
+    const list = (xs: readonly string[]): string => `[${xs.join(', ')}]`;
     const rules = r.rules.map((x) => x.id);
+    const errored = r.errors.map((e) => e.ruleId);
     const problems: string[] = [];
-    if (r.decision !== g.expect.decision) problems.push(`decision ${r.decision}, expected ${g.expect.decision}`);
+    if (r.decision !== g.expect.decision) problems.push(`expected decision ${g.expect.decision}, got ${r.decision}`);
     if (rules.join(',') !== g.expect.rules.join(','))
-      problems.push(`rules [${rules.join(', ')}], expected [${g.expect.rules.join(', ')}]`);
+      problems.push(`expected rules ${list(g.expect.rules)}, got ${list(rules)}`);
     if (g.expect.profile !== undefined && r.profile.id !== g.expect.profile)
-      problems.push(`profile ${r.profile.id}, expected ${g.expect.profile}`);
+      problems.push(`expected profile ${g.expect.profile}, got ${r.profile.id}`);
     if (g.expect.escalate !== undefined && r.escalate !== g.expect.escalate)
-      problems.push(`escalate ${r.escalate}, expected ${g.expect.escalate}`);
-    if (r.errors.length > 0) problems.push(`evaluation errors in ${r.errors.map((e) => e.ruleId).join(', ')}`);
+      problems.push(`expected escalate ${g.expect.escalate}, got ${r.escalate}`);
+    if ([...errored].sort().join(',') !== [...g.expect.errors].sort().join(','))
+      problems.push(`expected evaluation errors in ${list(g.expect.errors)}, got ${list(errored)}`);
     if (problems.length > 0)
       out.push({ path: `golden.${i}`, message: `golden case "${g.name}": ${problems.join('; ')}` });
   });
   return out;
 }
 
+/** ` (file)` when the source is known. */
+const from = (source: string | undefined): string => (source === undefined ? '' : ` (${source})`);
+
 /**
  * Parses, validates, compiles and checks a ruleset's golden cases.
  * @param fallback thresholds of the default profile when the ruleset declares none (the model's).
- * @throws AppError `ruleset_invalid` (bad JSON, schema, compile error naming rule id and column, golden case).
+ * @param source where the text came from (a file path or blob name), named in every rejection.
+ * @throws AppError `ruleset_invalid` (bad JSON, schema, compile error naming rule id and column, golden case),
+ *   whose message names the ruleset, its version and `source`, and whose `errors` list every problem.
  */
-export function loadRuleset(text: string, fallback: Thresholds): CompiledRuleset {
+export function loadRuleset(text: string, fallback: Thresholds, source?: string): CompiledRuleset {
   let value: unknown;
   try {
     value = JSON.parse(text) as unknown;
   } catch {
-    throw new AppError('ruleset_invalid', 'The ruleset is not valid JSON.', {
+    throw new AppError('ruleset_invalid', `The ruleset${from(source)} is not valid JSON.`, {
       errors: [{ path: '', message: 'malformed JSON' }],
     });
   }
-  const rs = compileRuleset(value);
+  let rs: CompiledRuleset;
+  try {
+    rs = compileRuleset(value);
+  } catch (err) {
+    if (!(err instanceof AppError) || source === undefined) throw err;
+    const named = err.message.replace(/^(The ruleset|Ruleset [^ ]+ [^ ]+)/, (m) => `${m}${from(source)}`);
+    throw new AppError('ruleset_invalid', named, { errors: err.errors, cause: err });
+  }
   const failed = goldenFailures(rs, fallback);
   if (failed.length > 0)
     throw new AppError(
       'ruleset_invalid',
-      `${failed.length} golden case(s) of ruleset ${rs.name} ${rs.version} failed.`,
-      {
-        errors: failed,
-      },
+      `${failed.length} golden case(s) of ruleset ${rs.name} ${rs.version}${from(source)} failed: ${failed
+        .map((f) => f.message)
+        .join(' | ')}.`,
+      { errors: failed },
     );
   return rs;
 }

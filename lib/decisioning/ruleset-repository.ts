@@ -31,6 +31,8 @@ export interface RulesetRepository {
   read(name: string, version: string): Promise<string>;
   /** The versions present, ascending. */
   versions(name: string): Promise<string[]>;
+  /** Where a version's document lives (a file path or `container/blob`), as rejections name it. */
+  source(name: string, version: string): string;
 }
 
 function tooLarge(): AppError {
@@ -42,6 +44,10 @@ export class FolderRulesetRepository implements RulesetRepository {
   readonly description: string;
   constructor(private readonly dir: string) {
     this.description = `folder ${dir}`;
+  }
+
+  source(name: string, version: string): string {
+    return path.join(this.dir, name, `${version}.json`);
   }
 
   async read(name: string, version: string): Promise<string> {
@@ -68,6 +74,10 @@ export class BlobRulesetRepository implements RulesetRepository {
   readonly description: string;
   constructor(private readonly container: ContainerClient) {
     this.description = `blob container ${container.containerName}`;
+  }
+
+  source(name: string, version: string): string {
+    return `${this.container.containerName}/${rulesetBlobName(name, version)}`;
   }
 
   async read(name: string, version: string): Promise<string> {

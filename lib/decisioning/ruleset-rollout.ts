@@ -77,7 +77,8 @@ export class RulesetRollout {
   private async compiled(version: string): Promise<CompiledRuleset> {
     const hit = this.loaded.get(version);
     if (hit !== undefined) return hit;
-    const rs = loadRuleset(await this.deps.repository.read(this.deps.name, version), GOLDEN_THRESHOLDS);
+    const { repository, name } = this.deps;
+    const rs = loadRuleset(await repository.read(name, version), GOLDEN_THRESHOLDS, repository.source(name, version));
     if (this.loaded.size >= MAX_HISTORY + 2) this.loaded.delete(this.loaded.keys().next().value as string);
     this.loaded.set(version, rs);
     return rs;
@@ -134,7 +135,7 @@ export class RulesetRollout {
       throw new AppError('not_found', `Not a ruleset this app serves (rulesets/${this.deps.name}/{version}.json).`);
     let rs: CompiledRuleset;
     try {
-      rs = loadRuleset(text, GOLDEN_THRESHOLDS);
+      rs = loadRuleset(text, GOLDEN_THRESHOLDS, blobPath);
       if (rs.name !== ref.name || rs.version !== ref.version)
         throw new AppError('ruleset_invalid', 'The document name and version must match its path.', {
           errors: [{ path: 'version', message: `the path says ${ref.name} ${ref.version}` }],

@@ -54,6 +54,11 @@ const goldenSchema = z.strictObject({
     rules: z.array(ident).default([]),
     profile: ident.optional(),
     escalate: z.boolean().optional(),
+    /**
+     * Rules whose expression is expected to fail at run time on this case (the fail-closed path): the case passes
+     * only if exactly these rules error; default none.
+     */
+    errors: z.array(ident).default([]),
   }),
 });
 

@@ -10,6 +10,10 @@ export interface FieldError {
   readonly path: string;
   /** Human-readable reason. Never contains the submitted value (it may be payment data). */
   readonly message: string;
+  /** The rule (or offset) id an expression error belongs to (rulesets). */
+  readonly rule?: string;
+  /** The 1-based column in that rule's expression where the error is (rulesets). */
+  readonly column?: number;
 }
 
 /** Stable error codes. Clients and operators may search and branch on these; never rename one. */
