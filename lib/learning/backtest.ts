@@ -8,7 +8,7 @@
 import type { CompiledRuleset } from '../decisioning/compile-ruleset';
 import { evaluateRuleset, thresholdDecision, type Thresholds } from '../decisioning/evaluate-ruleset';
 import { HASHED_FIELDS, OMITTED_FIELDS, type DecisionRecord } from './decision-record';
-import type { KeyedHash } from './keyed-hash';
+import { HASH_PREFIX, type KeyedHash } from './keyed-hash';
 
 /** A rule or offset the log cannot replay, and the fields that make it so. */
 export interface NotReplayable {
@@ -18,12 +18,17 @@ export interface NotReplayable {
 
 const UNLOGGED_RAW: readonly string[] = [...HASHED_FIELDS, ...OMITTED_FIELDS];
 
+const HAS_HASHED = new RegExp(`\\bhas\\s*\\(\\s*event\\s*\\.\\s*(?:${HASHED_FIELDS.join('|')})\\s*\\)`, 'g');
+
 /**
- * The fields of `when` the log cannot give raw: a hashed id field read other than as `in_list`'s key, or an
- * omitted field. `in_list("x", event.userId)` is replayable (the list's entries are hashed the same way).
+ * The fields of `when` the log cannot give raw: a hashed id field read other than as `in_list`'s key or inside
+ * `has()`, or an omitted field. `in_list("x", event.deviceId)` is replayable (the list's entries are hashed the
+ * same way), and so is `has(event.deviceId)`: the log keeps a hashed field exactly when the event had it.
  */
 export function unreplayableFields(when: string): string[] {
-  const outside = when.replace(/in_list\s*\(\s*("[^"]*"|'[^']*')\s*,\s*event\.[A-Za-z]+\s*\)/g, 'true');
+  const outside = when
+    .replace(/in_list\s*\(\s*("[^"]*"|'[^']*')\s*,\s*event\.[A-Za-z]+\s*\)/g, 'true')
+    .replace(HAS_HASHED, 'true');
   return UNLOGGED_RAW.filter((f) =>
     new RegExp(`\\bevent\\s*(\\.\\s*${f}\\b|\\[\\s*["']${f}["']\\s*\\])`).test(outside),
   );
@@ -70,7 +75,10 @@ export interface Candidate {
   readonly scores?: ReadonlyMap<string, number>;
   /** Thresholds when no profile applies: the candidate model's, else the current model's. */
   readonly thresholds: Thresholds;
-  /** List entries by list name (raw values; hashed here when the list's key field is hashed in the log). */
+  /**
+   * List entries by list name: raw values, hashed here when the list's key field is hashed in the log, or values
+   * already hashed with the log's key (`h_…`), kept as they are.
+   */
   readonly lists?: Readonly<Record<string, readonly string[]>>;
   readonly hash?: KeyedHash;
 }
@@ -110,7 +118,9 @@ export function backtest(
     let s = hashedEntries.get(key);
     if (s === undefined) {
       const raw = candidate.lists?.[name] ?? [];
-      s = new Set(hashed && candidate.hash !== undefined ? raw.map((v) => (candidate.hash as KeyedHash).of(v)) : raw);
+      // an entry already in hashed form (`h_…`, e.g. exported from the log's side) is kept as it is
+      const h = candidate.hash;
+      s = new Set(hashed && h !== undefined ? raw.map((v) => (v.startsWith(HASH_PREFIX) ? v : h.of(v))) : raw);
       hashedEntries.set(key, s);
     }
     return s;
