@@ -4,12 +4,13 @@
  * per batch, one write at a time); a full queue or a failed write drops the cases and counts them; `dispose`
  * writes what is queued (a graceful stop loses nothing).
  */
+import { BatchQueue } from '../batching/batch-queue';
 import type { DecidedPayment, ScorerEvents } from '../scoring/scorer';
 import type { Timers } from '../time/timers';
 import type { CaseStore, NewCase } from './case-store';
 
 /** Why cases were dropped. */
-export type CaseDropReason = 'queue_full' | 'write_failed';
+export type CaseDropReason = 'queue_full' | 'write_failed' | 'record_failed';
 
 /** What the writer reports (telemetry counts them; the composition root logs drops). Never carries payment data. */
 export interface CaseWriterEvents {
@@ -65,10 +66,7 @@ export function toNewCase(d: DecidedPayment, decidedAt: number): NewCase {
 
 /** The case writer of one engine. */
 export class CaseWriter {
-  private queue: NewCase[] = [];
-  private timer: unknown;
-  private writing: Promise<void> | undefined;
-  private closed = false;
+  private readonly queue: BatchQueue<NewCase>;
   private offered = 0;
   private opened = 0;
   private dropped = 0;
@@ -76,10 +74,19 @@ export class CaseWriter {
 
   constructor(private readonly o: CaseWriterOptions) {
     this.now = o.now ?? (() => performance.now());
+    this.queue = new BatchQueue<NewCase>({
+      queueMax: o.queueMax,
+      batchMax: o.batchMax,
+      flushMs: o.flushMs,
+      timers: o.timers,
+      write: (batch) => this.write(batch),
+      onFull: () => this.drop(1, 'queue_full'),
+      onWriteError: (count, err) => this.drop(count, 'write_failed', err instanceof Error ? err.name : 'error'),
+    });
   }
 
   get stats(): CaseWriterStats {
-    return { offered: this.offered, opened: this.opened, dropped: this.dropped, queued: this.queue.length };
+    return { offered: this.offered, opened: this.opened, dropped: this.dropped, queued: this.queue.size };
   }
 
   /** The scorer's `decided` handler: a final `review` opens a case. */
@@ -87,11 +94,14 @@ export class CaseWriter {
     return {
       decided: (d) => {
         if (d.result.decision !== 'review') return;
+        let c: NewCase;
         try {
-          this.offer(toNewCase(d, this.o.wallClock()));
+          c = toNewCase(d, this.o.wallClock());
         } catch {
-          this.drop(1, 'queue_full');
+          this.offered++;
+          return this.drop(1, 'record_failed');
         }
+        this.offer(c);
       },
     };
   }
@@ -99,10 +109,7 @@ export class CaseWriter {
   /** Queues one case (O(1), never throws); dropped and counted when the queue is full or the writer closed. */
   offer(c: NewCase): void {
     this.offered++;
-    if (this.closed || this.queue.length >= this.o.queueMax) return this.drop(1, 'queue_full');
-    this.queue.push(c);
-    if (this.queue.length >= this.o.batchMax) this.kick();
-    else if (this.timer === undefined) this.timer = this.o.timers.setTimeout(() => this.kick(), this.o.flushMs);
+    this.queue.offer(c);
   }
 
   private drop(count: number, reason: CaseDropReason, error?: string): void {
@@ -114,48 +121,19 @@ export class CaseWriter {
     }
   }
 
-  private kick(): void {
-    if (this.timer !== undefined) {
-      this.o.timers.clearTimeout(this.timer);
-      this.timer = undefined;
-    }
-    if (this.writing === undefined && this.queue.length > 0) this.writing = this.drain();
-  }
-
-  private async drain(): Promise<void> {
-    try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.o.batchMax);
-        await this.write(batch);
-        if (!this.closed && this.queue.length > 0 && this.queue.length < this.o.batchMax) break; // wait for the timer
-      }
-    } finally {
-      this.writing = undefined;
-      if (this.queue.length > 0) {
-        if (this.closed || this.queue.length >= this.o.batchMax) this.kick();
-        else this.timer ??= this.o.timers.setTimeout(() => this.kick(), this.o.flushMs);
-      }
-    }
-  }
-
   private async write(batch: readonly NewCase[]): Promise<void> {
     const t0 = this.now();
+    const opened = await this.o.store.open(batch, this.o.wallClock()); // a throw: the queue drops and counts the batch
+    this.opened += opened;
     try {
-      const opened = await this.o.store.open(batch, this.o.wallClock());
-      this.opened += opened;
       this.o.on?.written?.({ count: batch.length, opened, ms: this.now() - t0 });
-    } catch (err) {
-      this.drop(batch.length, 'write_failed', err instanceof Error ? err.name : 'error');
+    } catch {
+      // as above
     }
   }
 
   /** Writes everything queued, then refuses further cases. */
   async dispose(): Promise<void> {
-    this.closed = true;
-    this.kick();
-    while (this.writing !== undefined) {
-      await this.writing;
-      this.kick();
-    }
+    await this.queue.dispose();
   }
 }

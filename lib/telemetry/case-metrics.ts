@@ -13,7 +13,8 @@ export class CaseMetrics {
   constructor(meter: Meter) {
     this.opened = meter.createCounter('cases.opened', { description: 'Review cases opened' });
     this.dropped = meter.createCounter('cases.dropped', {
-      description: 'Review cases dropped before they were stored (attribute reason: queue_full, write_failed)',
+      description:
+        'Review cases dropped before they were stored (attribute reason: queue_full, write_failed, record_failed)',
     });
   }
 
