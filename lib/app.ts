@@ -131,7 +131,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     addLabels: (body) => learning.addLabels(body),
     ...(decisioning === undefined ? {} : { lists: decisioning.decisioning }),
     ...deps.cases,
-    on: combineHandlers(telemetry.caseEvents(), deps.cases?.on),
+    on: caseHandlers(telemetry, deps.cases?.on),
   });
   const scorer = new Scorer({
     sessions,
@@ -210,6 +210,19 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     cases,
     disposables: [telemetry, publisher, ...oip.disposables, learning, cases],
   });
+}
+
+/** Telemetry's handlers of the case queue's events, with a caller's extra ones. */
+function caseHandlers(telemetry: Telemetry, extra: CasesDeps['on']): NonNullable<CasesDeps['on']> {
+  const t = telemetry.caseEvents();
+  return {
+    writer: combineHandlers(t.writer, extra?.writer),
+    sweep: combineHandlers(t.sweep, extra?.sweep),
+    verdict: (e) => {
+      t.verdict(e);
+      extra?.verdict?.(e);
+    },
+  };
 }
 
 /** The engine's shared Redis client (the context provider's), when Redis is configured and the provider is ours. */

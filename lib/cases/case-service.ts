@@ -42,6 +42,8 @@ export interface CaseServiceDeps {
   readonly pageSize?: number;
   /** The user's other cases shown with a case. Default 20. */
   readonly historyLimit?: number;
+  /** Reports each verdict (telemetry counts them by verdict; never any payment data). */
+  readonly on?: { verdict?(e: { readonly verdict: 'fraud' | 'legit' }): void };
 }
 
 /** What `GET /api/me` answers. */
@@ -138,7 +140,13 @@ export class CaseService {
       ],
     });
     if (listAdd !== undefined) await this.d.lists?.addToList(listAdd.list, listAdd.body);
-    return { case: changed(await this.d.store.close(id, actor.name, v.verdict, v.reason, at)), label };
+    const closed = changed(await this.d.store.close(id, actor.name, v.verdict, v.reason, at));
+    try {
+      this.d.on?.verdict?.({ verdict: v.verdict });
+    } catch {
+      // counting must not fail the verdict
+    }
+    return { case: closed, label };
   }
 
   /** The list name and `{ values, ttlSeconds? }` body of a verdict's `addToList`. @throws AppError `not_found`, `validation_failed`. */

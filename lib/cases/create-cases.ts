@@ -6,6 +6,7 @@ import type { Logger } from '../telemetry/logger';
 import { unrefTimers, type Timers } from '../time/timers';
 import type { CaseStore } from './case-store';
 import { CaseService, type CaseLists } from './case-service';
+import { CaseSweep, type CaseSweepEvents } from './case-sweep';
 import { CaseWriter, type CaseWriterEvents, type CaseWriterStats } from './case-writer';
 import { PgClient, type TokenSource } from './pg-client';
 import { PgliteClient } from './pglite-client';
@@ -27,8 +28,12 @@ export interface CasesDeps {
   readonly wallClock?: () => number;
   /** Monotonic clock, ms. */
   readonly now?: () => number;
-  /** Telemetry's handlers of the writer's events. */
-  readonly on?: Partial<CaseWriterEvents>;
+  /** Telemetry's handlers of the writer's, the sweep's and the verdicts' events. */
+  readonly on?: {
+    readonly writer?: Partial<CaseWriterEvents>;
+    readonly sweep?: Partial<CaseSweepEvents>;
+    readonly verdict?: (e: { readonly verdict: 'fraud' | 'legit' }) => void;
+  };
 }
 
 /** The case queue of one engine: the writer the scorer feeds, and the API. */
@@ -38,6 +43,7 @@ export class Cases {
     readonly service: CaseService | undefined,
     private readonly writer: CaseWriter | undefined,
     private readonly store: CaseStore | undefined,
+    private readonly sweep?: CaseSweep,
   ) {}
 
   /** The scorer's `decided` handler (none without a store). */
@@ -50,8 +56,9 @@ export class Cases {
     return this.writer?.stats;
   }
 
-  /** Writes every queued case, then closes the store. */
+  /** Stops the sweep, writes every queued case, then closes the store. */
   async dispose(): Promise<void> {
+    await this.sweep?.dispose();
     await this.writer?.dispose();
     await this.store?.dispose();
   }
@@ -90,9 +97,9 @@ export async function createCases(config: Config, deps: CasesDeps): Promise<Case
     wallClock,
     ...(deps.now === undefined ? {} : { now: deps.now }),
     on: {
-      written: (e) => deps.on?.written?.(e),
+      written: (e) => deps.on?.writer?.written?.(e),
       dropped: (e) => {
-        deps.on?.dropped?.(e);
+        deps.on?.writer?.dropped?.(e);
         // one line every 10 s at most, with the count since the last one (telemetry counts every drop)
         since += e.count;
         const t = wallClock();
@@ -109,6 +116,22 @@ export async function createCases(config: Config, deps: CasesDeps): Promise<Case
     addLabels: deps.addLabels,
     ...(deps.lists === undefined ? {} : { lists: deps.lists }),
     wallClock,
+    ...(deps.on?.verdict === undefined ? {} : { on: { verdict: deps.on.verdict } }),
   });
-  return new Cases(service, writer, store);
+  const sweep = new CaseSweep({
+    store,
+    intervalMs: config.cases.sweepIntervalMs,
+    retentionMs: config.cases.retentionMs,
+    timers: deps.timers ?? unrefTimers,
+    wallClock,
+    on: {
+      ...deps.on?.sweep,
+      failed: (e) => {
+        deps.on?.sweep?.failed?.(e);
+        logger.warn('cases: sweep failed; the next one runs on schedule', { error: e.error });
+      },
+    },
+  });
+  sweep.start();
+  return new Cases(service, writer, store, sweep);
 }

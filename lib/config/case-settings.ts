@@ -39,6 +39,12 @@ export const casesEnv = {
   ),
   CASE_BATCH_MAX: int(1, 1000, 200).describe('Most cases per insert.'),
   CASE_FLUSH_MS: int(1, 60_000, 500).describe('Longest a case waits for its insert, ms.'),
+  CASE_RETENTION_DAYS: int(1, 3650, 365).describe(
+    'Cases decided longer ago than this are deleted by the periodic sweep, days.',
+  ),
+  CASE_SWEEP_INTERVAL_SEC: int(5, 86_400, 60).describe(
+    'Time between two sweeps of the case store (retention, and the open-case gauges), s.',
+  ),
   IDENTITY_MODE: z
     .preprocess(emptyToUndefined, z.enum(['easyauth', 'development', 'disabled']).default('disabled'))
     .describe(
@@ -80,6 +86,10 @@ export interface CaseSettings {
   readonly queueMax: number;
   readonly batchMax: number;
   readonly flushMs: number;
+  /** Cases decided longer ago are deleted, ms (`CASE_RETENTION_DAYS`, 365 days). */
+  readonly retentionMs: number;
+  /** Time between two sweeps, ms (`CASE_SWEEP_INTERVAL_SEC`, 60 s). */
+  readonly sweepIntervalMs: number;
   /** `IDENTITY_MODE` (default `disabled`) and the development actor. */
   readonly identity: {
     readonly mode: 'easyauth' | 'development' | 'disabled';
@@ -111,6 +121,8 @@ export function casesSettingsFrom(e: CasesEnv): { value: CaseSettings; errors: {
       queueMax: e.CASE_QUEUE_MAX,
       batchMax: e.CASE_BATCH_MAX,
       flushMs: e.CASE_FLUSH_MS,
+      retentionMs: e.CASE_RETENTION_DAYS * 86_400_000,
+      sweepIntervalMs: e.CASE_SWEEP_INTERVAL_SEC * 1000,
       identity: { mode: e.IDENTITY_MODE, devActor: { name: e.DEV_ACTOR_NAME, roles: [...new Set(e.DEV_ACTOR_ROLES)] } },
     },
     errors,

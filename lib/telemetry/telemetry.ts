@@ -19,6 +19,7 @@ import { traceRedisCommands } from './redis-spans';
 import { createInstruments, type Instruments } from './instruments';
 import { LearningMetrics } from './learning-metrics';
 import { CaseMetrics } from './case-metrics';
+import type { CaseSweepEvents } from '../cases/case-sweep';
 import type { CaseWriterEvents } from '../cases/case-writer';
 import type { SpanAttributes, StageTracer } from './stage-tracer';
 import { otelTracer, stageTracer, TRACER_NAME, tracingState } from './tracing';
@@ -61,9 +62,17 @@ export class Telemetry {
     });
   }
 
-  /** Handlers of the case writer's events (`cases.opened`, `cases.dropped`). */
-  caseEvents(): Partial<CaseWriterEvents> {
-    return this.cases.events();
+  /** Handlers of the case queue's events: writer, sweep and verdicts (lib/telemetry/case-metrics.ts). */
+  caseEvents(): {
+    writer: Partial<CaseWriterEvents>;
+    sweep: Partial<CaseSweepEvents>;
+    verdict: (e: { readonly verdict: 'fraud' | 'legit' }) => void;
+  } {
+    return {
+      writer: this.cases.writerEvents(),
+      sweep: this.cases.sweepEvents(),
+      verdict: (e) => this.cases.verdict(e),
+    };
   }
 
   /**
