@@ -44,8 +44,6 @@ const NOT_SET_IN_AZURE: Record<string, string> = {
     'a secret: Azure reads it from Key Vault (ESCALATION_USER_HASH_KEY_SECRET_NAME), never an app setting',
   ESCALATION_USER_HASH_KEY_SECRET_NAME: 'optional; unset = a random key per process (hashes differ across instances)',
   TELEMETRY_USER_ID_KEY: 'optional; unset = a random key per process (user.id hashes differ across instances)',
-  PG_HOST: 'only with CASE_STORE=postgres; the PostgreSQL server is not in the Bicep yet (CASE_STORE stays none)',
-  PG_USER: 'only with CASE_STORE=postgres; the PostgreSQL server is not in the Bicep yet (CASE_STORE stays none)',
 };
 
 /** App settings read by the platform or the runtime, not by lib/config. */
