@@ -166,6 +166,12 @@ describe('case queue under npm start (PGlite, development identity)', () => {
     got.forEach((c, i) => assert.equal(c.assignee, `analyst-${i}`));
   });
 
+  it('a review delivered through the embedded Service Bus opens its case too', async () => {
+    const sent = await post('../local/queues/payments/messages', reviewed('tx-bus-1'));
+    assert.ok(sent.status >= 200 && sent.status < 300, `queued: ${sent.status}`);
+    await eventually(listOpen, (cs) => cs.some((c) => c.transactionId === 'tx-bus-1'), 'the case of tx-bus-1');
+  });
+
   it('answers problems naming every bad field, 404 for an unknown case', async () => {
     const cursor = await fetch(`${api}/cases?cursor=garbage&status=nope&minScore=2`, { headers: as('alice') });
     assert.equal(cursor.status, 400);
