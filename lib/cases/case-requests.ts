@@ -3,6 +3,7 @@
  * notes, verdicts and reassignments. Every invalid field is named (`validation_failed`), never a throw of another kind.
  */
 import { z } from 'zod';
+import { ttlSecondsSchema } from '../decisioning/list-values';
 import { AppError, type FieldError } from '../errors/errors';
 import { inputFieldErrorsOf } from '../errors/field-errors';
 import { CASE_STATES, type CaseFilter, type CasePosition, type CaseState, type Verdict } from './case-store';
@@ -114,12 +115,7 @@ const verdictSchema = z.strictObject({
   addToList: z
     .strictObject({
       list: z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/, { error: 'must be a list name like blocked_users' }),
-      ttlSeconds: z
-        .number()
-        .int()
-        .min(1)
-        .max(366 * 86_400)
-        .optional(),
+      ttlSeconds: ttlSecondsSchema.optional(),
     })
     .optional(),
 });

@@ -4,24 +4,17 @@
  * (it caches and refreshes the token), over TLS; no password is ever a setting. Locally: trust auth.
  */
 import type { Pool, PoolClient } from 'pg';
+import type { CaseSettings } from '../config/case-settings';
 import type { SqlClient } from './sql-client';
 
 /** The Entra ID scope of Azure Database for PostgreSQL tokens. */
 export const POSTGRES_TOKEN_SCOPE = 'https://ossrdbms-aad.database.windows.net/.default';
 
-/** Where and how to connect. */
-export interface PgSettings {
-  readonly host: string;
-  readonly port: number;
-  readonly database: string;
-  readonly user: string;
-  /** Use the credential's token as the password, over TLS. */
-  readonly entraAuth: boolean;
-  /** Most connections of the pool. */
-  readonly poolMax: number;
+/** Where and how to connect: the `postgres` case store settings (`PG_*`), and a schema for tests. */
+export type PgSettings = Omit<Extract<CaseSettings['store'], { kind: 'postgres' }>, 'kind'> & {
   /** `search_path` of every connection (tests: a fresh schema per run); default the server's. */
   readonly schema?: string;
-}
+};
 
 /** What gives the access token (an `@azure/identity` credential). */
 export interface TokenSource {

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { CaseStore } from '../../lib/cases/case-store';
 import { MIGRATIONS, migrate } from '../../lib/cases/migrations';
 import { SqlCaseStore } from '../../lib/cases/sql-case-store';
-import { newCase, pgliteDb, serverDb, type TestDb } from './support';
+import { newCase, pgliteDb, serverDb, suiteStore, type TestDb } from './support';
 
 const T0 = Date.parse('2026-12-01T08:00:00Z');
 const MIN = 60_000;
@@ -180,31 +180,23 @@ for (const make of [serverDb, pgliteDb]) {
 }
 
 describe('case store contract: postgres server, 200 concurrent next over 1000 open cases', () => {
-  const db = serverDb();
-  let store: CaseStore;
-  before(async () => {
-    store = await SqlCaseStore.create(await db.client());
-  });
-  after(async () => {
-    await store.dispose();
-    await db.cleanup();
-  });
+  const s = suiteStore(serverDb());
 
   it('hands out 200 distinct cases (FOR UPDATE SKIP LOCKED over a pool of 30 connections)', async () => {
     for (let i = 0; i < 1000; i += 200)
-      await store.open(
+      await s.store.open(
         Array.from({ length: 200 }, (_, j) => newCase(`k-${i + j}`, T0 + i + j)),
         T0,
       );
-    const got = await Promise.all(Array.from({ length: 200 }, (_, i) => store.next(`analyst-${i}`, T0)));
+    const got = await Promise.all(Array.from({ length: 200 }, (_, i) => s.store.next(`analyst-${i}`, T0)));
     const ids = got.map((c) => c?.id);
     assert.equal(ids.filter((id) => id !== undefined).length, 200, 'every caller got a case');
     assert.equal(new Set(ids).size, 200, '200 distinct cases');
-    const states = await Promise.all(got.map((c) => store.get(c?.id ?? '0')));
+    const states = await Promise.all(got.map((c) => s.store.get(c?.id ?? '0')));
     assert.ok(
       states.every((s, i) => s?.case.assignee === `analyst-${i}`),
       'each case is assigned to its caller',
     );
-    assert.equal((await store.list({ status: 'open' }, 'oldest', 1000)).cases.length, 800);
+    assert.equal((await s.store.list({ status: 'open' }, 'oldest', 1000)).cases.length, 800);
   });
 });

@@ -4,59 +4,32 @@
  * a failing store is reported, never thrown, and the schedule goes on until dispose.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { CaseStore } from '../../lib/cases/case-store';
 import { CaseSweep } from '../../lib/cases/case-sweep';
-import { SqlCaseStore } from '../../lib/cases/sql-case-store';
-import type { Timers } from '../../lib/time/timers';
+import { FakeClock, FakeTimers } from '../context/support';
 import { eventually } from '../support/eventually';
-import { newCase, pgliteDb } from './support';
+import { newCase, pgliteDb, suiteStore } from './support';
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-12-05T08:00:00Z');
 
-function fakeTimers(): Timers & { fire(): void; pending(): number } {
-  const due = new Map<number, () => void>();
-  let n = 0;
-  return {
-    setTimeout: (fn) => {
-      due.set(++n, fn);
-      return n;
-    },
-    clearTimeout: (h) => void due.delete(h as number),
-    fire: () => {
-      const fns = [...due.values()];
-      due.clear();
-      for (const f of fns) f();
-    },
-    pending: () => due.size,
-  };
-}
-
 describe('case sweep', () => {
-  const db = pgliteDb();
-  let store: CaseStore;
-  before(async () => {
-    store = await SqlCaseStore.create(await db.client());
-  });
-  after(async () => {
-    await store.dispose();
-    await db.cleanup();
-  });
+  const s = suiteStore(pgliteDb());
 
   it('deletes cases past the retention and reports the open cases and the oldest open age', async () => {
-    await store.open(
+    await s.store.open(
       [newCase('s-old', NOW - 40 * DAY), newCase('s-1', NOW - 2 * DAY), newCase('s-2', NOW - 3_600_000)],
       NOW,
     );
-    const closing = (await store.list({}, 'oldest', 10)).cases.find((c) => c.transactionId === 's-2');
-    await store.close(closing?.id ?? '0', 'alice', 'legit', undefined, NOW);
+    const closing = (await s.store.list({}, 'oldest', 10)).cases.find((c) => c.transactionId === 's-2');
+    await s.store.close(closing?.id ?? '0', 'alice', 'legit', undefined, NOW);
     const seen: { open?: { open: number; oldestAgeSec: number }; deleted?: number } = {};
     const sweep = new CaseSweep({
-      store,
+      store: s.store,
       intervalMs: 60_000,
       retentionMs: 30 * DAY,
-      timers: fakeTimers(),
+      timers: new FakeTimers(new FakeClock()),
       wallClock: () => NOW,
       on: { openCases: (e) => (seen.open = e), deleted: (e) => (seen.deleted = e.count) },
     });
@@ -64,14 +37,15 @@ describe('case sweep', () => {
     assert.equal(seen.deleted, 1, 'the case decided 40 days ago');
     assert.deepEqual(seen.open, { open: 1, oldestAgeSec: 2 * 86_400 }, 's-1 is open; s-2 is closed');
     assert.deepEqual(
-      (await store.list({}, 'oldest', 10)).cases.map((c) => c.transactionId),
+      (await s.store.list({}, 'oldest', 10)).cases.map((c) => c.transactionId),
       ['s-1', 's-2'],
     );
     await sweep.dispose();
   });
 
   it('reports a failing store, keeps its schedule, and stops on dispose', async () => {
-    const timers = fakeTimers();
+    const clock = new FakeClock();
+    const timers = new FakeTimers(clock);
     const failures: string[] = [];
     let calls = 0;
     const failing = {
@@ -90,23 +64,24 @@ describe('case sweep', () => {
     });
     sweep.start();
     await eventually(
-      async () => timers.pending(),
+      async () => timers.pending.size,
       (n) => n === 1,
       'the next sweep scheduled after a failed one',
     );
-    timers.fire();
+    clock.advance(60_000);
+    timers.runDue();
     await eventually(
       async () => calls,
       (n) => n === 2,
       'the second sweep',
     );
     await eventually(
-      async () => timers.pending(),
+      async () => timers.pending.size,
       (n) => n === 1,
       'the third sweep scheduled',
     );
     await sweep.dispose();
     assert.deepEqual(failures, ['RangeError', 'RangeError']);
-    assert.equal(timers.pending(), 0, 'no sweep scheduled after dispose');
+    assert.equal(timers.pending.size, 0, 'no sweep scheduled after dispose');
   });
 });

@@ -4,32 +4,13 @@
  * drops and counts, never throws to the scorer; dispose writes what is queued.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { CaseStore, NewCase } from '../../lib/cases/case-store';
 import { CaseWriter, type CaseDropReason } from '../../lib/cases/case-writer';
-import { SqlCaseStore } from '../../lib/cases/sql-case-store';
 import type { DecidedPayment } from '../../lib/scoring/scorer';
-import type { Timers } from '../../lib/time/timers';
-import { newCase, pgliteDb } from './support';
-
-/** Timers the test fires by hand. */
-function fakeTimers(): Timers & { fire(): void; pending(): number } {
-  const due = new Map<number, () => void>();
-  let n = 0;
-  return {
-    setTimeout: (fn) => {
-      due.set(++n, fn);
-      return n;
-    },
-    clearTimeout: (h) => void due.delete(h as number),
-    fire: () => {
-      const fns = [...due.values()];
-      due.clear();
-      for (const f of fns) f();
-    },
-    pending: () => due.size,
-  };
-}
+import { FakeClock, FakeTimers } from '../context/support';
+import { eventually } from '../support/eventually';
+import { newCase, pgliteDb, suiteStore } from './support';
 
 const T0 = Date.parse('2026-12-01T08:00:00Z');
 
@@ -58,21 +39,14 @@ async function openIds(store: CaseStore): Promise<string[]> {
 }
 
 describe('case writer', () => {
-  const db = pgliteDb();
-  let store: CaseStore;
-  before(async () => {
-    store = await SqlCaseStore.create(await db.client());
-  });
-  after(async () => {
-    await store.dispose();
-    await db.cleanup();
-  });
+  const s = suiteStore(pgliteDb());
 
   it('queues only review decisions, writes a full batch at once and a partial one when its timer fires', async () => {
-    const timers = fakeTimers();
+    const clock = new FakeClock();
+    const timers = new FakeTimers(clock);
     const written: number[] = [];
     const w = new CaseWriter({
-      store,
+      store: s.store,
       queueMax: 100,
       batchMax: 2,
       flushMs: 1000,
@@ -85,11 +59,24 @@ describe('case writer', () => {
     on.decided?.(decided(newCase('w-decline', T0), 'decline'));
     assert.equal(w.stats.offered, 0, 'approve and decline open no case');
     on.decided?.(decided(newCase('w-1', T0), 'review'));
-    assert.equal(timers.pending(), 1, 'a partial batch waits for its timer');
+    assert.equal(timers.pending.size, 1, 'a partial batch waits for its timer');
     on.decided?.(decided(newCase('w-2', T0), 'review')); // full: written now
     on.decided?.(decided(newCase('w-3', T0), 'review'));
-    await w.dispose(); // writes w-3 without its timer
-    assert.deepEqual(await openIds(store), ['w-1', 'w-2', 'w-3']);
+    await eventually(
+      async () => w.stats.opened,
+      (n) => n === 2,
+      'the full batch written',
+    );
+    assert.equal(timers.pending.size, 1, 'w-3 waits for its timer');
+    clock.advance(1000);
+    timers.runDue();
+    await eventually(
+      async () => w.stats.opened,
+      (n) => n === 3,
+      'the partial batch written when its timer fired',
+    );
+    await w.dispose();
+    assert.deepEqual(await openIds(s.store), ['w-1', 'w-2', 'w-3']);
     assert.deepEqual(written, [2, 1]);
     assert.deepEqual(w.stats, { offered: 3, opened: 3, dropped: 0, queued: 0 });
   });
@@ -97,11 +84,11 @@ describe('case writer', () => {
   it('drops and counts past the queue bound and after dispose, never throwing', async () => {
     const drops: CaseDropReason[] = [];
     const w = new CaseWriter({
-      store,
+      store: s.store,
       queueMax: 2,
       batchMax: 10,
       flushMs: 1000,
-      timers: fakeTimers(),
+      timers: new FakeTimers(new FakeClock()),
       wallClock: () => T0,
       on: {
         dropped: (e) => {
@@ -120,13 +107,13 @@ describe('case writer', () => {
 
   it('a failing store drops the batch and counts it as write_failed', async () => {
     const drops: { count: number; reason: string; error?: string }[] = [];
-    const failing: CaseStore = { ...store, open: () => Promise.reject(new TypeError('connection refused')) };
+    const failing: CaseStore = { ...s.store, open: () => Promise.reject(new TypeError('connection refused')) };
     const w = new CaseWriter({
       store: failing,
       queueMax: 10,
       batchMax: 10,
       flushMs: 1000,
-      timers: fakeTimers(),
+      timers: new FakeTimers(new FakeClock()),
       wallClock: () => T0,
       on: { dropped: (e) => drops.push(e) },
     });

@@ -5,7 +5,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { NewCase } from '../../lib/cases/case-store';
+import { after, before } from 'node:test';
+import type { CaseStore, NewCase } from '../../lib/cases/case-store';
+import { SqlCaseStore } from '../../lib/cases/sql-case-store';
 import { PgClient } from '../../lib/cases/pg-client';
 import { PgliteClient } from '../../lib/cases/pglite-client';
 import type { SqlClient } from '../../lib/cases/sql-client';
@@ -96,5 +98,26 @@ export function newCase(
     profile: { id: 'default' },
     decidedAt,
     ...overrides,
+  };
+}
+
+/**
+ * A migrated case store on `db` for the enclosing suite: created in its `before`, disposed and removed in its
+ * `after`. Call inside `describe`; read `.store` inside tests.
+ */
+export function suiteStore(db: TestDb): { readonly store: CaseStore } {
+  let store: CaseStore | undefined;
+  before(async () => {
+    store = await SqlCaseStore.create(await db.client());
+  });
+  after(async () => {
+    await store?.dispose();
+    await db.cleanup();
+  });
+  return {
+    get store(): CaseStore {
+      if (store === undefined) throw new Error('the suite store is made in before()');
+      return store;
+    },
   };
 }
