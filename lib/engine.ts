@@ -164,11 +164,6 @@ export class Engine {
     return s;
   }
 
-  /** The case writer's totals; `undefined` without a case store. */
-  get caseStats(): Cases['stats'] {
-    return this.parts.cases?.stats;
-  }
-
   /** The learning loop (decision log stats, drift readings); `undefined` if the engine was built without it. */
   get learning(): Learning | undefined {
     return this.parts.learning;

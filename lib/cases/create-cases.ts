@@ -133,5 +133,9 @@ export async function createCases(config: Config, deps: CasesDeps): Promise<Case
     },
   });
   sweep.start();
+  logger.info('cases: review cases are stored', {
+    store: config.cases.store.kind,
+    identity: config.cases.identity.mode,
+  });
   return new Cases(service, writer, store, sweep);
 }

@@ -218,3 +218,40 @@ describe('case queue under npm start (PGlite, development identity)', () => {
     );
   });
 });
+
+describe('case queue under npm start: a graceful stop loses no case', () => {
+  it('writes the queued case on SIGTERM; the next start finds it', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'test-cases-stop-'));
+    const set = {
+      PGLITE_DIR: path.join(dir, 'pglite'),
+      DECISION_LOG_DIR: path.join(dir, 'decisions'),
+      CASE_FLUSH_MS: '60000', // not by the timer within the test: the stop writes it
+    };
+    try {
+      const first = await startLocalHost({ set, unset: ['CASE_STORE', 'IDENTITY_MODE'], ms: 120_000 });
+      try {
+        const res = await fetch(`${first.url}/score`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(reviewed('tx-stop-1')),
+        });
+        assert.equal(((await res.json()) as { decision: string }).decision, 'review');
+      } finally {
+        assert.equal(await stopChild(first.child, 'npm start to exit after SIGTERM'), 0);
+      }
+      const second = await startLocalHost({ set, unset: ['CASE_STORE', 'IDENTITY_MODE'], ms: 120_000 });
+      try {
+        const list = await fetch(`${second.url}/cases?status=open`, { headers: as('alice') });
+        const cases = ((await list.json()) as { cases: CaseBody[] }).cases;
+        assert.deepEqual(
+          cases.map((c) => c.transactionId),
+          ['tx-stop-1'],
+        );
+      } finally {
+        await stopChild(second.child, 'npm start to exit after SIGTERM');
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
