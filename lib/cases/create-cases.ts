@@ -11,6 +11,7 @@ import { CaseWriter, type CaseWriterEvents, type CaseWriterStats } from './case-
 import { PgClient, type TokenSource } from './pg-client';
 import { PgliteClient } from './pglite-client';
 import { SqlCaseStore } from './sql-case-store';
+import { GuardedCaseStore } from './guarded-case-store';
 
 /** Dependencies of {@link createCases}; every one has a production default. */
 export interface CasesDeps {
@@ -80,12 +81,27 @@ export async function caseStore(config: Config, credential?: TokenSource): Promi
   }
 }
 
-/** Builds the case queue: store, writer (fed by the scorer), API with its identity. */
+/**
+ * Builds the case queue: store (opened in the background: a database down at start-up never stops scoring), writer
+ * (fed by the scorer), API with its identity, sweep.
+ */
 export async function createCases(config: Config, deps: CasesDeps): Promise<Cases> {
-  const store = deps.store ?? (await caseStore(config, deps.credential));
-  if (store === undefined) return new Cases(undefined, undefined, undefined);
-  const wallClock = deps.wallClock ?? Date.now;
+  if (deps.store === undefined && config.cases.store.kind === 'none') return new Cases(undefined, undefined, undefined);
   const logger = deps.logger;
+  const given = deps.store;
+  const guarded = new GuardedCaseStore({
+    open: async () => given ?? (await caseStore(config, deps.credential)) ?? Promise.reject(new Error('no case store')),
+    timers: deps.timers ?? unrefTimers,
+    onOpenFailed: (e) =>
+      logger.error('cases: the case store could not be opened; cases are dropped and counted until it is', {
+        error: e.error,
+        retryInMs: e.retryInMs,
+      }),
+    onOpened: () => logger.info('cases: the case store is open; cases are written again'),
+  });
+  await guarded.firstAttempt();
+  const store: CaseStore = guarded;
+  const wallClock = deps.wallClock ?? Date.now;
   let lastLog = Number.NEGATIVE_INFINITY;
   let since = 0;
   const writer = new CaseWriter({

@@ -255,3 +255,32 @@ describe('case queue under npm start: a graceful stop loses no case', () => {
     }
   });
 });
+
+describe('case queue under npm start: a case database that cannot be reached', () => {
+  it('never stops scoring; the case API answers 503 dependency_unavailable', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'test-cases-down-'));
+    const host = await startLocalHost({
+      // nothing listens on port 1
+      set: { CASE_STORE: 'postgres', PG_HOST: '127.0.0.1', PG_PORT: '1', PG_USER: 'postgres', DECISION_LOG_DIR: dir },
+      unset: ['IDENTITY_MODE'],
+      ms: 120_000,
+    });
+    try {
+      const res = await fetch(`${host.url}/score`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(reviewed('tx-down-1')),
+      });
+      assert.equal(res.status, 200);
+      assert.equal(((await res.json()) as { decision: string }).decision, 'review');
+      const list = await fetch(`${host.url}/cases`, { headers: as('alice') });
+      assert.equal(list.status, 503);
+      assert.equal(((await list.json()) as { code: string }).code, 'dependency_unavailable');
+      assert.ok(list.headers.get('retry-after') !== null);
+      assert.match(host.output(), /cases: the case store could not be opened/);
+    } finally {
+      await stopChild(host.child, 'npm start to exit after SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
