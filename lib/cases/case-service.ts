@@ -114,8 +114,9 @@ export class CaseService {
   }
 
   /**
-   * `POST /api/cases/{id}/verdict` `{ verdict, reason?, addToList? }`: stores the label (idempotent), adds the list
-   * entry (leads only: the value is the case payment's field the list is keyed by), then closes the case.
+   * `POST /api/cases/{id}/verdict` `{ verdict, reason?, addToList? }`: with the case locked, stores the label
+   * (idempotent), adds the list entry (leads only: the value is the case payment's field the list is keyed by), then
+   * closes the case; if the label or the list fails, the case stays open (a retry is safe).
    * @throws AppError `conflict` on a closed case; `forbidden` for `addToList` without the lead role.
    */
   async verdict(headers: Lookup, rawId: string | undefined, body: unknown): Promise<{ case: Case; label: unknown }> {
@@ -124,23 +125,24 @@ export class CaseService {
     const v = parseVerdictBody(body);
     if (v.addToList !== undefined && !actor.roles.includes('lead'))
       throw new AppError('forbidden', 'Adding to a list from a case needs the role lead.');
-    const found = await this.d.store.get(id);
-    if (found === undefined) throw new AppError('not_found', 'No such case.');
-    if (found.case.state === 'closed') throw new AppError('conflict', 'The case is closed.');
-    const listAdd = v.addToList === undefined ? undefined : this.listAddition(v.addToList, found.case);
     const at = this.d.wallClock();
-    const label = await this.d.addLabels({
-      labels: [
-        {
-          transactionId: found.case.transactionId,
-          label: v.verdict,
-          reportedAt: new Date(at).toISOString(),
-          source: 'case',
-        },
-      ],
-    });
-    if (listAdd !== undefined) await this.d.lists?.addToList(listAdd.list, listAdd.body);
-    const closed = changed(await this.d.store.close(id, actor.name, v.verdict, v.reason, at));
+    let label: unknown;
+    const closed = changed(
+      await this.d.store.close(id, actor.name, v.verdict, v.reason, at, async (c) => {
+        const listAdd = v.addToList === undefined ? undefined : this.listAddition(v.addToList, c);
+        label = await this.d.addLabels({
+          labels: [
+            {
+              transactionId: c.transactionId,
+              label: v.verdict,
+              reportedAt: new Date(at).toISOString(),
+              source: 'case',
+            },
+          ],
+        });
+        if (listAdd !== undefined) await this.d.lists?.addToList(listAdd.list, listAdd.body);
+      }),
+    );
     try {
       this.d.on?.verdict?.({ verdict: v.verdict });
     } catch {

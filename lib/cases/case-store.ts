@@ -100,8 +100,19 @@ export interface CaseStore {
   addNote(id: string, actor: string, text: string, at: number): Promise<CaseChange>;
   /** Assigns a case that is not closed to `assignee` (a lead's reassignment). */
   assign(id: string, actor: string, assignee: string, at: number): Promise<CaseChange>;
-  /** Closes a case that is not closed yet with `verdict`. */
-  close(id: string, actor: string, verdict: Verdict, reason: string | undefined, at: number): Promise<CaseChange>;
+  /**
+   * Closes a case that is not closed yet with `verdict`. `effects` (the label, the list entry) run first, on the
+   * case as it is, while the case is locked: a concurrent close waits and then finds it closed; when `effects`
+   * throws, the case is left as it was and the error is thrown.
+   */
+  close(
+    id: string,
+    actor: string,
+    verdict: Verdict,
+    reason: string | undefined,
+    at: number,
+    effects?: (c: Case) => Promise<void>,
+  ): Promise<CaseChange>;
   /** The user's other cases, newest first (at most `limit`). */
   userCases(userId: string, exceptId: string, limit: number): Promise<Case[]>;
   /** Deletes every case of `userId` (erasure); returns how many. */

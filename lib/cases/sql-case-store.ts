@@ -236,9 +236,10 @@ export class SqlCaseStore implements CaseStore {
     actor: string,
     action: string,
     detail: Record<string, unknown> | undefined,
+    db: Pick<SqlClient, 'query'> = this.db,
   ): Promise<CaseChange> {
     const n = params.length;
-    const rows = await this.db.query(
+    const rows = await db.query(
       `WITH changed AS (
          UPDATE cases SET ${set} WHERE id = $1::bigint AND state <> 'closed' RETURNING *),
        ev AS (INSERT INTO case_events (case_id, at, actor, action, detail)
@@ -247,7 +248,7 @@ export class SqlCaseStore implements CaseStore {
       [id, new Date(at).toISOString(), actor, ...params, action, detail === undefined ? null : JSON.stringify(detail)],
     );
     if (rows[0] !== undefined) return { ok: true, case: toCase(rows[0]) };
-    const exists = await this.db.query('SELECT state FROM cases WHERE id = $1::bigint', [id]);
+    const exists = await db.query('SELECT state FROM cases WHERE id = $1::bigint', [id]);
     return { ok: false, why: exists.length === 0 ? 'not_found' : 'closed' };
   }
 
@@ -274,16 +275,27 @@ export class SqlCaseStore implements CaseStore {
     verdict: Verdict,
     reason: string | undefined,
     at: number,
+    effects?: (c: Case) => Promise<void>,
   ): Promise<CaseChange> {
-    return this.change(
-      id,
-      `state = 'closed', verdict = $4, verdict_reason = $5, closed_at = $2::timestamptz, closed_by = $3`,
-      [verdict, reason ?? null],
-      at,
-      actor,
-      'verdict',
-      { verdict, ...(reason === undefined ? {} : { reason }) },
-    );
+    return this.db.transaction(async (tx) => {
+      // the row stays locked until the case is closed: a concurrent verdict waits, then finds it closed
+      const rows = await tx.query(`SELECT ${COLS} FROM cases WHERE id = $1::bigint FOR UPDATE`, [id]);
+      const row = rows[0];
+      if (row === undefined) return { ok: false, why: 'not_found' } as const;
+      const current = toCase(row);
+      if (current.state === 'closed') return { ok: false, why: 'closed' } as const;
+      await effects?.(current); // a throw rolls back: the case stays as it was
+      return this.change(
+        id,
+        `state = 'closed', verdict = $4, verdict_reason = $5, closed_at = $2::timestamptz, closed_by = $3`,
+        [verdict, reason ?? null],
+        at,
+        actor,
+        'verdict',
+        { verdict, ...(reason === undefined ? {} : { reason }) },
+        tx,
+      );
+    });
   }
 
   async userCases(userId: string, exceptId: string, limit: number): Promise<Case[]> {

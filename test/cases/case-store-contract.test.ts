@@ -102,6 +102,35 @@ for (const make of [serverDb, pgliteDb]) {
       );
     });
 
+    it('a verdict runs its effects with the case locked: a failing effect leaves it open; of two at once, one wins', async () => {
+      await store.open([newCase('e-1', T0)], T0);
+      const c = (await store.list({ status: 'open' }, 'oldest', 100)).cases.find((x) => x.transactionId === 'e-1');
+      assert.ok(c !== undefined);
+      await assert.rejects(
+        store.close(c.id, 'alice', 'fraud', undefined, T0, () => Promise.reject(new Error('label store down'))),
+        /label store down/,
+      );
+      assert.equal((await store.get(c.id))?.case.state, 'open', 'a failed effect changes nothing');
+      const ran: string[] = [];
+      const effect = (who: string) => async (seen: { state: string }) => {
+        assert.notEqual(seen.state, 'closed');
+        ran.push(who);
+        await new Promise((r) => setImmediate(r));
+      };
+      const [a, b] = await Promise.all([
+        store.close(c.id, 'alice', 'fraud', undefined, T0 + 1, effect('alice')),
+        store.close(c.id, 'bob', 'legit', undefined, T0 + 2, effect('bob')),
+      ]);
+      assert.equal([a, b].filter((x) => x.ok).length, 1, 'one verdict wins');
+      assert.deepEqual(
+        [a, b].find((x) => !x.ok),
+        { ok: false, why: 'closed' },
+      );
+      assert.equal(ran.length, 1, "only the winner's effects ran");
+      const events = (await store.get(c.id))?.events ?? [];
+      assert.equal(events.filter((e) => e.action === 'verdict').length, 1);
+    });
+
     it('a lead reassigns an open case', async () => {
       await store.open([newCase('r-1', T0)], T0);
       const c = (await store.list({ rule: 'large-amount-new-device' }, 'newest', 100)).cases.find(
