@@ -273,6 +273,7 @@ var names = {
   eventGridTopic: 'evgt-models-${resourceToken}'
   serviceBus: 'sb-${resourceToken}'
   redis: 'redis-${resourceToken}'
+  postgres: 'psql-${resourceToken}'
   keyVault: 'kv-${resourceToken}'
   registry: 'cr${resourceToken}'
   containerAppsEnv: 'cae-${resourceToken}'
@@ -369,6 +370,17 @@ module redis 'modules/redis.bicep' = {
     managedClusteringPolicy: managedRedisClusteringPolicy
     classicSkuName: redisSkuName
     classicCapacity: redisCapacity
+    appPrincipalId: identity.outputs.principalId
+  }
+}
+
+module postgres 'modules/postgres.bicep' = {
+  name: 'postgres'
+  params: {
+    name: names.postgres
+    location: location
+    tags: allTags
+    appIdentityName: identity.outputs.name
     appPrincipalId: identity.outputs.principalId
   }
 }
@@ -491,6 +503,29 @@ var appSettings = [
   {
     name: 'DECISION_LOG_HASH_KEY_SECRET_NAME'
     value: 'decision-log-hash-key'
+  }
+  // Review cases (docs/cases.md): PostgreSQL Flexible Server with Entra ID only; the app signs in as its identity
+  // with a token (AZURE_CLIENT_ID) as the password. The case API stays off (IDENTITY_MODE=disabled, the default)
+  // until Easy Auth is configured and IDENTITY_MODE=easyauth is set.
+  {
+    name: 'CASE_STORE'
+    value: 'postgres'
+  }
+  {
+    name: 'PG_HOST'
+    value: postgres.outputs.host
+  }
+  {
+    name: 'PG_DATABASE'
+    value: postgres.outputs.databaseName
+  }
+  {
+    name: 'PG_USER'
+    value: postgres.outputs.user
+  }
+  {
+    name: 'PG_ENTRA_AUTH'
+    value: 'true'
   }
   // LLM escalation (off while either is empty); Entra ID through AZURE_CLIENT_ID.
   {
@@ -701,6 +736,8 @@ output REDIS_HOST string = redis.outputs.endpoint
 output BLOB_TRIGGER_FUNCTION_NAME string = blobTriggerFunctionName
 @description('Whether the container app was rendered with the real image and its health probes (false = placeholder; the postdeploy hook provisions again).')
 output PROBES_ENABLED bool = useContainerApps ? functionAppContainerApps.outputs.probesEnabled : true
+@description('PostgreSQL server of the review cases.')
+output PG_HOST string = postgres.outputs.host
 @description('Key Vault URI.')
 output KEY_VAULT_URL string = keyVault.outputs.uri
 @description('Key Vault name.')

@@ -20,6 +20,7 @@ import { planRedisConnection } from './context/redis-connection';
 import { createDecisioning, type DecisioningDeps } from './decisioning/create-decisioning';
 import { Engine } from './engine';
 import { createLearning, type LearningDeps } from './learning/create-learning';
+import { createCases, type CasesDeps } from './cases/create-cases';
 import type { EscalatorWiring } from './escalation/create-escalator';
 import { escalationLogEvents } from './escalation/escalation-log-events';
 import type { EscalationEvents } from './escalation/types';
@@ -72,6 +73,8 @@ export interface EngineDeps {
   readonly rollout?: Partial<Omit<RolloutDeps, 'logger' | 'redis'>>;
   /** Learning-loop overrides: store, timers, clocks, Key Vault reader. */
   readonly learning?: Partial<Omit<LearningDeps, 'logger'>>;
+  /** Case queue overrides: store, PostgreSQL credential, timers, clocks. */
+  readonly cases?: Partial<Omit<CasesDeps, 'logger' | 'addLabels' | 'lists'>>;
 }
 
 /** This server's name and version (`package.json`), as the inference protocol's server metadata reports them. */
@@ -123,6 +126,13 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
   const escalator = await createEscalation(config, deps, logger, telemetry);
   const decisioning = await createDecisioning(config, { logger, redis, ...deps.decisioning });
   const learning = await createLearning(config, { logger, metrics: telemetry.learning, ...deps.learning });
+  const cases = await createCases(config, {
+    logger,
+    addLabels: (body) => learning.addLabels(body),
+    ...(decisioning === undefined ? {} : { lists: decisioning.decisioning }),
+    ...deps.cases,
+    on: caseHandlers(telemetry, deps.cases?.on),
+  });
   const scorer = new Scorer({
     sessions,
     ...(decisioning === undefined ? {} : { decisioning: decisioning.decisioning }),
@@ -131,7 +141,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     deadlineMs: config.inference.deadlineMs,
     ...clock,
     ...(escalator === undefined ? {} : { escalator }),
-    on: combineHandlers(telemetry.scorerEvents(), learning.scorerEvents(), {
+    on: combineHandlers(telemetry.scorerEvents(), learning.scorerEvents(), cases.scorerEvents(), {
       invalidScore: (e) =>
         logger.error('model output invalid: answered review (fail closed)', {
           model: e.model,
@@ -197,8 +207,22 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     readinessMonitor,
     ...(decisioning === undefined ? {} : { decisioning }),
     learning,
-    disposables: [telemetry, publisher, ...oip.disposables, learning],
+    cases,
+    disposables: [telemetry, publisher, ...oip.disposables, learning, cases],
   });
+}
+
+/** Telemetry's handlers of the case queue's events, with a caller's extra ones. */
+function caseHandlers(telemetry: Telemetry, extra: CasesDeps['on']): NonNullable<CasesDeps['on']> {
+  const t = telemetry.caseEvents();
+  return {
+    writer: combineHandlers(t.writer, extra?.writer),
+    sweep: combineHandlers(t.sweep, extra?.sweep),
+    verdict: (e) => {
+      t.verdict(e);
+      extra?.verdict?.(e);
+    },
+  };
 }
 
 /** The engine's shared Redis client (the context provider's), when Redis is configured and the provider is ours. */

@@ -15,6 +15,8 @@ import {
 import type { SessionManager } from './inference/session-manager';
 import type { LabelsAdded } from './learning/labels';
 import type { Learning } from './learning/learning';
+import type { Cases } from './cases/create-cases';
+import type { CaseService } from './cases/case-service';
 import type { ModelRollout } from './rollout/model-rollout';
 import type { Decisioning } from './decisioning/decisioning';
 import type { DecisioningParts } from './decisioning/create-decisioning';
@@ -52,6 +54,8 @@ export interface EngineParts {
   readonly readinessMonitor?: ReadinessMonitor;
   /** The learning loop: decision log, labels, drift (also listed in `disposables`). */
   readonly learning?: Learning;
+  /** The review cases: writer and API (also listed in `disposables`). */
+  readonly cases?: Cases;
   /** Extra resources to dispose with the engine, last first. */
   readonly disposables?: readonly { dispose(): Promise<void> }[];
 }
@@ -156,6 +160,16 @@ export class Engine {
     if (this.parts.learning === undefined)
       return Promise.reject(new AppError('internal', 'The learning loop is not configured.'));
     return this.parts.learning.addLabels(body);
+  }
+
+  /**
+   * The case API's operations (`/api/cases`, `/api/me`).
+   * @throws AppError `not_found` when no case store is configured (`CASE_STORE=none`).
+   */
+  get cases(): CaseService {
+    const s = this.parts.cases?.service;
+    if (s === undefined) throw new AppError('not_found', 'The case queue is not configured (CASE_STORE=none).');
+    return s;
   }
 
   /** The learning loop (decision log stats, drift readings); `undefined` if the engine was built without it. */

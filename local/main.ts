@@ -40,8 +40,20 @@ const BINDING_DEFAULTS: Record<string, string> = {
   MODELS_CONTAINER: 'models',
 };
 
+/**
+ * `npm start`'s own defaults: cases in the embedded PostgreSQL (PGlite, `.data/pglite`), and the development
+ * identity (`DEV_ACTOR_NAME`, or an `x-ms-client-principal` header a test sends). Azure's defaults are `none` and
+ * `disabled` (lib/config).
+ */
+const NPM_START_DEFAULTS: Record<string, string> = {
+  CASE_STORE: 'pglite',
+  IDENTITY_MODE: 'development',
+};
+
 async function main(): Promise<void> {
   for (const [k, v] of Object.entries(BINDING_DEFAULTS)) process.env[k] ??= v;
+  // an empty value (the samples' "") counts as unset, as in lib/config
+  for (const [k, v] of Object.entries(NPM_START_DEFAULTS)) if ((process.env[k] ?? '').trim() === '') process.env[k] = v;
   const port = Number(process.env['PORT'] ?? 7071);
   const verbose = process.argv.includes('--verbose') || /^(1|true|yes)$/i.test(process.env['LOCAL_HOST_VERBOSE'] ?? '');
   const out = new AsyncLineWriter();

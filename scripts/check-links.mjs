@@ -23,7 +23,18 @@ const files = [...md(root), ...md(path.join(root, 'docs'))].sort();
 // repository:false: resolve links against the files only (no Git remote, no network)
 const r = spawnSync(
   process.execPath,
-  [cli, '--no-stdout', '--frail', '--quiet', '--no-color', '--no-config', '--no-ignore', '--use', `${plugin}=repository:false`, ...files],
+  [
+    cli,
+    '--no-stdout',
+    '--frail',
+    '--quiet',
+    '--no-color',
+    '--no-config',
+    '--no-ignore',
+    '--use',
+    `${plugin}=repository:false`,
+    ...files,
+  ],
   { cwd: root, encoding: 'utf8' },
 );
 process.stderr.write(r.stderr ?? '');

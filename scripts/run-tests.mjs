@@ -113,7 +113,12 @@ function main() {
   // Decision records of the engines the tests start go to a folder of this run, not to the checkout's
   // .data/decisions (a test that checks the log sets its own DECISION_LOG_DIR).
   const decisions = mkdtempSync(path.join(os.tmpdir(), 'test-decisions-'));
-  const env = { ...process.env, DECISION_LOG_DIR: process.env.DECISION_LOG_DIR || decisions };
+  // The embedded case database of the hosts the tests start (npm start uses PGlite) goes there too.
+  const env = {
+    ...process.env,
+    DECISION_LOG_DIR: process.env.DECISION_LOG_DIR || decisions,
+    PGLITE_DIR: process.env.PGLITE_DIR || path.join(decisions, 'pglite'),
+  };
   const removeDecisions = () => rmSync(decisions, { recursive: true, force: true });
   // Tests never write into the checkout: the run fails if the checkout's .data/ gained files (a test that built
   // its config without a temporary DECISION_LOG_DIR, see test/support/config.ts).

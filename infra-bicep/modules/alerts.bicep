@@ -142,6 +142,30 @@ customMetrics
 | where requests >= 100 and shed / requests > 0.01
 '''
   }
+  {
+    name: 'case-oldest-open'
+    description: 'The oldest review case not closed yet was decided more than 4 hours ago (analysts are not keeping up).'
+    severity: 3
+    window: 'PT15M'
+    query: '''
+customMetrics
+| where name == "cases.oldest_open.age"
+| summarize oldestSec = max(valueMax)
+| where oldestSec > 14400
+'''
+  }
+  {
+    name: 'case-drops'
+    description: 'Review cases were dropped before they were stored (queue full or database failure) in the last 5 minutes.'
+    severity: 2
+    window: 'PT5M'
+    query: '''
+customMetrics
+| where name == "cases.dropped"
+| summarize dropped = sum(valueSum) by reason = tostring(customDimensions["reason"])
+| where dropped > 0
+'''
+  }
 ]
 
 resource alerts 'Microsoft.Insights/scheduledQueryRules@2023-03-15-preview' = [

@@ -8,6 +8,7 @@ import { appRoot } from './app-root';
 import { envSchema, type PROVIDERS } from './env-schema';
 import { escalationSettings, type EscalationSettings } from './escalation-settings';
 import { learningSettingsFrom, type LearningSettings } from './learning-settings';
+import { casesSettingsFrom, type CaseSettings } from './case-settings';
 import { telemetrySettingsFrom, type TelemetrySettings } from './telemetry-settings';
 
 /** The parsed, frozen configuration. Each module receives only its slice. */
@@ -135,6 +136,8 @@ export interface Config {
   readonly escalation: EscalationSettings | undefined;
   /** The learning loop: decision log and drift (docs/learning-loop.md). */
   readonly learning: LearningSettings;
+  /** Review cases, their store and who acts on them (docs/cases.md). */
+  readonly cases: CaseSettings;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
   readonly telemetry: TelemetrySettings;
 }
@@ -158,7 +161,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   const e = r.data;
   const escalation = escalationSettings(e);
   const learning = learningSettingsFrom(e);
-  const crossErrors = [...escalation.errors, ...learning.errors];
+  const cases = casesSettingsFrom(e);
+  const crossErrors = [...escalation.errors, ...learning.errors, ...cases.errors];
   if (crossErrors.length > 0) throw configInvalidFields(crossErrors);
   const config: Config = {
     model: {
@@ -250,6 +254,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     },
     escalation: escalation.value,
     learning: learning.value,
+    cases: cases.value,
     logLevel: e.LOG_LEVEL,
     telemetry: telemetrySettingsFrom(e),
   };

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { escalationEnv } from './escalation-settings';
 import { learningEnv } from './learning-settings';
+import { casesEnv } from './case-settings';
 import { telemetryEnvShape } from './telemetry-settings';
 import { bool, emptyToUndefined, int, num, optStr } from './zod-helpers';
 
@@ -254,6 +255,7 @@ const envShape = z.object({
   LIST_L1_MAX_ENTRIES: int(1, 10_000_000, 100_000).describe('Most list memberships held in the in-process cache.'),
   ...escalationEnv,
   ...learningEnv,
+  ...casesEnv,
 });
 
 /** {@link envShape} with the checks that span settings. */

@@ -164,8 +164,8 @@ export class Decisioning {
     s.byDirection[k] = (s.byDirection[k] ?? 0) + 1;
   }
 
-  /** The key field of a list the active ruleset declares. @throws AppError `not_found`. */
-  private listKey(name: string): ListKeyField {
+  /** The key field (an event field) of a list the active ruleset declares. @throws AppError `not_found`. */
+  listKey(name: string): ListKeyField {
     const key = this.active?.lists.get(name);
     if (key === undefined)
       throw new AppError('not_found', `The active ruleset declares no list "${name.slice(0, 64)}".`);

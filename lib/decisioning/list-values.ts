@@ -43,14 +43,16 @@ export function decodeListCursor(key: ListKeyField, cursor: string | undefined):
   return value;
 }
 
+/** A list entry's time to live, s: 1 s to 366 days (the lists path, and a case verdict's `addToList`). */
+export const ttlSecondsSchema = z
+  .number()
+  .int()
+  .min(1)
+  .max(366 * 86_400);
+
 const addBodySchema = z.strictObject({
   values: z.array(z.unknown()).min(1).max(MAX_VALUES_PER_ADD),
-  ttlSeconds: z
-    .number()
-    .int()
-    .min(1)
-    .max(366 * 86_400)
-    .optional(),
+  ttlSeconds: ttlSecondsSchema.optional(),
 });
 
 /**

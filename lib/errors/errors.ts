@@ -24,6 +24,8 @@ export const ERROR_CODES = [
   'unsupported_media_type',
   'not_found',
   'method_not_allowed',
+  'unauthenticated',
+  'forbidden',
   'model_not_ready',
   'model_invalid',
   'model_shift_exceeded',
@@ -49,6 +51,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze
   unsupported_media_type: 415,
   not_found: 404,
   method_not_allowed: 405,
+  unauthenticated: 401,
+  forbidden: 403,
   model_not_ready: 503,
   model_invalid: 422,
   model_shift_exceeded: 422,
@@ -70,6 +74,8 @@ const TITLE_BY_CODE: Readonly<Record<ErrorCode, string>> = Object.freeze({
   unsupported_media_type: 'Unsupported media type',
   not_found: 'Not found',
   method_not_allowed: 'Method not allowed',
+  unauthenticated: 'Not authenticated',
+  forbidden: 'Forbidden',
   model_not_ready: 'Model not ready',
   model_invalid: 'Model rejected',
   model_shift_exceeded: 'Model score shift too large',
@@ -144,6 +150,10 @@ const DESCRIPTION_BY_CODE: Readonly<Record<ErrorCode, string>> = Object.freeze({
   unsupported_media_type: 'The request body is not `application/json`.',
   not_found: 'No such route or resource.',
   method_not_allowed: 'The method is not allowed for this route.',
+  unauthenticated:
+    'The case API needs a signed-in user: no `x-ms-client-principal`, or one that is not a valid Easy Auth principal.',
+  forbidden:
+    'The caller may not do this: the case API is disabled (IDENTITY_MODE=disabled), or the user lacks the role (`analyst`, `lead`).',
   model_not_ready:
     'No model is loaded yet (loading, or the configured model failed to load), or readiness failed. Retry after `Retry-After`.',
   model_invalid: 'A model or manifest failed validation (rollout: the rejection names the failed check).',
@@ -151,7 +161,8 @@ const DESCRIPTION_BY_CODE: Readonly<Record<ErrorCode, string>> = Object.freeze({
     "An uploaded model's golden-set score shift against the active version is above MODEL_SHIFT_MAX; upload again with blob metadata force=true to accept it.",
   ruleset_invalid:
     'A ruleset failed validation: schema, an expression that does not compile (named by rule id and column), or a golden case.',
-  conflict: "The request conflicts with the model's current state (e.g. nothing to roll back to).",
+  conflict:
+    'The request conflicts with the current state (e.g. nothing to roll back to; a verdict on a case already closed).',
   overloaded: 'The service is refusing excess load. Retry after `Retry-After`.',
   deadline_exceeded: 'The request could not be scored within its deadline. Retry after `Retry-After`.',
   inference_failed: 'The inference runtime failed on a valid request.',

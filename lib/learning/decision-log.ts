@@ -1,10 +1,11 @@
 /**
- * The decision log's write path: a bounded in-memory queue, drained in batches (one append per hour
+ * The decision log's write path: a bounded in-memory queue (lib/batching), drained in batches (one append per hour
  * partition per batch), one write at a time, flushed on dispose. Recording never waits, never throws and never
  * slows a score: when the queue is full or a write fails, the records are dropped and counted. Each record is
  * serialized when it is queued (a few µs per payment), so a batch write never blocks the event loop for the
  * time of serializing a thousand records at once.
  */
+import { BatchQueue } from '../batching/batch-queue';
 import type { Timers } from '../time/timers';
 import type { DecisionRecord } from './decision-record';
 import { hourPrefix, type LearningStore } from './learning-store';
@@ -52,22 +53,28 @@ interface Line {
 }
 
 export class DecisionLog {
-  private queue: Line[] = [];
+  private readonly queue: BatchQueue<Line>;
   private hourStart = Number.NaN;
   private hourName = '';
-  private timer: unknown;
-  private writing: Promise<void> | undefined;
-  private closed = false;
   private written = 0;
   private dropped = 0;
   private readonly now: () => number;
 
   constructor(private readonly o: DecisionLogOptions) {
     this.now = o.now ?? (() => performance.now());
+    this.queue = new BatchQueue<Line>({
+      queueMax: o.queueMax,
+      batchMax: o.batchMax,
+      flushMs: o.flushMs,
+      timers: o.timers,
+      write: (batch) => this.write(batch),
+      onFull: () => this.drop(1, 'queue_full'),
+      onWriteError: (count, err) => this.drop(count, 'write_failed', err instanceof Error ? err.name : 'error'),
+    });
   }
 
   get stats(): DecisionLogStats {
-    return { written: this.written, dropped: this.dropped, queued: this.queue.length };
+    return { written: this.written, dropped: this.dropped, queued: this.queue.size };
   }
 
   /**
@@ -75,16 +82,13 @@ export class DecisionLog {
    * @param decidedAtMs the record's `decidedAt` as ms since the epoch, when the caller has it (saves parsing it back).
    */
   append(record: DecisionRecord, decidedAtMs?: number): void {
-    if (this.closed || this.queue.length >= this.o.queueMax) return this.drop(1, 'queue_full');
     let line: Line;
     try {
       line = { name: this.partition(decidedAtMs ?? Date.parse(record.decidedAt)), text: JSON.stringify(record) };
     } catch {
       return this.drop(1, 'record_failed');
     }
-    this.queue.push(line);
-    if (this.queue.length >= this.o.batchMax) this.kick();
-    else if (this.timer === undefined) this.timer = this.o.timers.setTimeout(() => this.kick(), this.o.flushMs);
+    this.queue.offer(line);
   }
 
   /** The partition of a decision time (the current hour's name is kept: one string per hour, not per record). */
@@ -103,31 +107,6 @@ export class DecisionLog {
       this.o.on?.dropped?.({ count, reason, ...(error === undefined ? {} : { error }) });
     } catch {
       // a handler's failure must not reach a score
-    }
-  }
-
-  /** Starts draining unless a write is in flight (it drains the rest when it ends). */
-  private kick(): void {
-    if (this.timer !== undefined) {
-      this.o.timers.clearTimeout(this.timer);
-      this.timer = undefined;
-    }
-    if (this.writing === undefined && this.queue.length > 0) this.writing = this.drain();
-  }
-
-  private async drain(): Promise<void> {
-    try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.o.batchMax);
-        await this.write(batch);
-        if (!this.closed && this.queue.length > 0 && this.queue.length < this.o.batchMax) break; // wait for the timer
-      }
-    } finally {
-      this.writing = undefined;
-      if (this.queue.length > 0) {
-        if (this.closed || this.queue.length >= this.o.batchMax) this.kick();
-        else this.timer ??= this.o.timers.setTimeout(() => this.kick(), this.o.flushMs);
-      }
     }
   }
 
@@ -152,11 +131,6 @@ export class DecisionLog {
 
   /** Writes everything queued (bounded by the store's own timeouts), then refuses further records. */
   async dispose(): Promise<void> {
-    this.closed = true;
-    this.kick();
-    while (this.writing !== undefined) {
-      await this.writing;
-      this.kick();
-    }
+    await this.queue.dispose();
   }
 }

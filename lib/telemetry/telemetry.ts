@@ -18,6 +18,9 @@ import type { WorkerPoolEvents } from '../inference/worker-pool-types';
 import { traceRedisCommands } from './redis-spans';
 import { createInstruments, type Instruments } from './instruments';
 import { LearningMetrics } from './learning-metrics';
+import { CaseMetrics } from './case-metrics';
+import type { CaseSweepEvents } from '../cases/case-sweep';
+import type { CaseWriterEvents } from '../cases/case-writer';
 import type { SpanAttributes, StageTracer } from './stage-tracer';
 import { otelTracer, stageTracer, TRACER_NAME, tracingState } from './tracing';
 import type { ScorerEvents } from '../scoring/scorer';
@@ -43,6 +46,7 @@ export class Telemetry {
   private readonly m: Instruments;
   /** The learning loop's metrics (decision log, drift). */
   readonly learning: LearningMetrics;
+  private readonly cases: CaseMetrics;
   private readonly backends = new Set<{ readonly stats: BatcherStats }>();
   private served: { name: string; version: string } | undefined;
   private breakerOpen = 0;
@@ -50,11 +54,25 @@ export class Telemetry {
   private constructor(meter: Meter, tracer: StageTracer) {
     this.tracer = tracer;
     this.learning = new LearningMetrics(meter);
+    this.cases = new CaseMetrics(meter);
     this.m = createInstruments(meter, {
       queuedRows: () => [...this.backends].reduce((n, b) => n + b.stats.queuedRows, 0),
       served: () => this.served,
       breakerOpen: () => this.breakerOpen,
     });
+  }
+
+  /** Handlers of the case queue's events: writer, sweep and verdicts (lib/telemetry/case-metrics.ts). */
+  caseEvents(): {
+    writer: Partial<CaseWriterEvents>;
+    sweep: Partial<CaseSweepEvents>;
+    verdict: (e: { readonly verdict: 'fraud' | 'legit' }) => void;
+  } {
+    return {
+      writer: this.cases.writerEvents(),
+      sweep: this.cases.sweepEvents(),
+      verdict: (e) => this.cases.verdict(e),
+    };
   }
 
   /**

@@ -16,6 +16,7 @@ const MAIN = path.resolve(__dirname, '../../local/main.js');
 /** Packages that only a configured feature needs (Redis, Key Vault, Entra, Service Bus, blob storage, LLM, tracing). */
 const FEATURE_PACKAGES = [
   'ioredis',
+  'pg',
   '@azure/identity',
   '@azure/keyvault-secrets',
   '@azure/service-bus',
@@ -34,7 +35,14 @@ const FEATURE_PACKAGES = [
  * returns the npm packages it had loaded (read from the module cache as the process exits).
  */
 async function loadedPackages(extra: Record<string, string>): Promise<string[]> {
-  const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], HOME: process.env['HOME'], PORT: '0', ...extra };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env['PATH'],
+    HOME: process.env['HOME'],
+    PORT: '0',
+    // the embedded case database of this run (scripts/run-tests.mjs), never the checkout's .data/
+    ...(process.env['PGLITE_DIR'] === undefined ? {} : { PGLITE_DIR: process.env['PGLITE_DIR'] }),
+    ...extra,
+  };
   const script = `
     process.on('exit', () => {
       const pkgs = new Set();

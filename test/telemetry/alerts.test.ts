@@ -18,11 +18,20 @@ async function bicepRules(): Promise<{ name: string; query: string }[]> {
 }
 
 describe('alerts as code', () => {
-  it('defines the six alerts, and docs/operations.md shows each query verbatim with a runbook', async () => {
+  it('defines the eight alerts, and docs/operations.md shows each query verbatim with a runbook', async () => {
     const rules = await bicepRules();
     assert.deepEqual(
       rules.map((r) => r.name),
-      ['request-p95', 'inference-p95', 'cache-hit-ratio', 'breaker-open', 'model-version-split', 'shed-rate'],
+      [
+        'request-p95',
+        'inference-p95',
+        'cache-hit-ratio',
+        'breaker-open',
+        'model-version-split',
+        'shed-rate',
+        'case-oldest-open',
+        'case-drops',
+      ],
     );
     const page = await fs.readFile(path.join(ROOT, 'docs', 'operations.md'), 'utf8');
     for (const r of rules) {
@@ -43,11 +52,12 @@ describe('alerts as code', () => {
           'lib/telemetry/instruments.ts',
           'lib/telemetry/invocation-tracing.ts',
           'lib/telemetry/traced-components.ts',
+          'lib/telemetry/case-metrics.ts',
         ].map((f) => fs.readFile(path.join(ROOT, f), 'utf8')),
       )
     ).join('\n');
     for (const r of await bicepRules()) {
-      for (const [, name] of r.query.matchAll(/"((?:scoring|inference)\.[a-z_.]+)"/g))
+      for (const [, name] of r.query.matchAll(/"((?:scoring|inference|cases)\.[a-z_.]+)"/g))
         assert.ok(sources.includes(`'${name}'`), `${r.name}: ${name ?? ''} is recorded`);
     }
   });

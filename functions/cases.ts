@@ -1,0 +1,89 @@
+import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
+import { app } from '@azure/functions';
+import { sharedEngine } from '../lib/app';
+import { jsonResponse, readJsonBody, withProblems } from '../lib/http/http-io';
+
+/** Case bodies (a note, a verdict) are small. */
+const CASE_BODY_LIMIT_BYTES = 16 * 1024;
+
+/**
+ * The analysts' case queue (docs/cases.md). Every route reads who is acting from Easy Auth's
+ * `x-ms-client-principal` (or the development identity under `npm start`); `IDENTITY_MODE=disabled` answers 403.
+ * GET /api/cases?status=&rule=&merchantId=&minScore=&olderThan=&order=&cursor=: one page of cases.
+ */
+app.http('casesList', {
+  route: 'cases',
+  methods: ['GET'],
+  authLevel: 'function',
+  handler: withProblems(async (request) =>
+    jsonResponse(200, await (await sharedEngine()).cases.list(request.headers, request.query)),
+  ),
+});
+
+/** POST /api/cases/next: assigns the oldest open unassigned case to the caller (200 `{ case }`; 204 when none). */
+app.http('casesNext', {
+  route: 'cases/next',
+  methods: ['POST'],
+  authLevel: 'function',
+  handler: withProblems(async (request) => {
+    const c = await (await sharedEngine()).cases.next(request.headers);
+    return c === undefined ? { status: 204, headers: { 'cache-control': 'no-store' } } : jsonResponse(200, { case: c });
+  }),
+});
+
+/** GET /api/cases/{id}: the case, its history and the same user's other recent cases. */
+app.http('casesGet', {
+  route: 'cases/{id}',
+  methods: ['GET'],
+  authLevel: 'function',
+  handler: withProblems(async (request) =>
+    jsonResponse(200, await (await sharedEngine()).cases.get(request.headers, request.params['id'])),
+  ),
+});
+
+/** POST /api/cases/{id}/notes `{ text }`: adds a note (409 on a closed case). */
+app.http('casesNotes', {
+  route: 'cases/{id}/notes',
+  methods: ['POST'],
+  authLevel: 'function',
+  handler: withProblems(async (request) => {
+    const engine = await sharedEngine();
+    const body = await readJsonBody(request, CASE_BODY_LIMIT_BYTES);
+    return jsonResponse(200, { case: await engine.cases.addNote(request.headers, request.params['id'], body) });
+  }),
+});
+
+/**
+ * POST /api/cases/{id}/verdict `{ verdict, reason?, addToList?: { list, ttlSeconds? } }`: the label, the list entry
+ * (leads), then the case closes (409 if it already was).
+ */
+app.http('casesVerdict', {
+  route: 'cases/{id}/verdict',
+  methods: ['POST'],
+  authLevel: 'function',
+  handler: withProblems(async (request) => {
+    const engine = await sharedEngine();
+    const body = await readJsonBody(request, CASE_BODY_LIMIT_BYTES);
+    return jsonResponse(200, await engine.cases.verdict(request.headers, request.params['id'], body));
+  }),
+});
+
+/** POST /api/cases/{id}/assign `{ assignee }`: a lead reassigns a case that is not closed. */
+app.http('casesAssign', {
+  route: 'cases/{id}/assign',
+  methods: ['POST'],
+  authLevel: 'function',
+  handler: withProblems(async (request) => {
+    const engine = await sharedEngine();
+    const body = await readJsonBody(request, CASE_BODY_LIMIT_BYTES);
+    return jsonResponse(200, { case: await engine.cases.assign(request.headers, request.params['id'], body) });
+  }),
+});
+
+/** GET /api/me: who is acting, and whether it is a development identity. */
+app.http('me', {
+  route: 'me',
+  methods: ['GET'],
+  authLevel: 'function',
+  handler: withProblems(async (request) => jsonResponse(200, (await sharedEngine()).cases.me(request.headers))),
+});

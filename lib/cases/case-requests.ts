@@ -1,0 +1,144 @@
+/**
+ * Validation of the case API's inputs: the list query (with its opaque cursor), the case id, and the bodies of
+ * notes, verdicts and reassignments. Every invalid field is named (`validation_failed`), never a throw of another kind.
+ */
+import { z } from 'zod';
+import { ttlSecondsSchema } from '../decisioning/list-values';
+import { AppError, type FieldError } from '../errors/errors';
+import { inputFieldErrorsOf } from '../errors/field-errors';
+import { CASE_STATES, type CaseFilter, type CasePosition, type CaseState, type Verdict } from './case-store';
+
+/** A parsed `GET /api/cases` query. */
+export interface CaseListQuery {
+  readonly filter: CaseFilter;
+  readonly order: 'oldest' | 'newest';
+  readonly after?: CasePosition;
+}
+
+const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
+const ID = /^[1-9]\d{0,17}$/;
+const TEXT_ID = /^[\w.:@-]{1,128}$/;
+
+/** The opaque cursor of a position (base64url of JSON). */
+export function encodeCaseCursor(p: CasePosition, order: 'oldest' | 'newest'): string {
+  return Buffer.from(JSON.stringify({ d: p.decidedAt, i: p.id, o: order }), 'utf8').toString('base64url');
+}
+
+function decodeCaseCursor(cursor: string, order: 'oldest' | 'newest'): CasePosition | undefined {
+  if (!/^[A-Za-z0-9_-]{1,300}$/.test(cursor)) return undefined;
+  try {
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (typeof v !== 'object' || v === null) return undefined;
+    const { d, i, o } = v as Record<string, unknown>;
+    if (typeof d !== 'string' || !ISO_WITH_ZONE.test(d) || !Number.isFinite(Date.parse(d))) return undefined;
+    if (typeof i !== 'string' || !ID.test(i) || o !== order) return undefined;
+    return { decidedAt: d, id: i };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Parses `status`, `rule`, `merchantId`, `minScore`, `olderThan` (an ISO 8601 date-time: cases decided before
+ * it), `order` (`newest`, the default, or `oldest`) and `cursor`.
+ * @throws AppError `validation_failed` naming every bad parameter (a cursor this endpoint did not return: `cursor`).
+ */
+export function parseCaseListQuery(q: { get(name: string): string | null }): CaseListQuery {
+  const errors: FieldError[] = [];
+  const get = (k: string): string | undefined => {
+    const v = q.get(k);
+    return v === null || v === '' ? undefined : v;
+  };
+  const filter: { -readonly [K in keyof CaseFilter]: CaseFilter[K] } = {};
+  const status = get('status');
+  if (status !== undefined) {
+    if ((CASE_STATES as readonly string[]).includes(status)) filter.status = status as CaseState;
+    else errors.push({ path: 'status', message: `must be one of ${CASE_STATES.join(', ')}` });
+  }
+  for (const k of ['rule', 'merchantId'] as const) {
+    const v = get(k);
+    if (v === undefined) continue;
+    if (TEXT_ID.test(v)) filter[k] = v;
+    else errors.push({ path: k, message: 'must be 1 to 128 letters, digits or . : @ - _' });
+  }
+  const minScore = get('minScore');
+  if (minScore !== undefined) {
+    const n = Number(minScore);
+    if (/^\s*$/.test(minScore) || !Number.isFinite(n) || n < 0 || n > 1)
+      errors.push({ path: 'minScore', message: 'must be a number in [0, 1]' });
+    else filter.minScore = n;
+  }
+  const olderThan = get('olderThan');
+  if (olderThan !== undefined) {
+    const t = Date.parse(olderThan);
+    if (!ISO_WITH_ZONE.test(olderThan) || !Number.isFinite(t))
+      errors.push({ path: 'olderThan', message: 'must be an ISO 8601 date-time with a zone (Z or ±hh:mm)' });
+    else filter.decidedBefore = t;
+  }
+  const orderRaw = get('order') ?? 'newest';
+  const order = orderRaw === 'oldest' || orderRaw === 'newest' ? orderRaw : undefined;
+  if (order === undefined) errors.push({ path: 'order', message: 'must be oldest or newest' });
+  const cursor = get('cursor');
+  const after = cursor === undefined || order === undefined ? undefined : decodeCaseCursor(cursor, order);
+  if (cursor !== undefined && order !== undefined && after === undefined)
+    errors.push({
+      path: 'cursor',
+      message: 'is not a cursor this endpoint returned for this order (pass the `cursor` of the previous page)',
+    });
+  if (errors.length > 0 || order === undefined)
+    throw new AppError('validation_failed', `${errors.length} invalid query parameter(s).`, { errors });
+  return { filter, order, ...(after === undefined ? {} : { after }) };
+}
+
+/**
+ * A case id from the route.
+ * @throws AppError `not_found` for anything that is not a case id.
+ */
+export function parseCaseId(id: string | undefined): string {
+  if (id === undefined || !ID.test(id)) throw new AppError('not_found', 'No such case.');
+  return id;
+}
+
+function parseWith<T>(schema: z.ZodType<T>, body: unknown): T {
+  const r = schema.safeParse(body);
+  if (r.success) return r.data;
+  const errors = inputFieldErrorsOf(r.error.issues, body);
+  throw new AppError('validation_failed', `${errors.length} invalid field(s).`, {
+    errors: errors.length > 0 ? errors : [{ path: '', message: 'must be a JSON object' }],
+  });
+}
+
+const noteSchema = z.strictObject({ text: z.string().trim().min(1).max(4000) });
+const verdictSchema = z.strictObject({
+  verdict: z.enum(['fraud', 'legit'], { error: 'must be fraud or legit' }),
+  reason: z.string().max(1000).optional(),
+  addToList: z
+    .strictObject({
+      list: z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/, { error: 'must be a list name like blocked_users' }),
+      ttlSeconds: ttlSecondsSchema.optional(),
+    })
+    .optional(),
+});
+const assignSchema = z.strictObject({ assignee: z.string().trim().min(1).max(256) });
+
+/** A `POST /api/cases/{id}/verdict` body. */
+export interface VerdictBody {
+  readonly verdict: Verdict;
+  readonly reason?: string;
+  readonly addToList?: { readonly list: string; readonly ttlSeconds?: number };
+}
+
+/** @throws AppError `validation_failed` naming every bad field. */
+export function parseNoteBody(body: unknown): { text: string } {
+  return parseWith(noteSchema, body);
+}
+
+/** @throws AppError `validation_failed` naming every bad field. */
+export function parseVerdictBody(body: unknown): VerdictBody {
+  return parseWith(verdictSchema, body) as VerdictBody;
+}
+
+/** @throws AppError `validation_failed` naming every bad field. */
+export function parseAssignBody(body: unknown): { assignee: string } {
+  return parseWith(assignSchema, body);
+}

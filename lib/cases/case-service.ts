@@ -1,0 +1,171 @@
+/**
+ * The case API's operations (`/api/cases`, `/api/me`): who is acting (lib/identity), the queue, a case with the
+ * user's other cases, notes, verdicts and reassignment. A verdict becomes the transaction's label through the labels
+ * path (idempotent) and, for a lead, a list entry through the lists path. Every action records its actor and time.
+ */
+import { AppError } from '../errors/errors';
+import type { Identity } from '../identity/identity';
+import type { Actor } from '../identity/principal';
+import type { Case, CaseChange, CaseEvent, CaseStore } from './case-store';
+import {
+  encodeCaseCursor,
+  parseAssignBody,
+  parseCaseId,
+  parseCaseListQuery,
+  parseNoteBody,
+  parseVerdictBody,
+} from './case-requests';
+
+/** Request headers and query, as the Functions `HttpRequest` has them. */
+export interface Lookup {
+  get(name: string): string | null;
+}
+
+/** The lists path, as a verdict's `addToList` uses it (the active ruleset's lists; lib/decisioning). */
+export interface CaseLists {
+  /** The event field a list is keyed by. @throws AppError `not_found` for a list the ruleset does not declare. */
+  listKey(name: string): string;
+  addToList(name: string, body: unknown): Promise<unknown>;
+}
+
+/** Dependencies of a {@link CaseService}. */
+export interface CaseServiceDeps {
+  readonly store: CaseStore;
+  readonly identity: Identity;
+  /** The labels path (`POST /api/labels`'s validation and store; lib/learning). */
+  readonly addLabels: (body: unknown) => Promise<unknown>;
+  /** The lists path; absent without a ruleset (then `addToList` answers 404). */
+  readonly lists?: CaseLists;
+  /** Wall clock, ms. */
+  readonly wallClock: () => number;
+  /** Cases per page of the list. Default 50. */
+  readonly pageSize?: number;
+  /** The user's other cases shown with a case. Default 20. */
+  readonly historyLimit?: number;
+  /** Reports each verdict (telemetry counts them by verdict; never any payment data). */
+  readonly on?: { verdict?(e: { readonly verdict: 'fraud' | 'legit' }): void };
+}
+
+/** What `GET /api/me` answers. */
+export interface Me extends Actor {
+  readonly mode: string;
+}
+
+const WORKERS = ['analyst', 'lead'] as const;
+
+function changed(c: CaseChange): Case {
+  if (c.ok) return c.case;
+  if (c.why === 'not_found') throw new AppError('not_found', 'No such case.');
+  throw new AppError('conflict', 'The case is closed.');
+}
+
+/** The case API of one engine. */
+export class CaseService {
+  constructor(private readonly d: CaseServiceDeps) {}
+
+  /** `GET /api/me`: the actor, and whether it is a development identity. */
+  me(headers: Lookup): Me {
+    return { ...this.d.identity.actorOf(headers), mode: this.d.identity.mode };
+  }
+
+  /** `GET /api/cases`: one page and the next page's opaque `cursor`. */
+  async list(headers: Lookup, query: Lookup): Promise<{ cases: readonly Case[]; cursor?: string }> {
+    this.d.identity.require(headers, WORKERS);
+    const q = parseCaseListQuery(query);
+    const page = await this.d.store.list(q.filter, q.order, this.d.pageSize ?? 50, q.after);
+    return page.next === undefined
+      ? { cases: page.cases }
+      : { cases: page.cases, cursor: encodeCaseCursor(page.next, q.order) };
+  }
+
+  /** `POST /api/cases/next`: the oldest open unassigned case, now assigned to the caller; `undefined` when none. */
+  async next(headers: Lookup): Promise<Case | undefined> {
+    const actor = this.d.identity.require(headers, WORKERS);
+    return this.d.store.next(actor.name, this.d.wallClock());
+  }
+
+  /** `GET /api/cases/{id}`: the case, its history and the same user's other recent cases. */
+  async get(
+    headers: Lookup,
+    rawId: string | undefined,
+  ): Promise<{ case: Case; events: readonly CaseEvent[]; userCases: readonly Case[] }> {
+    this.d.identity.require(headers, WORKERS);
+    const id = parseCaseId(rawId);
+    const found = await this.d.store.get(id);
+    if (found === undefined) throw new AppError('not_found', 'No such case.');
+    const userCases = await this.d.store.userCases(found.case.payment.userId, id, this.d.historyLimit ?? 20);
+    return { ...found, userCases };
+  }
+
+  /** `POST /api/cases/{id}/notes` `{ text }`. @throws AppError `conflict` on a closed case. */
+  async addNote(headers: Lookup, rawId: string | undefined, body: unknown): Promise<Case> {
+    const actor = this.d.identity.require(headers, WORKERS);
+    const id = parseCaseId(rawId);
+    const { text } = parseNoteBody(body);
+    return changed(await this.d.store.addNote(id, actor.name, text, this.d.wallClock()));
+  }
+
+  /** `POST /api/cases/{id}/assign` `{ assignee }` (leads only). */
+  async assign(headers: Lookup, rawId: string | undefined, body: unknown): Promise<Case> {
+    const actor = this.d.identity.require(headers, ['lead']);
+    const id = parseCaseId(rawId);
+    const { assignee } = parseAssignBody(body);
+    return changed(await this.d.store.assign(id, actor.name, assignee, this.d.wallClock()));
+  }
+
+  /**
+   * `POST /api/cases/{id}/verdict` `{ verdict, reason?, addToList? }`: with the case locked, stores the label
+   * (idempotent), adds the list entry (leads only: the value is the case payment's field the list is keyed by), then
+   * closes the case; if the label or the list fails, the case stays open (a retry is safe).
+   * @throws AppError `conflict` on a closed case; `forbidden` for `addToList` without the lead role.
+   */
+  async verdict(headers: Lookup, rawId: string | undefined, body: unknown): Promise<{ case: Case; label: unknown }> {
+    const actor = this.d.identity.require(headers, WORKERS);
+    const id = parseCaseId(rawId);
+    const v = parseVerdictBody(body);
+    if (v.addToList !== undefined && !actor.roles.includes('lead'))
+      throw new AppError('forbidden', 'Adding to a list from a case needs the role lead.');
+    const at = this.d.wallClock();
+    let label: unknown;
+    const closed = changed(
+      await this.d.store.close(id, actor.name, v.verdict, v.reason, at, async (c) => {
+        const listAdd = v.addToList === undefined ? undefined : this.listAddition(v.addToList, c);
+        label = await this.d.addLabels({
+          labels: [
+            {
+              transactionId: c.transactionId,
+              label: v.verdict,
+              reportedAt: new Date(at).toISOString(),
+              source: 'case',
+            },
+          ],
+        });
+        if (listAdd !== undefined) await this.d.lists?.addToList(listAdd.list, listAdd.body);
+      }),
+    );
+    try {
+      this.d.on?.verdict?.({ verdict: v.verdict });
+    } catch {
+      // counting must not fail the verdict
+    }
+    return { case: closed, label };
+  }
+
+  /** The list name and `{ values, ttlSeconds? }` body of a verdict's `addToList`. @throws AppError `not_found`, `validation_failed`. */
+  private listAddition(
+    a: { readonly list: string; readonly ttlSeconds?: number },
+    c: Case,
+  ): { list: string; body: { values: string[]; ttlSeconds?: number } } {
+    if (this.d.lists === undefined) throw new AppError('not_found', 'No ruleset is configured: no lists.');
+    const key = this.d.lists.listKey(a.list);
+    const value = (c.payment as unknown as Record<string, unknown>)[key];
+    if (typeof value !== 'string' || value === '')
+      throw new AppError('validation_failed', '1 invalid field.', {
+        errors: [{ path: 'addToList.list', message: `the case's payment has no ${key} to add` }],
+      });
+    return {
+      list: a.list,
+      body: { values: [value], ...(a.ttlSeconds === undefined ? {} : { ttlSeconds: a.ttlSeconds }) },
+    };
+  }
+}

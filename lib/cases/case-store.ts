@@ -1,0 +1,125 @@
+/**
+ * The case store: cases opened by `review` decisions, the analysts' queue over them, and their history
+ * (`case_events`). One interface; {@link SqlCaseStore} implements it on PostgreSQL (a server through `pg`, or
+ * PGlite), and one contract suite (test/cases/case-store-contract.test.ts) runs on both.
+ */
+import type { PaymentEvent } from '../domain/payment-event';
+import type { EscalationInfo } from '../scoring/escalation-info';
+import type { Reason } from '../scoring/decision';
+
+/** A case's state: `open` (in the queue), `assigned` (an analyst works it), `closed` (a verdict was given). */
+export type CaseState = 'open' | 'assigned' | 'closed';
+export const CASE_STATES: readonly CaseState[] = ['open', 'assigned', 'closed'];
+
+/** An analyst's verdict; it becomes the transaction's label. */
+export type Verdict = 'fraud' | 'legit';
+
+/** What a case is opened with: the decided payment (raw fields: only the authenticated case API shows them). */
+export interface NewCase {
+  readonly transactionId: string;
+  readonly payment: PaymentEvent;
+  readonly score: number | null;
+  readonly decision: string;
+  readonly reasons: readonly Reason[];
+  readonly rules: readonly { readonly id: string; readonly action: string }[];
+  readonly ruleErrors: readonly string[];
+  readonly model: { readonly name: string; readonly version: string };
+  readonly ruleset?: { readonly name: string; readonly version: string };
+  readonly profile?: { readonly id: string };
+  readonly escalation?: EscalationInfo;
+  /** When the payment was decided, ms since the epoch. */
+  readonly decidedAt: number;
+}
+
+/** One entry of a case's history. */
+export interface CaseEvent {
+  readonly at: string;
+  readonly actor: string;
+  /** `opened`, `assigned`, `note`, `verdict`, `reassigned`. */
+  readonly action: string;
+  readonly detail?: Readonly<Record<string, unknown>>;
+}
+
+/** A stored case, as the API returns it. */
+export interface Case extends Omit<NewCase, 'decidedAt'> {
+  readonly id: string;
+  readonly decidedAt: string;
+  readonly openedAt: string;
+  readonly state: CaseState;
+  readonly assignee?: string;
+  readonly assignedAt?: string;
+  readonly verdict?: Verdict;
+  readonly verdictReason?: string;
+  readonly closedAt?: string;
+  readonly closedBy?: string;
+}
+
+/** A filter of the case list (every field optional; all given fields must hold). */
+export interface CaseFilter {
+  readonly status?: CaseState;
+  /** A rule that fired. */
+  readonly rule?: string;
+  readonly merchantId?: string;
+  /** Score at least this. */
+  readonly minScore?: number;
+  /** Decided before this instant, ms since the epoch. */
+  readonly decidedBefore?: number;
+}
+
+/** Where a page starts: after the case (decidedAt, id) in the list's order. */
+export interface CasePosition {
+  readonly decidedAt: string;
+  readonly id: string;
+}
+
+/** One page of cases. */
+export interface CasePage {
+  readonly cases: readonly Case[];
+  /** Where the next page starts; absent on the last page. */
+  readonly next?: CasePosition;
+}
+
+/** Result of a conditional change: the case, or why not. */
+export type CaseChange =
+  { readonly ok: true; readonly case: Case } | { readonly ok: false; readonly why: 'not_found' | 'closed' };
+
+/** The case store. Times are given by the caller (ms since the epoch), so tests control them. */
+export interface CaseStore {
+  /** Opens one case per transaction: a transaction that already has a case is skipped. Returns how many opened. */
+  open(cases: readonly NewCase[], at: number): Promise<number>;
+  /** One case with its history, or `undefined`. */
+  get(id: string): Promise<{ readonly case: Case; readonly events: readonly CaseEvent[] } | undefined>;
+  /** A page of at most `limit` cases matching `filter`, oldest or newest decided first, after `after`. */
+  list(filter: CaseFilter, order: 'oldest' | 'newest', limit: number, after?: CasePosition): Promise<CasePage>;
+  /**
+   * Assigns the oldest open unassigned case to `actor` and returns it; `undefined` when none is left. Concurrent
+   * callers never get the same case (`FOR UPDATE SKIP LOCKED`).
+   */
+  next(actor: string, at: number): Promise<Case | undefined>;
+  /** Adds a note by `actor`. */
+  addNote(id: string, actor: string, text: string, at: number): Promise<CaseChange>;
+  /** Assigns a case that is not closed to `assignee` (a lead's reassignment). */
+  assign(id: string, actor: string, assignee: string, at: number): Promise<CaseChange>;
+  /**
+   * Closes a case that is not closed yet with `verdict`. `effects` (the label, the list entry) run first, on the
+   * case as it is, while the case is locked: a concurrent close waits and then finds it closed; when `effects`
+   * throws, the case is left as it was and the error is thrown.
+   */
+  close(
+    id: string,
+    actor: string,
+    verdict: Verdict,
+    reason: string | undefined,
+    at: number,
+    effects?: (c: Case) => Promise<void>,
+  ): Promise<CaseChange>;
+  /** The user's other cases, newest first (at most `limit`). */
+  userCases(userId: string, exceptId: string, limit: number): Promise<Case[]>;
+  /** Deletes every case of `userId` (erasure); returns how many. */
+  eraseUser(userId: string): Promise<number>;
+  /** Deletes cases decided before `before` (retention); returns how many. */
+  deleteDecidedBefore(before: number): Promise<number>;
+  /** Open cases and the oldest open case's decision time (metrics). */
+  openStats(): Promise<{ readonly open: number; readonly oldestDecidedAt?: string }>;
+  dispose(): Promise<void>;
+}

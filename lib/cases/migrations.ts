@@ -1,0 +1,91 @@
+/**
+ * The case store's schema, as versioned migrations applied once each, in order, by {@link migrate}; the
+ * `schema_migrations` table records which were applied. Never edit a released migration: add the next one.
+ */
+import type { SqlClient } from './sql-client';
+
+/** One migration: its version (ascending, never reused), name and statements (run in one transaction). */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly statements: readonly string[];
+}
+
+/** Every migration, in order. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: '001_cases',
+    statements: [
+      `CREATE TABLE cases (
+        id BIGSERIAL PRIMARY KEY,
+        transaction_id TEXT NOT NULL UNIQUE,
+        user_id TEXT NOT NULL,
+        merchant_id TEXT NOT NULL,
+        payment JSONB NOT NULL,
+        score DOUBLE PRECISION,
+        decision TEXT NOT NULL,
+        reasons JSONB NOT NULL,
+        rules JSONB NOT NULL,
+        rule_ids TEXT[] NOT NULL,
+        rule_errors JSONB NOT NULL,
+        model_name TEXT NOT NULL,
+        model_version TEXT NOT NULL,
+        ruleset_name TEXT,
+        ruleset_version TEXT,
+        profile_id TEXT,
+        escalation JSONB,
+        decided_at TIMESTAMPTZ NOT NULL,
+        opened_at TIMESTAMPTZ NOT NULL,
+        state TEXT NOT NULL DEFAULT 'open' CHECK (state IN ('open', 'assigned', 'closed')),
+        assignee TEXT,
+        assigned_at TIMESTAMPTZ,
+        verdict TEXT CHECK (verdict IN ('fraud', 'legit')),
+        verdict_reason TEXT,
+        closed_at TIMESTAMPTZ,
+        closed_by TEXT
+      )`,
+      `CREATE INDEX cases_open_queue ON cases (decided_at, id) WHERE state = 'open' AND assignee IS NULL`,
+      `CREATE INDEX cases_by_decided ON cases (decided_at, id)`,
+      `CREATE INDEX cases_by_user ON cases (user_id, decided_at DESC)`,
+      `CREATE TABLE case_events (
+        id BIGSERIAL PRIMARY KEY,
+        case_id BIGINT NOT NULL REFERENCES cases (id) ON DELETE CASCADE,
+        at TIMESTAMPTZ NOT NULL,
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        detail JSONB
+      )`,
+      `CREATE INDEX case_events_by_case ON case_events (case_id, id)`,
+    ],
+  },
+];
+
+/** The lock key serializing migrations across instances (`pg_advisory_xact_lock`). */
+const MIGRATION_LOCK = 7_302_019;
+
+/**
+ * Applies the migrations not applied yet, each in its own transaction, under a transaction-scoped advisory lock
+ * (instances starting together apply each migration once). Returns the versions applied by this call.
+ */
+export async function migrate(db: SqlClient, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+  await db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await tx.query(
+      `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
+    );
+  });
+  const applied: number[] = [];
+  for (const m of migrations) {
+    const done = await db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      const seen = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [m.version]);
+      if (seen.length > 0) return false;
+      for (const s of m.statements) await tx.query(s);
+      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+      return true;
+    });
+    if (done) applied.push(m.version);
+  }
+  return applied;
+}

@@ -1,0 +1,333 @@
+/**
+ * {@link CaseStore} on PostgreSQL: the same SQL on a server (`pg`) and on PGlite. Each change and its
+ * `case_events` entry are one statement (a data-modifying CTE), so they commit together.
+ */
+import type { PaymentEvent } from '../domain/payment-event';
+import type { EscalationInfo } from '../scoring/escalation-info';
+import type { Reason } from '../scoring/decision';
+import type {
+  Case,
+  CaseChange,
+  CaseEvent,
+  CaseFilter,
+  CasePage,
+  CasePosition,
+  CaseState,
+  CaseStore,
+  NewCase,
+  Verdict,
+} from './case-store';
+import { migrate } from './migrations';
+import type { SqlClient } from './sql-client';
+
+/** Columns of a case row, as {@link toCase} reads them. */
+const COLS = `id::text AS id, transaction_id, payment, score, decision, reasons, rules, rule_errors, model_name,
+  model_version, ruleset_name, ruleset_version, profile_id, escalation, decided_at, opened_at, state, assignee,
+  assigned_at, verdict, verdict_reason, closed_at, closed_by`;
+
+/** Parameters per inserted case. */
+const INSERT_COLS = [
+  'transaction_id',
+  'user_id',
+  'merchant_id',
+  'payment',
+  'score',
+  'decision',
+  'reasons',
+  'rules',
+  'rule_ids',
+  'rule_errors',
+  'model_name',
+  'model_version',
+  'ruleset_name',
+  'ruleset_version',
+  'profile_id',
+  'escalation',
+  'decided_at',
+  'opened_at',
+] as const;
+const CASTS: Partial<Record<(typeof INSERT_COLS)[number], string>> = {
+  payment: '::jsonb',
+  reasons: '::jsonb',
+  rules: '::jsonb',
+  rule_ids: '::text[]',
+  rule_errors: '::jsonb',
+  escalation: '::jsonb',
+  decided_at: '::timestamptz',
+  opened_at: '::timestamptz',
+  score: '::float8',
+};
+
+type Row = Record<string, unknown>;
+
+function iso(v: unknown): string | undefined {
+  if (v === null || v === undefined) return undefined;
+  return (v instanceof Date ? v : new Date(String(v))).toISOString();
+}
+
+function str(v: unknown): string | undefined {
+  return v === null || v === undefined ? undefined : String(v);
+}
+
+/** A row of {@link COLS} as a {@link Case}. */
+function toCase(r: Row): Case {
+  const rulesetName = str(r['ruleset_name']);
+  const rulesetVersion = str(r['ruleset_version']);
+  const profile = str(r['profile_id']);
+  const opt = {
+    assignee: str(r['assignee']),
+    assignedAt: iso(r['assigned_at']),
+    verdict: str(r['verdict']) as Verdict | undefined,
+    verdictReason: str(r['verdict_reason']),
+    closedAt: iso(r['closed_at']),
+    closedBy: str(r['closed_by']),
+  };
+  return {
+    id: String(r['id']),
+    transactionId: String(r['transaction_id']),
+    payment: r['payment'] as PaymentEvent,
+    score: r['score'] === null ? null : Number(r['score']),
+    decision: String(r['decision']),
+    reasons: r['reasons'] as Reason[],
+    rules: r['rules'] as { id: string; action: string }[],
+    ruleErrors: r['rule_errors'] as string[],
+    model: { name: String(r['model_name']), version: String(r['model_version']) },
+    ...(rulesetName !== undefined && rulesetVersion !== undefined
+      ? { ruleset: { name: rulesetName, version: rulesetVersion } }
+      : {}),
+    ...(profile === undefined ? {} : { profile: { id: profile } }),
+    ...(r['escalation'] === null || r['escalation'] === undefined
+      ? {}
+      : { escalation: r['escalation'] as EscalationInfo }),
+    decidedAt: iso(r['decided_at']) ?? '',
+    openedAt: iso(r['opened_at']) ?? '',
+    state: String(r['state']) as CaseState,
+    ...(Object.fromEntries(Object.entries(opt).filter(([, v]) => v !== undefined)) as Partial<Case>),
+  };
+}
+
+function insertValues(c: NewCase, openedAt: string): unknown[] {
+  return [
+    c.transactionId,
+    c.payment.userId,
+    c.payment.merchantId,
+    JSON.stringify(c.payment),
+    c.score,
+    c.decision,
+    JSON.stringify(c.reasons),
+    JSON.stringify(c.rules),
+    c.rules.map((r) => r.id),
+    JSON.stringify(c.ruleErrors),
+    c.model.name,
+    c.model.version,
+    c.ruleset?.name ?? null,
+    c.ruleset?.version ?? null,
+    c.profile?.id ?? null,
+    c.escalation === undefined ? null : JSON.stringify(c.escalation),
+    new Date(c.decidedAt).toISOString(),
+    openedAt,
+  ];
+}
+
+/** The case store on a PostgreSQL {@link SqlClient}. */
+export class SqlCaseStore implements CaseStore {
+  private constructor(private readonly db: SqlClient) {}
+
+  /** Applies the migrations not applied yet, then serves. Disposing the store closes `db`. */
+  static async create(db: SqlClient): Promise<SqlCaseStore> {
+    await migrate(db);
+    return new SqlCaseStore(db);
+  }
+
+  async open(cases: readonly NewCase[], at: number): Promise<number> {
+    const unique = [...new Map([...cases].reverse().map((c) => [c.transactionId, c])).values()]; // the first wins
+    if (unique.length === 0) return 0;
+    const openedAt = new Date(at).toISOString();
+    const params: unknown[] = [openedAt];
+    const rows = unique.map((c) => {
+      const vals = insertValues(c, openedAt);
+      const refs = vals.map((v, i) => {
+        params.push(v);
+        return `$${params.length}${CASTS[INSERT_COLS[i] ?? 'transaction_id'] ?? ''}`;
+      });
+      return `(${refs.join(', ')})`;
+    });
+    const out = await this.db.query(
+      `WITH ins AS (
+         INSERT INTO cases (${INSERT_COLS.join(', ')}) VALUES ${rows.join(', ')}
+         ON CONFLICT (transaction_id) DO NOTHING RETURNING id)
+       INSERT INTO case_events (case_id, at, actor, action) SELECT id, $1::timestamptz, 'system', 'opened' FROM ins
+       RETURNING case_id`,
+      params,
+    );
+    return out.length;
+  }
+
+  async get(id: string): Promise<{ case: Case; events: CaseEvent[] } | undefined> {
+    const rows = await this.db.query(`SELECT ${COLS} FROM cases WHERE id = $1::bigint`, [id]);
+    const row = rows[0];
+    if (row === undefined) return undefined;
+    const events = await this.db.query(
+      `SELECT at, actor, action, detail FROM case_events WHERE case_id = $1::bigint ORDER BY id`,
+      [id],
+    );
+    return {
+      case: toCase(row),
+      events: events.map((e) => ({
+        at: iso(e['at']) ?? '',
+        actor: String(e['actor']),
+        action: String(e['action']),
+        ...(e['detail'] === null || e['detail'] === undefined
+          ? {}
+          : { detail: e['detail'] as Record<string, unknown> }),
+      })),
+    };
+  }
+
+  async list(filter: CaseFilter, order: 'oldest' | 'newest', limit: number, after?: CasePosition): Promise<CasePage> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const p = (v: unknown, cast = ''): string => {
+      params.push(v);
+      return `$${params.length}${cast}`;
+    };
+    if (filter.status !== undefined) where.push(`state = ${p(filter.status)}`);
+    if (filter.rule !== undefined) where.push(`${p(filter.rule)} = ANY(rule_ids)`);
+    if (filter.merchantId !== undefined) where.push(`merchant_id = ${p(filter.merchantId)}`);
+    if (filter.minScore !== undefined) where.push(`score >= ${p(filter.minScore, '::float8')}`);
+    if (filter.decidedBefore !== undefined)
+      where.push(`decided_at < ${p(new Date(filter.decidedBefore).toISOString(), '::timestamptz')}`);
+    const cmp = order === 'oldest' ? '>' : '<';
+    if (after !== undefined)
+      where.push(`(decided_at, id) ${cmp} (${p(after.decidedAt, '::timestamptz')}, ${p(after.id, '::bigint')})`);
+    const dir = order === 'oldest' ? 'ASC' : 'DESC';
+    const rows = await this.db.query(
+      `SELECT ${COLS} FROM cases ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
+       ORDER BY decided_at ${dir}, id ${dir} LIMIT ${p(limit + 1, '::int')}`,
+      params,
+    );
+    const cases = rows.slice(0, limit).map(toCase);
+    const last = cases[cases.length - 1];
+    return rows.length > limit && last !== undefined
+      ? { cases, next: { decidedAt: last.decidedAt, id: last.id } }
+      : { cases };
+  }
+
+  async next(actor: string, at: number): Promise<Case | undefined> {
+    const rows = await this.db.query(
+      `WITH picked AS (
+         UPDATE cases SET state = 'assigned', assignee = $1, assigned_at = $2::timestamptz
+         WHERE id = (SELECT id FROM cases WHERE state = 'open' AND assignee IS NULL
+                     ORDER BY decided_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+         RETURNING *),
+       ev AS (INSERT INTO case_events (case_id, at, actor, action) SELECT id, $2::timestamptz, $1, 'assigned' FROM picked)
+       SELECT ${COLS} FROM picked`,
+      [actor, new Date(at).toISOString()],
+    );
+    return rows[0] === undefined ? undefined : toCase(rows[0]);
+  }
+
+  /** Runs `update` (its `$1` is the id, `$2` the time, `$3` the actor) on a case not closed, with its event. */
+  private async change(
+    id: string,
+    set: string,
+    params: readonly unknown[],
+    at: number,
+    actor: string,
+    action: string,
+    detail: Record<string, unknown> | undefined,
+    db: Pick<SqlClient, 'query'> = this.db,
+  ): Promise<CaseChange> {
+    const n = params.length;
+    const rows = await db.query(
+      `WITH changed AS (
+         UPDATE cases SET ${set} WHERE id = $1::bigint AND state <> 'closed' RETURNING *),
+       ev AS (INSERT INTO case_events (case_id, at, actor, action, detail)
+              SELECT id, $2::timestamptz, $3, $${n + 4}, $${n + 5}::jsonb FROM changed)
+       SELECT ${COLS} FROM changed`,
+      [id, new Date(at).toISOString(), actor, ...params, action, detail === undefined ? null : JSON.stringify(detail)],
+    );
+    if (rows[0] !== undefined) return { ok: true, case: toCase(rows[0]) };
+    const exists = await db.query('SELECT state FROM cases WHERE id = $1::bigint', [id]);
+    return { ok: false, why: exists.length === 0 ? 'not_found' : 'closed' };
+  }
+
+  async addNote(id: string, actor: string, text: string, at: number): Promise<CaseChange> {
+    // a note changes no column: `id = id` keeps the row, and the CTE records the event
+    return this.change(id, 'id = id', [], at, actor, 'note', { text });
+  }
+
+  async assign(id: string, actor: string, assignee: string, at: number): Promise<CaseChange> {
+    return this.change(
+      id,
+      `state = 'assigned', assignee = $4, assigned_at = $2::timestamptz`,
+      [assignee],
+      at,
+      actor,
+      'reassigned',
+      { assignee },
+    );
+  }
+
+  async close(
+    id: string,
+    actor: string,
+    verdict: Verdict,
+    reason: string | undefined,
+    at: number,
+    effects?: (c: Case) => Promise<void>,
+  ): Promise<CaseChange> {
+    return this.db.transaction(async (tx) => {
+      // the row stays locked until the case is closed: a concurrent verdict waits, then finds it closed
+      const rows = await tx.query(`SELECT ${COLS} FROM cases WHERE id = $1::bigint FOR UPDATE`, [id]);
+      const row = rows[0];
+      if (row === undefined) return { ok: false, why: 'not_found' } as const;
+      const current = toCase(row);
+      if (current.state === 'closed') return { ok: false, why: 'closed' } as const;
+      await effects?.(current); // a throw rolls back: the case stays as it was
+      return this.change(
+        id,
+        `state = 'closed', verdict = $4, verdict_reason = $5, closed_at = $2::timestamptz, closed_by = $3`,
+        [verdict, reason ?? null],
+        at,
+        actor,
+        'verdict',
+        { verdict, ...(reason === undefined ? {} : { reason }) },
+        tx,
+      );
+    });
+  }
+
+  async userCases(userId: string, exceptId: string, limit: number): Promise<Case[]> {
+    const rows = await this.db.query(
+      `SELECT ${COLS} FROM cases WHERE user_id = $1 AND id <> $2::bigint ORDER BY decided_at DESC, id DESC LIMIT $3::int`,
+      [userId, exceptId, limit],
+    );
+    return rows.map(toCase);
+  }
+
+  async eraseUser(userId: string): Promise<number> {
+    return (await this.db.query('DELETE FROM cases WHERE user_id = $1 RETURNING 1', [userId])).length;
+  }
+
+  async deleteDecidedBefore(before: number): Promise<number> {
+    return (
+      await this.db.query('DELETE FROM cases WHERE decided_at < $1::timestamptz RETURNING 1', [
+        new Date(before).toISOString(),
+      ])
+    ).length;
+  }
+
+  async openStats(): Promise<{ open: number; oldestDecidedAt?: string }> {
+    const rows = await this.db.query(
+      `SELECT count(*)::int AS open, min(decided_at) AS oldest FROM cases WHERE state <> 'closed'`,
+    );
+    const r = rows[0] ?? {};
+    const oldest = iso(r['oldest']);
+    return { open: Number(r['open'] ?? 0), ...(oldest === undefined ? {} : { oldestDecidedAt: oldest }) };
+  }
+
+  async dispose(): Promise<void> {
+    await this.db.dispose();
+  }
+}

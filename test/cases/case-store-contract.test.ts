@@ -1,0 +1,231 @@
+/**
+ * One contract for the case store on the real PostgreSQL server (127.0.0.1:5432, database `test`, a fresh schema
+ * per run) and on PGlite (a temporary folder): migrations from empty and once, one case per transaction, the queue
+ * (`next` never hands a case out twice, even to concurrent callers), notes, verdicts, paging, erasure, retention.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { CaseStore } from '../../lib/cases/case-store';
+import { MIGRATIONS, migrate } from '../../lib/cases/migrations';
+import { SqlCaseStore } from '../../lib/cases/sql-case-store';
+import { newCase, pgliteDb, serverDb, suiteStore, type TestDb } from './support';
+
+const T0 = Date.parse('2026-12-01T08:00:00Z');
+const MIN = 60_000;
+
+for (const make of [serverDb, pgliteDb]) {
+  const db: TestDb = make();
+  describe(`case store contract: ${db.name}`, () => {
+    let store: CaseStore;
+    before(async () => {
+      const client = await db.client();
+      assert.deepEqual(
+        await migrate(client),
+        MIGRATIONS.map((m) => m.version),
+        'every migration applies from empty',
+      );
+      assert.deepEqual(await migrate(client), [], 'a second run applies nothing');
+      store = await SqlCaseStore.create(client);
+    });
+    after(async () => {
+      await store.dispose();
+      await db.cleanup();
+    });
+
+    it('opens one case per transaction, whatever the batches', async () => {
+      assert.equal(await store.open([newCase('o-1', T0), newCase('o-2', T0 + 1), newCase('o-1', T0 + 2)], T0), 2);
+      assert.equal(await store.open([newCase('o-1', T0 + 3), newCase('o-3', T0 + 4)], T0), 1);
+      const page = await store.list({ merchantId: 'm-1' }, 'oldest', 100);
+      assert.deepEqual(
+        page.cases.filter((c) => c.transactionId.startsWith('o-')).map((c) => c.transactionId),
+        ['o-1', 'o-2', 'o-3'],
+      );
+      const first = page.cases.find((c) => c.transactionId === 'o-1');
+      assert.ok(first !== undefined);
+      assert.equal(first.decidedAt, new Date(T0).toISOString(), 'the first report wins');
+      const got = await store.get(first.id);
+      assert.equal(got?.case.payment.amount, 1500);
+      assert.equal(got?.case.state, 'open');
+      assert.deepEqual(got?.case.rules, [{ id: 'large-amount-new-device', action: 'review' }]);
+      assert.deepEqual(got?.case.model, { name: 'fraud', version: '1.0.0' });
+      assert.deepEqual(got?.case.ruleset, { name: 'fraud-rules', version: '1.0.0' });
+      assert.deepEqual(
+        got?.events.map((e) => [e.action, e.actor]),
+        [['opened', 'system']],
+      );
+    });
+
+    it('next hands out the oldest open unassigned case, records who took it, and nothing when none is left', async () => {
+      await store.open([newCase('n-2', T0 - 10 * MIN), newCase('n-1', T0 - 20 * MIN)], T0);
+      const a = await store.next('alice', T0 + MIN);
+      assert.equal(a?.transactionId, 'n-1');
+      assert.equal(a?.state, 'assigned');
+      assert.equal(a?.assignee, 'alice');
+      const b = await store.next('bob', T0 + MIN);
+      assert.equal(b?.transactionId, 'n-2');
+      const events = (await store.get(a?.id ?? '0'))?.events ?? [];
+      assert.deepEqual(
+        events.map((e) => [e.action, e.actor, e.at]),
+        [
+          ['opened', 'system', new Date(T0).toISOString()],
+          ['assigned', 'alice', new Date(T0 + MIN).toISOString()],
+        ],
+      );
+      // drain the rest, then none
+      while ((await store.next('carol', T0)) !== undefined);
+      assert.equal(await store.next('carol', T0), undefined);
+    });
+
+    it('notes, a verdict closes the case, and a closed case changes no more', async () => {
+      await store.open([newCase('v-1', T0)], T0);
+      const c = (await store.list({ status: 'open' }, 'oldest', 10)).cases.find((x) => x.transactionId === 'v-1');
+      assert.ok(c !== undefined);
+      const noted = await store.addNote(c.id, 'alice', 'called the customer', T0 + 1);
+      assert.equal(noted.ok, true);
+      const closed = await store.close(c.id, 'alice', 'fraud', 'confirmed', T0 + 2);
+      assert.ok(closed.ok);
+      assert.equal(closed.case.state, 'closed');
+      assert.equal(closed.case.verdict, 'fraud');
+      assert.equal(closed.case.verdictReason, 'confirmed');
+      assert.equal(closed.case.closedBy, 'alice');
+      assert.deepEqual(await store.close(c.id, 'bob', 'legit', undefined, T0 + 3), { ok: false, why: 'closed' });
+      assert.deepEqual(await store.assign(c.id, 'lead', 'bob', T0 + 3), { ok: false, why: 'closed' });
+      assert.deepEqual(await store.close('999999999', 'bob', 'legit', undefined, T0), { ok: false, why: 'not_found' });
+      const events = (await store.get(c.id))?.events ?? [];
+      assert.deepEqual(
+        events.map((e) => [e.action, e.actor, e.detail]),
+        [
+          ['opened', 'system', undefined],
+          ['note', 'alice', { text: 'called the customer' }],
+          ['verdict', 'alice', { verdict: 'fraud', reason: 'confirmed' }],
+        ],
+      );
+    });
+
+    it('a verdict runs its effects with the case locked: a failing effect leaves it open; of two at once, one wins', async () => {
+      await store.open([newCase('e-1', T0)], T0);
+      const c = (await store.list({ status: 'open' }, 'oldest', 100)).cases.find((x) => x.transactionId === 'e-1');
+      assert.ok(c !== undefined);
+      await assert.rejects(
+        store.close(c.id, 'alice', 'fraud', undefined, T0, () => Promise.reject(new Error('label store down'))),
+        /label store down/,
+      );
+      assert.equal((await store.get(c.id))?.case.state, 'open', 'a failed effect changes nothing');
+      const ran: string[] = [];
+      const effect = (who: string) => async (seen: { state: string }) => {
+        assert.notEqual(seen.state, 'closed');
+        ran.push(who);
+        await new Promise((r) => setImmediate(r));
+      };
+      const [a, b] = await Promise.all([
+        store.close(c.id, 'alice', 'fraud', undefined, T0 + 1, effect('alice')),
+        store.close(c.id, 'bob', 'legit', undefined, T0 + 2, effect('bob')),
+      ]);
+      assert.equal([a, b].filter((x) => x.ok).length, 1, 'one verdict wins');
+      assert.deepEqual(
+        [a, b].find((x) => !x.ok),
+        { ok: false, why: 'closed' },
+      );
+      assert.equal(ran.length, 1, "only the winner's effects ran");
+      const events = (await store.get(c.id))?.events ?? [];
+      assert.equal(events.filter((e) => e.action === 'verdict').length, 1);
+    });
+
+    it('a lead reassigns an open case', async () => {
+      await store.open([newCase('r-1', T0)], T0);
+      const c = (await store.list({ rule: 'large-amount-new-device' }, 'newest', 100)).cases.find(
+        (x) => x.transactionId === 'r-1',
+      );
+      assert.ok(c !== undefined);
+      const r = await store.assign(c.id, 'lead-1', 'dave', T0 + 1);
+      assert.ok(r.ok);
+      assert.equal(r.case.assignee, 'dave');
+      assert.equal(r.case.state, 'assigned');
+    });
+
+    it('filters, and pages with keyset positions in both orders without gaps or repeats', async () => {
+      const cases = Array.from({ length: 25 }, (_, i) =>
+        newCase(`p-${i}`, T0 + i * MIN, { score: i / 100 }, { merchantId: 'm-paging' }),
+      );
+      await store.open(cases, T0);
+      for (const order of ['oldest', 'newest'] as const) {
+        const seen: string[] = [];
+        let after;
+        for (let guard = 0; guard < 10; guard++) {
+          const page = await store.list({ merchantId: 'm-paging' }, order, 10, after);
+          seen.push(...page.cases.map((c) => c.transactionId));
+          if (page.next === undefined) break;
+          after = page.next;
+        }
+        const expected = cases.map((c) => c.transactionId);
+        assert.deepEqual(seen, order === 'oldest' ? expected : [...expected].reverse(), order);
+      }
+      const scored = await store.list({ merchantId: 'm-paging', minScore: 0.2 }, 'oldest', 100);
+      assert.equal(scored.cases.length, 5);
+      const older = await store.list({ merchantId: 'm-paging', decidedBefore: T0 + 3 * MIN }, 'oldest', 100);
+      assert.deepEqual(
+        older.cases.map((c) => c.transactionId),
+        ['p-0', 'p-1', 'p-2'],
+      );
+      assert.equal((await store.list({ merchantId: 'm-paging', rule: 'no-such-rule' }, 'oldest', 100)).cases.length, 0);
+    });
+
+    it("shows a user's other cases, erases a user's cases, and deletes cases past retention", async () => {
+      await store.open(
+        [
+          newCase('u-1', T0 - 1000 * MIN, {}, { userId: 'user-erase' }),
+          newCase('u-2', T0, {}, { userId: 'user-erase' }),
+          newCase('u-3', T0 - 2000 * MIN, {}, { userId: 'user-old' }),
+        ],
+        T0,
+      );
+      const all = (await store.list({}, 'newest', 1000)).cases;
+      const u2 = all.find((c) => c.transactionId === 'u-2');
+      assert.ok(u2 !== undefined);
+      assert.deepEqual(
+        (await store.userCases('user-erase', u2.id, 10)).map((c) => c.transactionId),
+        ['u-1'],
+      );
+      assert.equal(await store.eraseUser('user-erase'), 2);
+      assert.equal(await store.get(u2.id), undefined);
+      assert.equal(await store.deleteDecidedBefore(T0 - 1500 * MIN), 1);
+      assert.equal((await store.list({}, 'oldest', 1000)).cases.filter((c) => c.transactionId === 'u-3').length, 0);
+      const stats = await store.openStats();
+      assert.ok(stats.open >= 1);
+    });
+
+    it('concurrent next calls never hand out one case twice (20 callers over 30 open cases)', async () => {
+      while ((await store.next('drain', T0)) !== undefined);
+      await store.open(
+        Array.from({ length: 30 }, (_, i) => newCase(`c20-${i}`, T0 + i)),
+        T0,
+      );
+      const got = await Promise.all(Array.from({ length: 20 }, (_, i) => store.next(`analyst-${i}`, T0)));
+      const ids = got.map((c) => c?.id);
+      assert.equal(ids.filter((id) => id !== undefined).length, 20, 'every caller got a case');
+      assert.equal(new Set(ids).size, 20, 'twenty distinct cases');
+    });
+  });
+}
+
+describe('case store contract: postgres server, 200 concurrent next over 1000 open cases', () => {
+  const s = suiteStore(serverDb());
+
+  it('hands out 200 distinct cases (FOR UPDATE SKIP LOCKED over a pool of 30 connections)', async () => {
+    for (let i = 0; i < 1000; i += 200)
+      await s.store.open(
+        Array.from({ length: 200 }, (_, j) => newCase(`k-${i + j}`, T0 + i + j)),
+        T0,
+      );
+    const got = await Promise.all(Array.from({ length: 200 }, (_, i) => s.store.next(`analyst-${i}`, T0)));
+    const ids = got.map((c) => c?.id);
+    assert.equal(ids.filter((id) => id !== undefined).length, 200, 'every caller got a case');
+    assert.equal(new Set(ids).size, 200, '200 distinct cases');
+    const states = await Promise.all(got.map((c) => s.store.get(c?.id ?? '0')));
+    assert.ok(
+      states.every((s, i) => s?.case.assignee === `analyst-${i}`),
+      'each case is assigned to its caller',
+    );
+    assert.equal((await s.store.list({ status: 'open' }, 'oldest', 1000)).cases.length, 800);
+  });
+});

@@ -1,0 +1,286 @@
+/**
+ * The case queue under `npm start` on its embedded defaults (PGlite in a temporary folder, the development
+ * identity): a payment the ruleset sends to review opens one case, once per transaction; `next` hands it out; a
+ * verdict closes it and its label is in the dataset export; a second verdict is 409; twenty concurrent `next`
+ * calls get twenty distinct cases; bad input is a problem naming every field.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { encodePrincipal } from '../../lib/identity/principal';
+import { exportDataset } from '../../lib/learning/dataset';
+import { FolderLearningStore } from '../../lib/learning/folder-store';
+import { stopChild } from '../support/child-process';
+import { validEvent } from '../support/events';
+import { eventually } from '../support/eventually';
+import { startLocalHost, type LocalHost } from '../support/local-host';
+
+/** A payment the shipped ruleset reviews: 1000 or more from a device the user has not used before. */
+function reviewed(tx: string, userId = `user-${tx}`): Record<string, unknown> {
+  return validEvent({ transactionId: tx, userId, amount: 2500, deviceId: `dev-new-${tx}` });
+}
+
+function as(name: string, roles: readonly string[] = ['analyst']): Record<string, string> {
+  return { 'x-ms-client-principal': encodePrincipal(name, roles) };
+}
+
+interface CaseBody {
+  id: string;
+  transactionId: string;
+  state: string;
+  assignee?: string;
+  verdict?: string;
+  payment: { amount: number };
+  rules: { id: string }[];
+}
+
+describe('case queue under npm start (PGlite, development identity)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'test-cases-http-'));
+  let host: LocalHost;
+  let api: string;
+  const post = (route: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> =>
+    fetch(`${api}/${route}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+  const listOpen = async (): Promise<CaseBody[]> => {
+    const res = await fetch(`${api}/cases?status=open&order=oldest`, { headers: as('lister') });
+    assert.equal(res.status, 200);
+    return ((await res.json()) as { cases: CaseBody[] }).cases;
+  };
+
+  before(async () => {
+    host = await startLocalHost({
+      set: {
+        PGLITE_DIR: path.join(dir, 'pglite'),
+        DECISION_LOG_DIR: path.join(dir, 'decisions'),
+        DECISION_LOG_FLUSH_MS: '50',
+        CASE_FLUSH_MS: '50',
+      },
+      unset: ['CASE_STORE', 'IDENTITY_MODE'],
+      ms: 120_000,
+    });
+    api = host.url;
+  });
+  after(async () => {
+    await stopChild(host.child, 'npm start to exit after SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('says who is acting, and that it is a development identity', async () => {
+    const me = (await (await fetch(`${api}/me`)).json()) as Record<string, unknown>;
+    assert.deepEqual(me, { name: 'dev-analyst', roles: ['analyst', 'lead'], development: true, mode: 'development' });
+    const alice = (await (await fetch(`${api}/me`, { headers: as('alice') })).json()) as Record<string, unknown>;
+    assert.equal(alice['name'], 'alice');
+    const bad = await fetch(`${api}/me`, { headers: { 'x-ms-client-principal': 'not base64 !' } });
+    assert.equal(bad.status, 401);
+    assert.equal(bad.headers.get('content-type'), 'application/problem+json');
+    const problem = (await bad.json()) as { code: string; errors: { path: string }[] };
+    assert.equal(problem.code, 'unauthenticated');
+    assert.deepEqual(
+      problem.errors.map((e) => e.path),
+      ['x-ms-client-principal'],
+    );
+  });
+
+  it('a review opens one case; scoring it again opens none; next hands it out; a verdict closes it and labels it', async () => {
+    const first = await post('score', reviewed('tx-case-1'));
+    assert.equal(first.status, 200);
+    assert.equal(((await first.json()) as { decision: string }).decision, 'review');
+    assert.equal((await post('score', reviewed('tx-case-1'))).status, 200, 'the same transaction again');
+    // a later review: once it has a case, the writer (first in, first out) has handled the duplicate before it
+    assert.equal((await post('score', reviewed('tx-case-2'))).status, 200);
+    const open = await eventually(listOpen, (cs) => cs.some((c) => c.transactionId === 'tx-case-2'), 'the second case');
+    assert.deepEqual(
+      open.map((c) => c.transactionId),
+      ['tx-case-1', 'tx-case-2'],
+      'one case per transaction',
+    );
+    assert.equal(open[0]?.payment.amount, 2500);
+    assert.deepEqual(
+      open[0]?.rules.map((r) => r.id),
+      ['large-amount-new-device'],
+    );
+    assert.ok(!host.output().includes('user-tx-case-1'), 'payment data never reaches the logs');
+
+    const next = await post('cases/next', {}, as('alice'));
+    assert.equal(next.status, 200);
+    const taken = ((await next.json()) as { case: CaseBody }).case;
+    assert.equal(taken.transactionId, 'tx-case-1', 'the oldest open case');
+    assert.equal(taken.assignee, 'alice');
+    assert.equal(taken.state, 'assigned');
+
+    const note = await post(`cases/${taken.id}/notes`, { text: 'card holder unreachable' }, as('alice'));
+    assert.equal(note.status, 200);
+    const verdict = await post(`cases/${taken.id}/verdict`, { verdict: 'fraud', reason: 'confirmed' }, as('alice'));
+    assert.equal(verdict.status, 200);
+    const closed = (await verdict.json()) as { case: CaseBody; label: { accepted: number } };
+    assert.equal(closed.case.state, 'closed');
+    assert.equal(closed.case.verdict, 'fraud');
+    assert.equal(closed.label.accepted, 1);
+
+    const again = await post(`cases/${taken.id}/verdict`, { verdict: 'legit' }, as('bob'));
+    assert.equal(again.status, 409);
+    assert.equal(((await again.json()) as { code: string }).code, 'conflict');
+
+    const detail = (await (await fetch(`${api}/cases/${taken.id}`, { headers: as('alice') })).json()) as {
+      events: { action: string; actor: string }[];
+    };
+    assert.deepEqual(
+      detail.events.map((e) => `${e.action}:${e.actor}`),
+      ['opened:system', 'assigned:alice', 'note:alice', 'verdict:alice'],
+    );
+
+    const store = new FolderLearningStore(path.join(dir, 'decisions'));
+    const day = Date.now();
+    const rows = await eventually(
+      async () => (await exportDataset(store, day - 86_400_000, day + 86_400_000)).rows,
+      (rs) => rs.some((r) => r.transactionId === 'tx-case-1'),
+      'the verdict in the dataset export',
+    );
+    const row = rows.find((r) => r.transactionId === 'tx-case-1');
+    assert.deepEqual(row?.labels, ['fraud']);
+    assert.equal(row?.label, 1);
+  });
+
+  it('twenty concurrent next calls get twenty distinct cases (cases opened on the batch path)', async () => {
+    const events = Array.from({ length: 22 }, (_, i) => reviewed(`tx-batch-${i}`));
+    const res = await post('score/batch', { events });
+    assert.equal(res.status, 200);
+    await eventually(
+      listOpen,
+      (cs) => cs.filter((c) => c.transactionId.startsWith('tx-batch-')).length === 22,
+      '22 cases from the batch',
+    );
+    const got = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const r = await post('cases/next', {}, as(`analyst-${i}`));
+        assert.equal(r.status, 200);
+        return ((await r.json()) as { case: CaseBody }).case;
+      }),
+    );
+    assert.equal(new Set(got.map((c) => c.id)).size, 20, 'twenty distinct cases');
+    got.forEach((c, i) => assert.equal(c.assignee, `analyst-${i}`));
+  });
+
+  it('a review delivered through the embedded Service Bus opens its case too', async () => {
+    const sent = await post('../local/queues/payments/messages', reviewed('tx-bus-1'));
+    assert.ok(sent.status >= 200 && sent.status < 300, `queued: ${sent.status}`);
+    await eventually(listOpen, (cs) => cs.some((c) => c.transactionId === 'tx-bus-1'), 'the case of tx-bus-1');
+  });
+
+  it('answers problems naming every bad field, 404 for an unknown case', async () => {
+    const cursor = await fetch(`${api}/cases?cursor=garbage&status=nope&minScore=2`, { headers: as('alice') });
+    assert.equal(cursor.status, 400);
+    const p = (await cursor.json()) as { code: string; errors: { path: string }[] };
+    assert.equal(p.code, 'validation_failed');
+    assert.deepEqual(p.errors.map((e) => e.path).sort(), ['cursor', 'minScore', 'status']);
+    const open = await listOpen();
+    const id = open[0]?.id ?? '1';
+    const bad = await post(`cases/${id}/verdict`, { verdict: 'maybe', extra: 1, addToList: { list: 7 } }, as('alice'));
+    assert.equal(bad.status, 400);
+    const b = (await bad.json()) as { errors: { path: string }[] };
+    assert.deepEqual(b.errors.map((e) => e.path).sort(), ['addToList.list', 'extra', 'verdict']);
+    const listByAnalyst = await post(
+      `cases/${id}/verdict`,
+      { verdict: 'fraud', addToList: { list: 'blocked_users' } },
+      as('alice'),
+    );
+    assert.equal(listByAnalyst.status, 403, 'adding to a list needs the lead role');
+    const missing = await fetch(`${api}/cases/999999999`, { headers: as('alice') });
+    assert.equal(missing.status, 404);
+    assert.equal((await fetch(`${api}/cases/abc`, { headers: as('alice') })).status, 404);
+  });
+
+  it("a lead's verdict adds the payment's user to a list through the lists path", async () => {
+    await post('score', reviewed('tx-lead-1', 'user-to-block'));
+    const c = await eventually(
+      listOpen,
+      (cs) => cs.some((x) => x.transactionId === 'tx-lead-1'),
+      'the case of tx-lead-1',
+    );
+    const id = c.find((x) => x.transactionId === 'tx-lead-1')?.id ?? '';
+    const v = await post(
+      `cases/${id}/verdict`,
+      { verdict: 'fraud', addToList: { list: 'blocked_users', ttlSeconds: 3600 } },
+      as('lena', ['lead']),
+    );
+    assert.equal(v.status, 200);
+    const blocked = await post('score', validEvent({ transactionId: 'tx-lead-2', userId: 'user-to-block' }));
+    const r = (await blocked.json()) as { decision: string; rules?: { id: string }[] };
+    assert.equal(r.decision, 'decline');
+    assert.deepEqual(
+      r.rules?.map((x) => x.id),
+      ['blocked-user'],
+    );
+  });
+});
+
+describe('case queue under npm start: a graceful stop loses no case', () => {
+  it('writes the queued case on SIGTERM; the next start finds it', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'test-cases-stop-'));
+    const set = {
+      PGLITE_DIR: path.join(dir, 'pglite'),
+      DECISION_LOG_DIR: path.join(dir, 'decisions'),
+      CASE_FLUSH_MS: '60000', // not by the timer within the test: the stop writes it
+    };
+    try {
+      const first = await startLocalHost({ set, unset: ['CASE_STORE', 'IDENTITY_MODE'], ms: 120_000 });
+      try {
+        const res = await fetch(`${first.url}/score`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(reviewed('tx-stop-1')),
+        });
+        assert.equal(((await res.json()) as { decision: string }).decision, 'review');
+      } finally {
+        assert.equal(await stopChild(first.child, 'npm start to exit after SIGTERM'), 0);
+      }
+      const second = await startLocalHost({ set, unset: ['CASE_STORE', 'IDENTITY_MODE'], ms: 120_000 });
+      try {
+        const list = await fetch(`${second.url}/cases?status=open`, { headers: as('alice') });
+        const cases = ((await list.json()) as { cases: CaseBody[] }).cases;
+        assert.deepEqual(
+          cases.map((c) => c.transactionId),
+          ['tx-stop-1'],
+        );
+      } finally {
+        await stopChild(second.child, 'npm start to exit after SIGTERM');
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('case queue under npm start: a case database that cannot be reached', () => {
+  it('never stops scoring; the case API answers 503 dependency_unavailable', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'test-cases-down-'));
+    const host = await startLocalHost({
+      // nothing listens on port 1
+      set: { CASE_STORE: 'postgres', PG_HOST: '127.0.0.1', PG_PORT: '1', PG_USER: 'postgres', DECISION_LOG_DIR: dir },
+      unset: ['IDENTITY_MODE'],
+      ms: 120_000,
+    });
+    try {
+      const res = await fetch(`${host.url}/score`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(reviewed('tx-down-1')),
+      });
+      assert.equal(res.status, 200);
+      assert.equal(((await res.json()) as { decision: string }).decision, 'review');
+      const list = await fetch(`${host.url}/cases`, { headers: as('alice') });
+      assert.equal(list.status, 503);
+      assert.equal(((await list.json()) as { code: string }).code, 'dependency_unavailable');
+      assert.ok(list.headers.get('retry-after') !== null);
+      assert.match(host.output(), /cases: the case store could not be opened/);
+    } finally {
+      await stopChild(host.child, 'npm start to exit after SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,54 @@
+/**
+ * `learning:erase --user` also erases the user's review cases from the store `CASE_STORE` names (PGlite in a
+ * temporary folder here), and nobody else's.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { PgliteClient } from '../../lib/cases/pglite-client';
+import { SqlCaseStore } from '../../lib/cases/sql-case-store';
+import { eraseCommand } from '../../scripts/erase-user';
+import { newCase } from './support';
+
+describe('learning:erase erases cases', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'test-erase-cases-'));
+  const saved = { ...process.env };
+  after(() => {
+    for (const k of ['CASE_STORE', 'PGLITE_DIR', 'DECISION_LOG_DIR']) {
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("removes the user's cases with --user, and keeps the others", async () => {
+    const pglite = path.join(dir, 'pglite');
+    const T0 = Date.parse('2026-12-01T08:00:00Z');
+    const store = await SqlCaseStore.create(await PgliteClient.create(pglite));
+    await store.open(
+      [
+        newCase('e-1', T0, {}, { userId: 'user-gone' }),
+        newCase('e-2', T0, {}, { userId: 'user-gone' }),
+        newCase('e-3', T0, {}, { userId: 'user-stays' }),
+      ],
+      T0,
+    );
+    await store.dispose(); // PGlite serves one process at a time, as the command expects
+    process.env['CASE_STORE'] = 'pglite';
+    process.env['PGLITE_DIR'] = pglite;
+    process.env['DECISION_LOG_DIR'] = path.join(dir, 'decisions');
+    const erased = await eraseCommand(['--user', 'user-gone']);
+    assert.equal(erased.cases, 2);
+    const after = await SqlCaseStore.create(await PgliteClient.create(pglite));
+    try {
+      assert.deepEqual(
+        (await after.list({}, 'oldest', 10)).cases.map((c) => c.transactionId),
+        ['e-3'],
+      );
+    } finally {
+      await after.dispose();
+    }
+  });
+});
