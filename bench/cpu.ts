@@ -13,6 +13,9 @@
  * `no_rules` (`RULESET_NAME=none`: no ruleset, no list lookups), `no_decision_log` (`DECISION_LOG_ENABLED=false`),
  * `telemetry_deployed` (metrics on, traces sampled as the Azure Monitor distro does: servers/service-traced), and
  * with `BENCH_NODE` set, `service_node2` and `telemetry_deployed_node2` on that Node (`marginal.telemetry_deployed_second_node`),
+ * `review_10pct` (a ruleset that sends 10 % of the payments to review: ./case-arms, loaded with first payments of
+ * new users so that the share stays 10 %) and `cases` (the same with the
+ * case queue on the PostgreSQL server: `marginal.cases`),
  * `workers_2` (`FUNCTIONS_WORKER_PROCESS_COUNT=2`: the host and its worker processes read together, ./proc-cpu).
  *
  * Written to `bench/results/cpu.json` under `cpu`:
@@ -36,12 +39,16 @@ import { secondNode, startServer, type Runtime, type ServerChild } from './child
 import { spreadOf, type Spread } from './load';
 import { machine } from './machine';
 import { openLoop } from './open-loop';
-import { paymentBody, USERS } from './payment-body';
+import { newUserPaymentBody, paymentBody, USERS } from './payment-body';
 import { perUnitUs, readCpu } from './proc-cpu';
 import { deleteKeys } from './redis-keys';
+import { caseDatabase, reviewTenPercentRulesets } from './case-arms';
 
 const QUICK = process.argv.includes('--quick');
-const PLAN = QUICK ? { rounds: 5, durationSec: 5, warmSec: 3 } : { rounds: 7, durationSec: 10, warmSec: 5 };
+const PLAN = {
+  ...(QUICK ? { rounds: 5, durationSec: 5, warmSec: 3 } : { rounds: 7, durationSec: 10, warmSec: 5 }),
+  ...(process.env['BENCH_CPU_ROUNDS'] === undefined ? {} : { rounds: Number(process.env['BENCH_CPU_ROUNDS']) }),
+};
 const RATE = Number(process.env['BENCH_CPU_RATE'] ?? 400);
 const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const NAIVE_PROFILE = JSON.stringify({
@@ -63,6 +70,8 @@ const ALL_ARMS = [
   'no_decision_log',
   'telemetry_deployed',
   'workers_2',
+  'review_10pct',
+  'cases',
   'baseline',
   'service_node2',
   'telemetry_deployed_node2',
@@ -70,8 +79,11 @@ const ALL_ARMS = [
 type Arm = (typeof ALL_ARMS)[number];
 /** Arms on the second Node (`BENCH_NODE`, `BENCH_NODE_APP`: scripts/bench-node.mjs), run only when it is set. */
 const NODE2_ARMS: readonly Arm[] = ['service_node2', 'telemetry_deployed_node2'];
+/** `BENCH_CPU_ARMS=a,b,…`: only these arms (a tuning aid; the committed run has them all). */
+const ONLY_ARMS = (process.env['BENCH_CPU_ARMS'] ?? '').split(',').filter((a) => a !== '');
 const ARMS: readonly Arm[] = ALL_ARMS.filter(
   (a) =>
+    (ONLY_ARMS.length === 0 || ONLY_ARMS.includes(a)) &&
     (a !== 'baseline' || (BASELINE_APP ?? '') !== '') &&
     (!NODE2_ARMS.includes(a) || (process.env['BENCH_NODE'] ?? '') !== ''),
 );
@@ -81,6 +93,7 @@ const ALL_MARGINALS: readonly (readonly [string, Arm, Arm])[] = [
   ['decision_log', 'service', 'no_decision_log'],
   ['telemetry_deployed', 'telemetry_deployed', 'service'],
   ['telemetry_deployed_second_node', 'telemetry_deployed_node2', 'service_node2'],
+  ['cases', 'cases', 'review_10pct'],
 ];
 const MARGINALS = ALL_MARGINALS.filter(([, on]) => ARMS.includes(on));
 
@@ -94,16 +107,48 @@ interface ArmRun {
   readonly p99_ms: number;
 }
 
+/** The body each arm is loaded with: the cases arms see first payments only, so 10 % of them go to review. */
+const bodyOf = (arm: Arm): (() => string) =>
+  arm === 'review_10pct' || arm === 'cases' ? newUserPaymentBody : paymentBody;
+
+/** The figures of an arm that did not run (`BENCH_CPU_ARMS`). */
+const MISSING: ArmRun = {
+  main_us: Number.NaN,
+  process_us: Number.NaN,
+  ok: 0,
+  non2xx: 0,
+  errors: 0,
+  p99_ms: Number.NaN,
+};
+
 const log = (msg: string): void =>
   void process.stderr.write(`[cpu ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+
+/** What some arms need beyond the service's settings. */
+interface ArmSetup {
+  readonly node2: Runtime | undefined;
+  /** A rulesets folder whose ruleset sends 10 % of the payments to review. */
+  readonly reviewRulesets: string;
+  /** The case store's settings (PostgreSQL). */
+  readonly caseEnv: Record<string, string>;
+}
 
 async function startArm(
   arm: Arm,
   modelFile: string,
   serviceEnv: Record<string, string>,
-  node2: Runtime | undefined,
+  setup: ArmSetup,
 ): Promise<ServerChild> {
+  const { node2 } = setup;
   switch (arm) {
+    case 'review_10pct':
+      return startServer('servers/service', { ...serviceEnv, RULESET_DIR: setup.reviewRulesets });
+    case 'cases':
+      return startServer('servers/service', {
+        ...serviceEnv,
+        RULESET_DIR: setup.reviewRulesets,
+        ...setup.caseEnv,
+      });
     case 'naive_functions':
       return startServer('servers/naive-functions', { BENCH_MODEL: modelFile, BENCH_REDIS_URL: REDIS_URL });
     case 'service':
@@ -129,9 +174,9 @@ async function startArm(
 }
 
 /** One open-loop run at {@link RATE} with the server's CPU read around it. */
-async function run(server: ServerChild, durationSec: number): Promise<ArmRun> {
+async function run(server: ServerChild, durationSec: number, body = paymentBody): Promise<ArmRun> {
   const before = readCpu(server.pid);
-  const f = await openLoop({ url: server.url, path: '/api/score', body: paymentBody, rate: RATE, durationSec });
+  const f = await openLoop({ url: server.url, path: '/api/score', body, rate: RATE, durationSec });
   const after = readCpu(server.pid);
   const ok = Math.round(f.rps * durationSec);
   return { ...perUnitUs(before, after, ok), ok, non2xx: f.non2xx, errors: f.errors, p99_ms: f.p99_ms };
@@ -169,15 +214,24 @@ async function main(): Promise<void> {
   const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();
   const servers: Partial<Record<Arm, ServerChild>> = {};
+  let dropCaseDb: (() => Promise<void>) | undefined;
+  let countCases: () => Promise<number> = () => Promise.resolve(0);
+  const cleanups: (() => Promise<void>)[] = [];
   try {
     const setup = redis.pipeline();
     for (let u = 0; u < USERS; u += 2) setup.set(`bench:naive:profile:user-${u}`, NAIVE_PROFILE);
     await setup.exec();
     const node2 = await secondNode(root);
+    const caseDb = await caseDatabase();
+    dropCaseDb = caseDb.drop;
+    countCases = caseDb.count;
+    const reviewRulesets = await reviewTenPercentRulesets(root);
+    cleanups.push(() => fs.rm(reviewRulesets, { recursive: true, force: true }));
+    const setupArms: ArmSetup = { node2, reviewRulesets, caseEnv: caseDb.env };
     for (const arm of ARMS)
-      servers[arm] = await startArm(arm, path.join(modelsDir, 'fraud', latest), serviceEnv, node2);
+      servers[arm] = await startArm(arm, path.join(modelsDir, 'fraud', latest), serviceEnv, setupArms);
     log(`servers up; warming each for ${PLAN.warmSec} s at ${RATE} req/s`);
-    for (const arm of ARMS) await run(servers[arm] as ServerChild, PLAN.warmSec);
+    for (const arm of ARMS) await run(servers[arm] as ServerChild, PLAN.warmSec, bodyOf(arm));
     const runs: Record<Arm, ArmRun[]> = Object.fromEntries(ARMS.map((a) => [a, [] as ArmRun[]])) as Record<
       Arm,
       ArmRun[]
@@ -185,7 +239,7 @@ async function main(): Promise<void> {
     for (let r = 0; r < PLAN.rounds; r++) {
       for (let k = 0; k < ARMS.length; k++) {
         const arm = ARMS[(k + r) % ARMS.length] as Arm;
-        const f = await run(servers[arm] as ServerChild, PLAN.durationSec);
+        const f = await run(servers[arm] as ServerChild, PLAN.durationSec, bodyOf(arm));
         runs[arm].push(f);
         log(
           `round ${r + 1} ${arm}: app thread ${f.main_us} µs, process ${f.process_us} µs per answer; ` +
@@ -193,7 +247,7 @@ async function main(): Promise<void> {
         );
       }
     }
-    const at = (arm: Arm, r: number): ArmRun => runs[arm][r] as ArmRun;
+    const at = (arm: Arm, r: number): ArmRun => runs[arm]?.[r] ?? MISSING; // an arm left out: NaN, dropped by spreadOf
     const perArm = Object.fromEntries(
       ARMS.map((a) => [
         a,
@@ -256,6 +310,8 @@ async function main(): Promise<void> {
       marginal,
       marginal_process: marginalProcess,
       refusals_at_fixed_rate: refusals,
+      /** Cases the `cases` arm stored (about 10 % of its answers). */
+      cases_opened: await countCases(),
       workers_2: workers2,
       ...(beforeAfter === undefined ? {} : { before_after: beforeAfter }),
     };
@@ -276,6 +332,8 @@ async function main(): Promise<void> {
     );
   } finally {
     await Promise.all(ARMS.map((a) => servers[a]?.stop()));
+    await dropCaseDb?.();
+    for (const c of cleanups) await c();
     await deleteKeys(redis, 'bench:cpu:*');
     await deleteKeys(redis, 'bench:naive:*');
     redis.disconnect();

@@ -77,6 +77,12 @@ export const TARGETS: readonly Target[] = [
     'the same on the second Node (BENCH_NODE: Node 22 beside Node 24)',
   ),
   cpu(
+    'marginal.cases',
+    '<=',
+    0.03,
+    'CPU per decision that writing cases adds, with 10 % of payments sent to review (app thread, on ÷ off − 1)',
+  ),
+  cpu(
     'refusals_at_fixed_rate',
     '==',
     0,
