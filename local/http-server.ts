@@ -212,9 +212,11 @@ export class FunctionsHttpServer {
     const throttle = this.#opts.throttle;
     const entered = throttle?.enter();
     if (throttle !== undefined && entered === undefined) {
-      return sendProblem(res, 429, 'The host holds maxOutstandingRequests requests (host.json extensions.http).', {
-        instance,
-      });
+      // as the Functions host answers its throttle: 429, `X-FUNCTION-SCALEOUT: 1` (a hint to the scale
+      // controller), and no body
+      res.writeHead(429, { 'x-function-scaleout': '1', 'content-length': 0 });
+      res.end();
+      return;
     }
     const release = entered === undefined ? undefined : await entered;
     try {
