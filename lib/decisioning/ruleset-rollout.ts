@@ -10,7 +10,7 @@ import type { CompiledRuleset } from './compile-ruleset';
 import type { Decisioning } from './decisioning';
 import { loadRuleset } from './load-ruleset';
 import { MAX_HISTORY, type RulesetPointerStore, type RulesetState } from './ruleset-pointer';
-import { activate, parseTrafficBody, parseVersionBody, rollBack, setTraffic } from './ruleset-traffic';
+import { activate, parseTrafficBody, promoteTo, parseVersionBody, rollBack, setTraffic } from './ruleset-traffic';
 import { parseRulesetPath, type RulesetRepository } from './ruleset-repository';
 
 /**
@@ -163,14 +163,15 @@ export class RulesetRollout {
 
   /**
    * `POST /api/rulesets/{name}/promote { version }`: a version present in the container becomes active (a
-   * split whose candidate it is ends). @throws AppError `validation_failed`, `not_found`, `ruleset_invalid`.
+   * split whose candidate it is ends). @throws AppError `validation_failed`, `not_found`, `ruleset_invalid`,
+   *   `conflict` (the version already active).
    */
   async promote(name: string, body: unknown): Promise<RulesetStatus> {
     this.check(name);
     const version = parseVersionBody(body);
     await this.compiled(version); // validated before it is published
     const serving = this.deps.decisioning.ruleset?.version;
-    await this.deps.store.update(name, (cur) => activate(cur, version, serving));
+    await this.deps.store.update(name, (cur) => promoteTo(cur, version, serving));
     await this.converge();
     return this.status(name);
   }

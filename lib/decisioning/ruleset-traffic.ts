@@ -58,11 +58,23 @@ type Next = Omit<RulesetState, 'generation'> | undefined;
  * rollback. A split whose candidate is `version` ends (as for models); another candidate's split stays.
  */
 export function activate(cur: RulesetState, version: string, serving: string | undefined): Next {
-  if (cur.active === version) return undefined;
+  if ((cur.active ?? serving) === version) return undefined; // never its own previous version
   const before = cur.active ?? serving;
   const previous = before === undefined ? cur.previous : [before, ...cur.previous].slice(0, MAX_HISTORY);
   const traffic = cur.traffic?.candidate === version ? undefined : cur.traffic;
   return { ...cur, active: version, previous, traffic };
+}
+
+/**
+ * A promote: {@link activate}, refusing the version already active (`serving` when nothing was published), which
+ * would change nothing and leave nothing to roll back to. @throws AppError `conflict`.
+ */
+export function promoteTo(cur: RulesetState, version: string, serving: string | undefined): Next {
+  if ((cur.active ?? serving) === version)
+    throw new AppError('conflict', `${version} is already the active ruleset version.`, {
+      errors: [{ path: 'version', message: 'is the active version' }],
+    });
+  return activate(cur, version, serving);
 }
 
 /** Back to the previous active version; any canary or shadow ends. @throws AppError `conflict` with nothing to go back to. */

@@ -225,13 +225,14 @@ export function publishVersion(
 }
 
 /**
- * Makes a validated version active on every instance. Promoting the active version again is a no-op.
- * @throws AppError `not_found` (not a validated version), `conflict` (older than the active version: roll back instead).
+ * Makes a validated version active on every instance.
+ * @throws AppError `not_found` (not a validated version), `conflict` (the active version already, which would
+ *   change nothing; or older than the active version: roll back instead).
  */
 export function promoteVersion(s: FleetState, version: string, actor: Actor): Transition {
   const rec = s.versions[version];
   if (rec === undefined) throw unknownVersion(s, version);
-  if (version === s.active.version) return { state: s, changed: false };
+  if (version === s.active.version) throw conflict(`Version ${version} is already the active version of ${s.name}.`);
   if (compareVersions(version, s.active.version) < 0)
     throw conflict(
       `Version ${version} is older than the active version ${s.active.version}; use POST /api/models/${s.name}/rollback.`,

@@ -213,6 +213,11 @@ describe('fleet pointer transitions', () => {
       (e) => code(e) === 'conflict',
     );
     assert.throws(
+      () => promoteVersion(s, '1.1.0', actor),
+      (e) => code(e) === 'conflict' && /already the active version/.test((e as Error).message),
+      'promoting the active version is refused: it would list itself as its own previous version',
+    );
+    assert.throws(
       () => setTraffic(s, { candidate: '1.1.0', canaryPercent: 10, shadowPercent: 0 }, actor),
       (e) => code(e) === 'conflict',
     );
