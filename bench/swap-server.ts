@@ -8,7 +8,7 @@ import type * as http from 'node:http';
 import * as path from 'node:path';
 import { sharedEngine } from '../lib/app';
 import { LocalHost } from '../local/host';
-import { ModelFeeder } from '../local/model-feeder';
+import { BlobFeeder } from '../local/blob-feeder';
 import { announce, statsRoute } from './servers/common';
 
 async function main(): Promise<void> {
@@ -29,7 +29,7 @@ async function main(): Promise<void> {
     return true;
   };
   const host = await LocalHost.create({ port: 0, appModules: modules, log: () => undefined, extraRoutes: route });
-  const feeder = await ModelFeeder.start({
+  const feeder = await BlobFeeder.start({
     host,
     repository: (await sharedEngine()).models.repository,
     intervalMs: 100,

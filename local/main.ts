@@ -16,7 +16,7 @@ import { InProcessTopicPublisher } from '../lib/async/result-publisher';
 import { LocalHost } from './host';
 import { hostJsonHttp, hostJsonServiceBus } from './host-json';
 import { AsyncLineWriter } from './line-writer';
-import { ModelFeeder } from './model-feeder';
+import { BlobFeeder } from './blob-feeder';
 import { ServiceBusEmulator } from './service-bus-emulator';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -38,6 +38,7 @@ const BINDING_DEFAULTS: Record<string, string> = {
   RESULTS_TOPIC: 'risk-completed',
   REJECTED_QUEUE: 'scoring-rejected',
   MODELS_CONTAINER: 'models',
+  RULESETS_CONTAINER: 'models',
 };
 
 /**
@@ -77,11 +78,12 @@ async function main(): Promise<void> {
   if (dynamicThrottlesEnabled)
     log('host.json extensions.http.dynamicThrottlesEnabled: not emulated (it reads the Azure sandbox counters)');
   serviceBus.start(host);
-  // the models container (models/ folder, or Azurite with AzureWebJobsStorage=UseDevelopmentStorage=true) feeds the blob trigger
-  const models = await ModelFeeder.start({ host, repository: (await sharedEngine()).models.repository, log });
+  // the models container (models/ folder, or Azurite with AzureWebJobsStorage=UseDevelopmentStorage=true) feeds
+  // every blob trigger by its declared path: models, and rulesets under rulesets/{name}/{version}.json
+  const models = await BlobFeeder.start({ host, repository: (await sharedEngine()).models.repository, log });
   if (models !== undefined)
     log(
-      `Model uploads: ${models.description}/{name}/{version}.onnx (manifest {version}.json first) -> blob trigger; admin: ${host.url}/api/models`,
+      `Uploads: ${models.description} (a model's manifest {version}.json first); admin: ${host.url}/api/models, ${host.url}/api/rulesets`,
     );
   log(
     `Embedded Service Bus: POST ${host.url}/local/queues/{queue}/messages; GET …/messages, …/deadletter, ${host.url}/local/topics/{topic}/messages`,

@@ -1,8 +1,10 @@
 /**
  * Builds decisioning from settings: the list store (Redis when configured, else in-process) behind L1, the
  * shipped ruleset (highest version in `RULESET_DIR/{RULESET_NAME}/`), and ruleset rollout (pointer on Redis or
- * in-process; documents from the rulesets container when storage is configured, else the folder).
+ * in-process; documents from the rulesets container when storage is configured, else the models folder's
+ * `rulesets/` and the shipped folder).
  */
+import * as path from 'node:path';
 import type { TokenCredential } from '@azure/identity';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/config';
@@ -43,9 +45,10 @@ export interface DecisioningParts {
 
 function defaultRepository(config: Config, deps: DecisioningDeps): RulesetRepository {
   const s = config.rollout.storage;
-  // a storage account is configured (as for models): else the shipped folder plays the container
+  // a storage account is configured (as for models): else the models folder plays the container (uploads land in
+  // its rulesets/{name}/{version}.json, as in the container), with the shipped folder behind it
   if (s.connectionString === undefined && s.blobServiceUri === undefined)
-    return new FolderRulesetRepository(config.decisioning.dir);
+    return new FolderRulesetRepository([path.join(config.model.dir, 'rulesets'), config.decisioning.dir]);
   // the SDK loads only when a storage account is configured
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { BlobServiceClient } = require('@azure/storage-blob') as typeof import('@azure/storage-blob');

@@ -2,6 +2,7 @@
  * Where ruleset documents are read from: `rulesets/{name}/{version}.json` in a blob container
  * (`RULESETS_CONTAINER`, default the models container), or the shipped `rulesets/` folder (`{name}/{version}.json`).
  */
+import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { ContainerClient } from '@azure/storage-blob';
@@ -39,33 +40,43 @@ function tooLarge(): AppError {
   return new AppError('payload_too_large', `A ruleset is at most ${MAX_RULESET_BYTES} bytes.`);
 }
 
-/** The shipped folder: `{dir}/{name}/{version}.json`. */
+/**
+ * Folders laid out as `{dir}/{name}/{version}.json`, searched in order: on embedded defaults the models folder's
+ * `rulesets/` (where uploads land, as in the container) and then the shipped folder. A version is read from the
+ * first folder that has it; the versions are those of every folder.
+ */
 export class FolderRulesetRepository implements RulesetRepository {
   readonly description: string;
-  constructor(private readonly dir: string) {
-    this.description = `folder ${dir}`;
+  private readonly dirs: readonly string[];
+  constructor(dir: string | readonly string[]) {
+    this.dirs = typeof dir === 'string' ? [dir] : dir;
+    this.description = `folder ${this.dirs.join(', ')}`;
   }
 
   source(name: string, version: string): string {
-    return path.join(this.dir, name, `${version}.json`);
+    const files = this.dirs.map((d) => path.join(d, name, `${version}.json`));
+    return files.find((f) => existsSync(f)) ?? files[0] ?? '';
   }
 
   async read(name: string, version: string): Promise<string> {
     if (!NAME.test(name) || !VERSION.test(version)) throw new AppError('not_found', 'No such ruleset version.');
-    const text = await readFile(path.join(this.dir, name, `${version}.json`), 'utf8').catch((err: unknown) => {
-      throw new AppError('not_found', `No ruleset ${name} ${version} in the rulesets folder.`, { cause: err });
-    });
-    if (Buffer.byteLength(text) > MAX_RULESET_BYTES) throw tooLarge();
-    return text;
+    for (const dir of this.dirs) {
+      const text = await readFile(path.join(dir, name, `${version}.json`), 'utf8').catch(() => undefined);
+      if (text === undefined) continue;
+      if (Buffer.byteLength(text) > MAX_RULESET_BYTES) throw tooLarge();
+      return text;
+    }
+    throw new AppError('not_found', `No ruleset ${name} ${version} in the rulesets folder.`);
   }
 
   async versions(name: string): Promise<string[]> {
     if (!NAME.test(name)) return [];
-    const files = await readdir(path.join(this.dir, name)).catch(() => [] as string[]);
-    return files
-      .filter((f) => f.endsWith('.json') && VERSION.test(f.slice(0, -5)))
-      .map((f) => f.slice(0, -5))
-      .sort(compareVersions);
+    const all = new Set<string>();
+    for (const dir of this.dirs) {
+      const files = await readdir(path.join(dir, name)).catch(() => [] as string[]);
+      for (const f of files) if (f.endsWith('.json') && VERSION.test(f.slice(0, -5))) all.add(f.slice(0, -5));
+    }
+    return [...all].sort(compareVersions);
   }
 }
 

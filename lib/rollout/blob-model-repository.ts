@@ -9,6 +9,8 @@ import { AppError } from '../errors/errors';
 import { readBounded } from '../http/bounded-read';
 import { manifestBlobName, modelBlobName, type ModelRef } from './model-path';
 import {
+  blobTooLarge,
+  LIST_MAX_DEPTH,
   MANIFEST_MAX_BYTES,
   manifestTooLarge,
   tooLarge,
@@ -208,15 +210,30 @@ export class BlobModelRepository implements ModelRepository {
     return r === undefined ? undefined : Buffer.from(r.bytes).toString('utf8');
   }
 
-  list(): Promise<ModelBlob[]> {
-    return this.timed('list', () => this.listAll());
+  list(suffix = '.onnx'): Promise<ModelBlob[]> {
+    return this.timed('list', () => this.listAll(suffix));
   }
 
-  private async listAll(): Promise<ModelBlob[]> {
+  async readBlob(blobPath: string, maxBytes: number): Promise<Buffer> {
+    const name = blobPath.startsWith(`${this.container}/`) ? blobPath.slice(this.container.length + 1) : '';
+    if (name === '') throw new AppError('not_found', `${blobPath} is not in the container ${this.container}.`);
+    const blob = this.client.getBlobClient(name);
+    try {
+      const props = await blob.getProperties();
+      if ((props.contentLength ?? 0) > maxBytes) throw blobTooLarge(blobPath, maxBytes);
+      return await blob.downloadToBuffer(0, props.contentLength ?? 0);
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      if (statusOf(err) === 404) throw new AppError('not_found', `${blobPath} is not in the container.`);
+      throw unavailable(err);
+    }
+  }
+
+  private async listAll(suffix: string): Promise<ModelBlob[]> {
     const out: ModelBlob[] = [];
     try {
       for await (const b of this.client.listBlobsFlat({ includeMetadata: true })) {
-        if (!b.name.endsWith('.onnx')) continue;
+        if (!b.name.endsWith(suffix) || b.name.split('/').length - 1 > LIST_MAX_DEPTH) continue;
         out.push({
           blobPath: `${this.container}/${b.name}`,
           etag: b.properties.etag ?? '',

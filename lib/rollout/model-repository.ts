@@ -62,9 +62,26 @@ export interface ModelRepository {
    * @throws AppError `model_invalid` (too large), `dependency_unavailable` (transient).
    */
   readManifest(ref: ModelRef): Promise<string | undefined>;
-  /** Every model file (the local host's feeders poll this to play the blob trigger). */
-  list(): Promise<ModelBlob[]>;
+  /**
+   * Every file of the container whose name ends with `suffix` (default `.onnx`: the model files), at most
+   * {@link LIST_MAX_DEPTH} folders deep: the local host's blob feeder polls this to play every blob trigger.
+   */
+  list(suffix?: string): Promise<ModelBlob[]>;
+  /**
+   * The content of one file of the container, by its blob path (`{container}/…`), read with a cap (the local host's
+   * blob feeder passes it to a trigger that takes the blob's content).
+   * @throws AppError `not_found`, `payload_too_large` (over `maxBytes`), `dependency_unavailable`.
+   */
+  readBlob(blobPath: string, maxBytes: number): Promise<Buffer>;
   dispose(): Promise<void>;
+}
+
+/** How many folders deep {@link ModelRepository.list} looks (`rulesets/{name}/{version}.json` is 3). */
+export const LIST_MAX_DEPTH = 4;
+
+/** A blob over the cap of {@link ModelRepository.readBlob}. */
+export function blobTooLarge(blobPath: string, maxBytes: number): AppError {
+  return new AppError('payload_too_large', `${blobPath} is over ${maxBytes} bytes.`);
 }
 
 /** A model file larger than the limit. */
@@ -131,27 +148,44 @@ export class FolderModelRepository implements ModelRepository {
     return Buffer.from(r.bytes).toString('utf8');
   }
 
-  async list(): Promise<ModelBlob[]> {
-    const dirs = await fs.readdir(this.dir, { withFileTypes: true }).catch(() => []);
+  async list(suffix = '.onnx'): Promise<ModelBlob[]> {
     const out: ModelBlob[] = [];
-    for (const d of dirs.filter((e) => e.isDirectory())) {
-      // every `{a}/{b}.onnx`, as the trigger path `{name}/{version}.onnx` matches it; the handler rejects bad names
-      const files = await fs.readdir(path.join(this.dir, d.name)).catch(() => [] as string[]);
-      for (const file of files.filter((f) => f.endsWith('.onnx'))) {
-        const full = path.join(this.dir, d.name, file);
+    // every `…/{b}{suffix}` as deep as a trigger path reaches; the handlers reject bad names
+    const walk = async (rel: string, depth: number): Promise<void> => {
+      const entries = await fs.readdir(path.join(this.dir, rel), { withFileTypes: true }).catch(() => []);
+      for (const e of entries) {
+        const child = rel === '' ? e.name : `${rel}/${e.name}`;
+        if (e.isDirectory()) {
+          if (depth < LIST_MAX_DEPTH) await walk(child, depth + 1);
+          continue;
+        }
+        if (!e.isFile() || !e.name.endsWith(suffix) || rel === '') continue;
+        const full = path.join(this.dir, child);
         const stat = await fs.stat(full).catch(() => undefined);
-        if (stat === undefined || !stat.isFile()) continue;
-        const base = full.slice(0, -'.onnx'.length);
+        if (stat === undefined) continue;
         out.push({
-          blobPath: `${this.container}/${d.name}/${file}`,
+          blobPath: `${this.container}/${child}`,
           etag: `${stat.mtimeMs}-${stat.size}`,
           size: stat.size,
-          metadata: await this.metadata(base),
+          metadata: await this.metadata(full.slice(0, -suffix.length)),
           uri: `file://${full}`,
         });
       }
-    }
+    };
+    await walk('', 1);
     return out;
+  }
+
+  async readBlob(blobPath: string, maxBytes: number): Promise<Buffer> {
+    const rel = blobPath.startsWith(`${this.container}/`) ? blobPath.slice(this.container.length + 1) : '';
+    const full = path.resolve(this.dir, rel);
+    if (rel === '' || !full.startsWith(`${path.resolve(this.dir)}${path.sep}`))
+      throw new AppError('not_found', `${blobPath} is not in the models folder.`);
+    const stat = await fs.stat(full).catch(() => undefined);
+    if (stat === undefined || !stat.isFile())
+      throw new AppError('not_found', `${blobPath} is not in the models folder.`);
+    if (stat.size > maxBytes) throw blobTooLarge(blobPath, maxBytes);
+    return fs.readFile(full);
   }
 
   /** The `{version}.metadata.json` sidecar next to `{base}.onnx`: string values only. */

@@ -12,7 +12,7 @@ import { compareVersions } from '../../lib/models/model-folder';
 import type { ModelStatus } from '../../lib/rollout/model-admin';
 import { inShare } from '../../lib/rollout/traffic-router';
 import type { LocalHost } from '../../local/host';
-import { ModelFeeder } from '../../local/model-feeder';
+import { BlobFeeder } from '../../local/blob-feeder';
 import { validEvent } from '../support/events';
 import { startHost } from '../support/host';
 import { BUNDLED_MODELS } from '../support/models';
@@ -27,7 +27,7 @@ let azurite: Azurite;
 let container: ContainerClient;
 let hostA: LocalHost;
 let engineA: Engine;
-let feeder: ModelFeeder | undefined;
+let feeder: BlobFeeder | undefined;
 let B: ChildInstance;
 let A: string;
 
@@ -81,7 +81,7 @@ before(async () => {
   hostA = await startHost();
   A = hostA.url;
   engineA = await sharedEngine();
-  feeder = await ModelFeeder.start({ host: hostA, repository: engineA.models.repository, intervalMs: 100 });
+  feeder = await BlobFeeder.start({ host: hostA, repository: engineA.models.repository, intervalMs: 100 });
   await bothServe('1.0.0');
 });
 after(async () => {

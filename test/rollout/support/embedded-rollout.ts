@@ -1,6 +1,6 @@
 import { sharedEngine } from '../../../lib/app';
 import type { LocalHost } from '../../../local/host';
-import { ModelFeeder } from '../../../local/model-feeder';
+import { BlobFeeder } from '../../../local/blob-feeder';
 import { startHost } from '../../support/host';
 import { copyBundled } from './models';
 
@@ -25,12 +25,13 @@ export async function startEmbeddedRollout(): Promise<EmbeddedRollout> {
   Object.assign(process.env, {
     MODEL_DIR: folder.dir,
     MODELS_CONTAINER: 'models',
+    RULESETS_CONTAINER: 'models', // as npm start sets it: ruleset uploads land in the models container too
     INFERENCE_WORKERS: '1',
     BATCH_MAX_SIZE: '8',
     LOG_LEVEL: 'error',
   });
   const host = await startHost();
-  const feeder = await ModelFeeder.start({
+  const feeder = await BlobFeeder.start({
     host,
     repository: (await sharedEngine()).models.repository,
     intervalMs: 50,
