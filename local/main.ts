@@ -47,6 +47,7 @@ const BINDING_DEFAULTS: Record<string, string> = {
  * `disabled` (lib/config).
  */
 const NPM_START_DEFAULTS: Record<string, string> = {
+  ROLLOUT_STATE_DIR: '.data/rollout', // without Redis, a promote or rollback survives a restart
   CASE_STORE: 'pglite',
   IDENTITY_MODE: 'development',
 };

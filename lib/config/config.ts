@@ -118,6 +118,8 @@ export interface Config {
     readonly reclaimAfterSwap: boolean;
     /** This instance's id (`INSTANCE_ID`, else `WEBSITE_INSTANCE_ID` / `CONTAINER_APP_REPLICA_NAME`); undefined = host name and pid. */
     readonly instanceId: string | undefined;
+    /** Without Redis, where the model and ruleset pointers are kept across restarts (`ROLLOUT_STATE_DIR`); undefined = memory only. */
+    readonly stateDir: string | undefined;
   };
   /** Rules, lists and merchant profiles (docs/decisioning.md). */
   readonly decisioning: {
@@ -244,6 +246,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       forceMetadataKey: e.MODEL_FORCE_METADATA_KEY,
       reclaimAfterSwap: e.MODEL_RECLAIM_AFTER_SWAP,
       instanceId: e.INSTANCE_ID ?? e.WEBSITE_INSTANCE_ID ?? e.CONTAINER_APP_REPLICA_NAME,
+      stateDir: e.ROLLOUT_STATE_DIR === undefined ? undefined : path.resolve(appRoot(), e.ROLLOUT_STATE_DIR),
     },
     decisioning: {
       rulesetName: e.RULESET_NAME === 'none' ? undefined : e.RULESET_NAME,

@@ -204,6 +204,9 @@ const envShape = z.object({
     'Largest mean absolute golden-set score shift against the active version accepted without force.',
   ),
   MODEL_RECONCILE_INTERVAL_SEC: int(1, 3600, 30).describe('Every instance re-reads the fleet pointer this often, s.'),
+  ROLLOUT_STATE_DIR: optStr.describe(
+    'Without Redis: a folder (relative to the app root) where the model and ruleset pointers are kept, so that a promote or rollback survives a restart (`npm start` sets `.data/rollout`). Unset: in memory only. With Redis the pointers live there.',
+  ),
   HEALTH_PROBE_INTERVAL_SEC: int(1, 3600, 15).describe(
     'Period of the background sample inference that `/api/health/ready` reports, s.',
   ),

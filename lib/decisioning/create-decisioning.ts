@@ -17,7 +17,13 @@ import { ListLookup, type ListLookupEvents } from './list-lookup';
 import { MemoryListStore, type ListStore } from './list-store';
 import { loadRuleset } from './load-ruleset';
 import { RedisListStore } from './redis-list-store';
-import { MemoryRulesetPointerStore, RedisRulesetPointerStore, type RulesetPointerStore } from './ruleset-pointer';
+import { JsonFileMap } from '../persistence/json-file-map';
+import {
+  MemoryRulesetPointerStore,
+  RedisRulesetPointerStore,
+  type RulesetPointerStore,
+  type RulesetState,
+} from './ruleset-pointer';
 import { BlobRulesetRepository, FolderRulesetRepository, type RulesetRepository } from './ruleset-repository';
 import { GOLDEN_THRESHOLDS, RulesetRollout } from './ruleset-rollout';
 
@@ -103,7 +109,15 @@ export async function createDecisioning(config: Config, deps: DecisioningDeps): 
   });
   const pointerStore =
     deps.pointerStore ??
-    (redis === undefined ? new MemoryRulesetPointerStore() : new RedisRulesetPointerStore(redis, prefix));
+    (redis === undefined
+      ? new MemoryRulesetPointerStore(
+          config.rollout.stateDir === undefined
+            ? undefined
+            : new JsonFileMap<RulesetState>(path.join(config.rollout.stateDir, 'rulesets.json'), (m) =>
+                logger.warn(`rulesets: ${m}`),
+              ),
+        )
+      : new RedisRulesetPointerStore(redis, prefix));
   let repository: RulesetRepository;
   try {
     repository = deps.repository ?? defaultRepository(config, deps);

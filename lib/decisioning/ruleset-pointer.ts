@@ -4,6 +4,7 @@
  * that also publishes `{ name, generation }` on `{prefix}ruleset:v1:changed`, as the model fleet pointer does)
  * or in-process without Redis.
  */
+import type { JsonFileMap } from '../persistence/json-file-map';
 import type { Redis } from 'ioredis';
 import { redisCall, type RedisCall } from '../context/redis-call';
 import { redisCas } from '../context/redis-cas';
@@ -61,9 +62,18 @@ export interface RulesetPointerStore {
 
 /** In-process pointer store. */
 export class MemoryRulesetPointerStore implements RulesetPointerStore {
-  readonly description = 'in-process';
+  readonly description: string;
   private readonly states = new Map<string, RulesetState>();
   private readonly listeners = new Set<(name: string) => void>();
+
+  /**
+   * @param file where the pointers are kept across restarts (embedded defaults: `ROLLOUT_STATE_DIR`); default none,
+   *   in memory only.
+   */
+  constructor(private readonly file?: JsonFileMap<RulesetState>) {
+    this.description = file === undefined ? 'in-process' : `in-process, kept in ${file.file}`;
+    for (const [name, state] of file?.entries() ?? []) this.states.set(name, state);
+  }
 
   read(name: string): Promise<RulesetState> {
     return Promise.resolve(this.states.get(name) ?? EMPTY_STATE);
@@ -75,6 +85,7 @@ export class MemoryRulesetPointerStore implements RulesetPointerStore {
     if (next === undefined) return Promise.resolve(cur);
     const s = { ...next, generation: cur.generation + 1 };
     this.states.set(name, s);
+    this.file?.set(name, s);
     for (const l of this.listeners) l(name);
     return Promise.resolve(s);
   }

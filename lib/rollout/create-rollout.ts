@@ -6,6 +6,7 @@
  */
 import type { StageTracer } from '../telemetry/stage-tracer';
 import { hostname } from 'node:os';
+import * as path from 'node:path';
 import type { TokenCredential } from '@azure/identity';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/config';
@@ -17,6 +18,8 @@ import { batchedBackendFactory, inferenceSettings, resolveMode } from '../infere
 import { SessionManager } from '../inference/session-manager';
 import type { Logger } from '../telemetry/logger';
 import type { ModelSource } from '../models/model-folder';
+import { JsonFileMap } from '../persistence/json-file-map';
+import type { FleetState } from './fleet-state';
 import { BlobModelRepository, blobConfigured, type BlobRepositoryEvents } from './blob-model-repository';
 import { FleetAgent, type FleetAgentEvents } from './fleet-agent';
 import { FleetModelSource } from './fleet-model-source';
@@ -104,7 +107,15 @@ export function planRollout(config: Config, base: ModelSource, deps: RolloutDeps
   const instanceId = deps.instanceId ?? r.instanceId ?? `${hostname()}-${process.pid}`;
   const store =
     deps.store ??
-    (deps.redis !== undefined ? new RedisFleetStore(deps.redis, config.redis.keyPrefix) : new MemoryFleetStore());
+    (deps.redis !== undefined
+      ? new RedisFleetStore(deps.redis, config.redis.keyPrefix)
+      : new MemoryFleetStore(
+          r.stateDir === undefined
+            ? undefined
+            : new JsonFileMap<FleetState>(path.join(r.stateDir, 'models.json'), (m) =>
+                deps.logger.warn(`rollout: ${m}`),
+              ),
+        ));
   const bundled = new FolderModelRepository(config.model.dir, r.storage.container);
   const repository =
     deps.repository ??

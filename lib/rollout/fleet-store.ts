@@ -3,6 +3,7 @@
  * instance) or in-process when no Redis is configured (the embedded default; same contract, one instance).
  * Also keeps the last rejections, what each instance reports about itself, and shadow statistics.
  */
+import type { JsonFileMap } from '../persistence/json-file-map';
 import type { ErrorCode, FieldError } from '../errors/errors';
 import type { FleetState, Transition } from './fleet-state';
 import { addCounts, emptyCounts, MAX_SHADOW_PAIRS, type ShadowCounts } from './shadow-stats';
@@ -94,13 +95,22 @@ export interface FleetStore {
 
 /** The in-process store (no Redis): one instance, same contract. Announcements are asynchronous, as pub/sub's are. */
 export class MemoryFleetStore implements FleetStore {
-  readonly description = 'in-process';
+  readonly description: string;
   private readonly states = new Map<string, string>();
   private readonly rejected = new Map<string, Rejection[]>();
   private readonly reports = new Map<string, Map<string, InstanceReport>>();
   private readonly shadows = new Map<string, ShadowCounts>();
   private readonly listeners = new Set<ChangeListener>();
   private disposed = false;
+
+  /**
+   * @param file where the pointers are kept across restarts (embedded defaults: `ROLLOUT_STATE_DIR`); default none,
+   *   in memory only.
+   */
+  constructor(private readonly file?: JsonFileMap<FleetState>) {
+    this.description = file === undefined ? 'in-process' : `in-process, kept in ${file.file}`;
+    for (const [name, state] of file?.entries() ?? []) this.states.set(name, JSON.stringify(state));
+  }
 
   read(name: string): Promise<FleetState | undefined> {
     const s = this.states.get(name);
@@ -118,6 +128,7 @@ export class MemoryFleetStore implements FleetStore {
     }
     if (t.changed) {
       this.states.set(name, JSON.stringify(t.state));
+      this.file?.set(name, t.state);
       const generation = t.state.generation;
       for (const l of this.listeners) setImmediate(() => !this.disposed && l(name, generation));
     }

@@ -29,6 +29,7 @@ import {
  */
 const NOT_SET_IN_AZURE: Record<string, string> = {
   MODEL_VERSION: 'unset = the fleet pointer / newest version; set only to pin',
+  ROLLOUT_STATE_DIR: 'embedded defaults only: Azure keeps the pointers on Redis',
   REDIS_URL: 'local development; Azure uses REDIS_HOST with Entra ID',
   CONTEXT_SOURCE_URL: 'only with CONTEXT_SOURCE=http',
   ModelStorage: 'connection-string form; Azure uses the identity form ModelStorage__*',

@@ -7,6 +7,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { eventually, within } from '../support/eventually';
@@ -41,6 +43,8 @@ async function loadedPackages(extra: Record<string, string>): Promise<string[]> 
     PORT: '0',
     // the embedded case database of this run (scripts/run-tests.mjs), never the checkout's .data/
     ...(process.env['PGLITE_DIR'] === undefined ? {} : { PGLITE_DIR: process.env['PGLITE_DIR'] }),
+    // the rollout pointers of this start, never the checkout's .data/rollout
+    ROLLOUT_STATE_DIR: mkdtempSync(path.join(os.tmpdir(), 'start-modules-rollout-')),
     ...extra,
   };
   const script = `

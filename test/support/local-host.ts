@@ -1,11 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { outputMatching } from './child-process';
 
 /** `npm start`'s entry point, compiled (dist/local/main.js). */
 const MAIN = path.resolve(__dirname, '../../local/main.js');
 
-/** Settings dropped from the inherited environment on every start, so the host runs on its embedded defaults. */
+/** Inherited settings dropped on every start (unless `set` gives them), so the host runs on its embedded defaults. */
 const EMBEDDED_DEFAULTS = ['REDIS_URL', 'MODEL_DIR'];
 
 /** Settings of {@link startLocalHost}. */
@@ -35,8 +37,12 @@ export interface LocalHost {
  * host (SIGKILL) and fails naming the line awaited, with the output so far.
  */
 export async function startLocalHost(settings: LocalHostSettings = {}): Promise<LocalHost> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', ...settings.set };
-  for (const k of [...EMBEDDED_DEFAULTS, ...(settings.unset ?? [])]) delete env[k];
+  // npm start keeps the rollout pointers in ROLLOUT_STATE_DIR (default `.data/rollout`): each start gets its own
+  // folder in the run's temporary folder unless the test passes one (to restart on the same state)
+  const stateDir = mkdtempSync(path.join(process.env['DECISION_LOG_DIR'] ?? os.tmpdir(), 'rollout-'));
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', ROLLOUT_STATE_DIR: stateDir, ...settings.set };
+  for (const k of EMBEDDED_DEFAULTS) if (settings.set?.[k] === undefined) delete env[k];
+  for (const k of settings.unset ?? []) delete env[k];
   const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
