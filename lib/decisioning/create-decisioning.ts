@@ -72,17 +72,35 @@ function defaultRepository(config: Config, deps: DecisioningDeps): RulesetReposi
   return new BlobRulesetRepository(service.getContainerClient(config.decisioning.container));
 }
 
-/** The highest version of the shipped ruleset, validated. @throws AppError `ruleset_invalid`, `config_invalid`. */
-async function shipped(config: Config, name: string): Promise<CompiledRuleset | undefined> {
+/**
+ * The highest version of the shipped ruleset that validates. A version that does not (left in the folder) never
+ * stops a start: it is reported (`refused`, naming the version, the file, the rule and the column) and the next
+ * lower version serves. @throws AppError `ruleset_invalid` (the newest version's) when no version validates.
+ */
+async function shipped(
+  config: Config,
+  name: string,
+  refused: (e: { version: string; reason: string }) => void,
+): Promise<CompiledRuleset | undefined> {
   const folder = new FolderRulesetRepository(config.decisioning.dir);
-  const latest = (await folder.versions(name)).at(-1);
-  if (latest === undefined) return undefined;
-  return loadRuleset(await folder.read(name, latest), GOLDEN_THRESHOLDS, folder.source(name, latest));
+  const versions = await folder.versions(name);
+  let first: unknown;
+  for (const version of [...versions].reverse()) {
+    try {
+      return loadRuleset(await folder.read(name, version), GOLDEN_THRESHOLDS, folder.source(name, version));
+    } catch (err) {
+      first ??= err;
+      refused({ version, reason: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  if (first !== undefined) throw first;
+  return undefined;
 }
 
 /**
  * Builds and starts decisioning.
- * @throws AppError `ruleset_invalid` when the shipped ruleset does not load (start-up fails naming the rule).
+ * @throws AppError `ruleset_invalid` when no shipped ruleset version loads (start-up fails naming the rule); a
+ *   refused newer version is logged and skipped.
  */
 export async function createDecisioning(config: Config, deps: DecisioningDeps): Promise<DecisioningParts | undefined> {
   const name = config.decisioning.rulesetName;
@@ -101,7 +119,9 @@ export async function createDecisioning(config: Config, deps: DecisioningDeps): 
       ...deps.on,
     },
   });
-  const initial = await shipped(config, name);
+  const initial = await shipped(config, name, (e) =>
+    logger.warn('shipped ruleset version refused: the next lower version serves', e),
+  );
   const decisioning = new Decisioning(lookup, initial, {
     ruleErrors: (e) => logger.warn('rule evaluation failed: decision held for review', e),
     swapped: (e) => logger.info('ruleset swapped', e),
