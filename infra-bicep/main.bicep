@@ -256,6 +256,30 @@ var effectiveBatchMaxSizeGpu = batchMaxSizeGpu > 0 ? batchMaxSizeGpu : gpuSizing
 var effectiveGpuInferenceWorkers = gpuInferenceWorkers > 0 ? gpuInferenceWorkers : gpuSizing[gpuProfileType].gpus
 var effectiveHttpConcurrency = httpConcurrentRequestsPerReplica > 0 ? httpConcurrentRequestsPerReplica : (isGpu ? 64 : 50)
 var replicaCpu = isGpu ? gpuSizing[gpuProfileType].cpu : cpuReplicaCores
+
+// Language-worker processes per replica or instance (FUNCTIONS_WORKER_PROCESS_COUNT: the host hands invocations to
+// them round-robin) and the inference threads of each: processes × inferenceWorkers × intraOpThreads never exceeds
+// the vCPUs (checked by test/infra/settings-contract.test.ts). CPU: one process per vCPU (Microsoft's guidance for
+// CPU-bound Node apps), each with one inference thread. GPU: one process, so one CUDA context per GPU.
+var cpuProcessSizing = {
+  '0.5': { vcpus: 1, processes: 1, inferenceWorkers: 1, intraOpThreads: 1 }
+  '1.0': { vcpus: 1, processes: 1, inferenceWorkers: 1, intraOpThreads: 1 }
+  '2.0': { vcpus: 2, processes: 2, inferenceWorkers: 1, intraOpThreads: 1 }
+  '4.0': { vcpus: 4, processes: 4, inferenceWorkers: 1, intraOpThreads: 1 }
+}
+// Flex Consumption: 2 GiB per vCPU (512 MB instances get a fraction of one).
+var flexProcessSizing = {
+  '512': { vcpus: 1, processes: 1, inferenceWorkers: 1, intraOpThreads: 1 }
+  '2048': { vcpus: 1, processes: 1, inferenceWorkers: 1, intraOpThreads: 1 }
+  '4096': { vcpus: 2, processes: 2, inferenceWorkers: 1, intraOpThreads: 1 }
+}
+var gpuProcessSizing = {
+  'Consumption-GPU-NC8as-T4': { vcpus: 8, processes: 1, inferenceWorkers: effectiveGpuInferenceWorkers, intraOpThreads: 1 }
+  'Consumption-GPU-NC24-A100': { vcpus: 24, processes: 1, inferenceWorkers: effectiveGpuInferenceWorkers, intraOpThreads: 1 }
+}
+var processSizing = isGpu
+  ? gpuProcessSizing[gpuProfileType]
+  : (useFlex ? flexProcessSizing[string(flexInstanceMemoryMB)] : cpuProcessSizing[cpuReplicaCores])
 // The Consumption profile needs 2 GiB per vCPU.
 var consumptionMemory = {
   '0.5': '1Gi'
@@ -551,10 +575,19 @@ var appSettings = [
     name: 'BATCH_MAX_SIZE_GPU'
     value: string(effectiveBatchMaxSizeGpu)
   }
-  // GPU: one CUDA session per GPU (auto would give cores - 1: 7 on T4, 23 on A100). CPU: 0 = auto.
+  // Per process (processSizing): GPU one CUDA session per GPU; CPU one inference thread per process, one process per
+  // vCPU, so that processes × workers × intra-op threads never exceed the vCPUs.
+  {
+    name: 'FUNCTIONS_WORKER_PROCESS_COUNT'
+    value: string(processSizing.processes)
+  }
   {
     name: 'INFERENCE_WORKERS'
-    value: isGpu ? string(effectiveGpuInferenceWorkers) : '0'
+    value: string(processSizing.inferenceWorkers)
+  }
+  {
+    name: 'ORT_INTRA_OP_THREADS'
+    value: string(processSizing.intraOpThreads)
   }
   {
     name: 'MODEL_DIR'

@@ -48,7 +48,11 @@ const NOT_SET_IN_AZURE: Record<string, string> = {
 };
 
 /** App settings read by the platform or the runtime, not by lib/config. */
-const PLATFORM_SETTINGS = new Set(['FUNCTIONS_WORKER_RUNTIME', 'MALLOC_MMAP_THRESHOLD_']);
+const PLATFORM_SETTINGS = new Set([
+  'FUNCTIONS_WORKER_RUNTIME',
+  'FUNCTIONS_WORKER_PROCESS_COUNT',
+  'MALLOC_MMAP_THRESHOLD_',
+]);
 
 /** main.bicep params a user does not set through azd (no main.parameters.json entry), with the reason. */
 const PARAMS_NOT_MAPPED: Record<string, string> = { tags: 'an object; azd adds azd-env-name itself' };
