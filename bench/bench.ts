@@ -31,8 +31,9 @@ import { loadRun, medianOf, spreadOf, type RunFigures, type Spread } from './loa
 import { writeRandomModel } from './model-fixture';
 import { runEscalationScenario } from './escalation';
 import { overloadScenario, refusalScenario, type OverloadFigures, type RefusalFigures } from './overload';
-import { paymentBody, USERS } from './payment-body';
+import { paymentBody } from './payment-body';
 import { deleteKeys } from './redis-keys';
+import { seedNaiveProfiles } from './naive-profiles';
 import {
   checkTargets,
   latencySvg,
@@ -315,15 +316,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();
-  const profile = JSON.stringify({
-    homeCountry: 'FR',
-    usualAmount: 80,
-    knownDevices: ['dev-abc'],
-    accountCreatedAt: '2024-01-01T00:00:00Z',
-  });
-  const setup = redis.pipeline();
-  for (let u = 0; u < USERS; u += 2) setup.set(`bench:naive:profile:user-${u}`, profile); // half the users have a profile
-  await setup.exec();
+  await seedNaiveProfiles(redis); // half the users have a profile
   const figures: Record<string, ModelFigures> = {};
   let telemetry: TelemetryFigures | undefined;
   let refusal: RefusalFigures | undefined;

@@ -28,8 +28,9 @@ import { machine } from './machine';
 import { writeRandomModel } from './model-fixture';
 import { openLoop } from './open-loop';
 import { closedLoop, MAX_CONNECTIONS } from './overload';
-import { paymentBody, USERS } from './payment-body';
+import { paymentBody } from './payment-body';
 import { deleteKeys } from './redis-keys';
+import { bundledModelFile, seedNaiveProfiles } from './naive-profiles';
 
 const QUICK = process.argv.includes('--quick');
 /**
@@ -48,12 +49,6 @@ const SLO_P99_MS = 50;
 const FLEET_RPS = 10_000;
 /** The ladder of fixed rates, as fractions of the service's capacity. */
 const LADDER = [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
-const NAIVE_PROFILE = JSON.stringify({
-  homeCountry: 'FR',
-  usualAmount: 80,
-  knownDevices: ['dev-abc'],
-  accountCreatedAt: '2024-01-01T00:00:00Z',
-});
 
 const log = (msg: string): void =>
   void process.stderr.write(`[capacity ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
@@ -164,21 +159,15 @@ async function main(): Promise<void> {
   const root = appRoot();
   const started = Date.now();
   const modelsDir = path.join(root, 'models');
-  const latest = (await fs.readdir(path.join(modelsDir, 'fraud')))
-    .filter((f) => /^\d+\.\d+\.\d+\.onnx$/.test(f))
-    .sort()
-    .at(-1);
-  if (latest === undefined) throw new Error('No bundled model under models/fraud/ (run `npm run model:train`).');
+  const modelFile = await bundledModelFile(modelsDir);
   const logDir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-capacity-log-'));
   const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();
   const models: Record<string, unknown> = {};
   try {
-    const setup = redis.pipeline();
-    for (let u = 0; u < USERS; u += 2) setup.set(`bench:naive:profile:user-${u}`, NAIVE_PROFILE);
-    await setup.exec();
+    await seedNaiveProfiles(redis);
     if (ONLY === undefined || ONLY === 'small')
-      models['small'] = await benchModel('small', modelsDir, path.join(modelsDir, 'fraud', latest), logDir);
+      models['small'] = await benchModel('small', modelsDir, modelFile, logDir);
     if (ONLY === undefined || ONLY === 'heavy') {
       const heavyDir = path.join(root, 'bench', 'models', 'heavy');
       const heavyFile = await writeRandomModel(heavyDir, { hidden: [2048, 2048, 2048], seed: 7 });

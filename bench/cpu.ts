@@ -40,10 +40,11 @@ import { secondNode, type ServerChild } from './children';
 import { spreadOf, type Spread } from './load';
 import { machine } from './machine';
 import { openLoop } from './open-loop';
-import { paymentBody, USERS } from './payment-body';
+import { paymentBody } from './payment-body';
 import { ARMS, BASELINE_APP, bodyOf, MARGINALS, startArm, type Arm, type ArmSetup } from './cpu-arms';
 import { perUnitUs, readCpu } from './proc-cpu';
 import { deleteKeys } from './redis-keys';
+import { bundledModelFile, seedNaiveProfiles } from './naive-profiles';
 import { caseDatabase, reviewTenPercentRulesets } from './case-arms';
 
 const QUICK = process.argv.includes('--quick');
@@ -53,12 +54,6 @@ const PLAN = {
 };
 const RATE = Number(process.env['BENCH_CPU_RATE'] ?? 400);
 const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
-const NAIVE_PROFILE = JSON.stringify({
-  homeCountry: 'FR',
-  usualAmount: 80,
-  knownDevices: ['dev-abc'],
-  accountCreatedAt: '2024-01-01T00:00:00Z',
-});
 
 /** One run of one arm. */
 interface ArmRun {
@@ -104,11 +99,7 @@ async function main(): Promise<void> {
   const out = path.join(root, 'bench', 'results');
   const started = Date.now();
   const modelsDir = path.join(root, 'models');
-  const latest = (await fs.readdir(path.join(modelsDir, 'fraud')))
-    .filter((f) => /^\d+\.\d+\.\d+\.onnx$/.test(f))
-    .sort()
-    .at(-1);
-  if (latest === undefined) throw new Error('No bundled model under models/fraud/ (run `npm run model:train`).');
+  const modelFile = await bundledModelFile(modelsDir);
   const logDir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-cpu-log-'));
   const serviceEnv = {
     MODEL_DIR: modelsDir,
@@ -128,9 +119,7 @@ async function main(): Promise<void> {
   let countCases: () => Promise<number> = () => Promise.resolve(0);
   const cleanups: (() => Promise<void>)[] = [];
   try {
-    const setup = redis.pipeline();
-    for (let u = 0; u < USERS; u += 2) setup.set(`bench:naive:profile:user-${u}`, NAIVE_PROFILE);
-    await setup.exec();
+    await seedNaiveProfiles(redis);
     const node2 = await secondNode(root);
     const caseDb = await caseDatabase();
     dropCaseDb = caseDb.drop;
@@ -138,8 +127,7 @@ async function main(): Promise<void> {
     const reviewRulesets = await reviewTenPercentRulesets(root);
     cleanups.push(() => fs.rm(reviewRulesets, { recursive: true, force: true }));
     const setupArms: ArmSetup = { node2, reviewRulesets, caseEnv: caseDb.env };
-    for (const arm of ARMS)
-      servers[arm] = await startArm(arm, path.join(modelsDir, 'fraud', latest), serviceEnv, setupArms);
+    for (const arm of ARMS) servers[arm] = await startArm(arm, modelFile, serviceEnv, setupArms);
     log(`servers up; warming each for ${PLAN.warmSec} s at ${RATE} req/s`);
     for (const arm of ARMS) await run(servers[arm] as ServerChild, PLAN.warmSec, bodyOf(arm));
     const runs: Record<Arm, ArmRun[]> = Object.fromEntries(ARMS.map((a) => [a, [] as ArmRun[]])) as Record<

@@ -35,8 +35,9 @@ import { startServer, type ServerChild } from './children';
 import { loadRun } from './load';
 import { writeRandomModel } from './model-fixture';
 import { openLoop } from './open-loop';
-import { paymentBody, USERS } from './payment-body';
+import { paymentBody } from './payment-body';
 import { deleteKeys } from './redis-keys';
+import { bundledModelFile, seedNaiveProfiles } from './naive-profiles';
 import { percentile } from './percentile';
 import {
   analyzeHeap,
@@ -54,12 +55,6 @@ const PLAN = QUICK
   : { rounds: 3, durationSec: 15, warmSec: 3, maxSec: 5 };
 const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const VARIANTS = ['service', 'naive_functions'] as const;
-const NAIVE_PROFILE = JSON.stringify({
-  homeCountry: 'FR',
-  usualAmount: 80,
-  knownDevices: ['dev-abc'],
-  accountCreatedAt: '2024-01-01T00:00:00Z',
-});
 type Variant = (typeof VARIANTS)[number];
 
 const log = (msg: string): void =>
@@ -289,21 +284,13 @@ async function main(): Promise<void> {
   await fs.mkdir(out, { recursive: true });
   const started = Date.now();
   const modelsDir = path.join(root, 'models');
-  const latest = (await fs.readdir(path.join(modelsDir, 'fraud')))
-    .filter((f) => /^\d+\.\d+\.\d+\.onnx$/.test(f))
-    .sort()
-    .at(-1);
-  if (latest === undefined) throw new Error('No bundled model under models/fraud/ (run `npm run model:train`).');
+  const modelFile = await bundledModelFile(modelsDir);
   const models: Record<string, unknown> = {};
   const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();
   try {
-    // the naive app's profiles, as bench.ts seeds them: half the users have one
-    const setup = redis.pipeline();
-    for (let u = 0; u < USERS; u += 2) setup.set(`bench:naive:profile:user-${u}`, NAIVE_PROFILE);
-    await setup.exec();
-    if (ONLY === undefined || ONLY === 'small')
-      models['small'] = await benchModel('small', modelsDir, path.join(modelsDir, 'fraud', latest), out);
+    await seedNaiveProfiles(redis);
+    if (ONLY === undefined || ONLY === 'small') models['small'] = await benchModel('small', modelsDir, modelFile, out);
     if (ONLY === undefined || ONLY === 'heavy') {
       const heavyDir = path.join(root, 'bench', 'models', 'heavy');
       const heavyFile = await writeRandomModel(heavyDir, { hidden: [2048, 2048, 2048], seed: 7 });
