@@ -1,7 +1,10 @@
 import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
 import { app } from '@azure/functions';
-import { sharedEngine } from '../lib/app';
+import { peopleRoutesAuthLevel, sharedEngine } from '../lib/app';
 import { jsonResponse, readJsonBody, withProblems } from '../lib/http/http-io';
+
+/** `function`, or `anonymous` behind Easy Auth (the console calls these routes from the browser: lib/app.ts). */
+const authLevel = peopleRoutesAuthLevel();
 
 /** Case bodies (a note, a verdict) are small. */
 const CASE_BODY_LIMIT_BYTES = 16 * 1024;
@@ -14,7 +17,7 @@ const CASE_BODY_LIMIT_BYTES = 16 * 1024;
 app.http('casesList', {
   route: 'cases',
   methods: ['GET'],
-  authLevel: 'function',
+  authLevel,
   handler: withProblems(async (request) =>
     jsonResponse(200, await (await sharedEngine()).cases.list(request.headers, request.query)),
   ),
@@ -24,7 +27,7 @@ app.http('casesList', {
 app.http('casesNext', {
   route: 'cases/next',
   methods: ['POST'],
-  authLevel: 'function',
+  authLevel,
   handler: withProblems(async (request) => {
     const c = await (await sharedEngine()).cases.next(request.headers);
     return c === undefined ? { status: 204, headers: { 'cache-control': 'no-store' } } : jsonResponse(200, { case: c });
@@ -35,7 +38,7 @@ app.http('casesNext', {
 app.http('casesGet', {
   route: 'cases/{id}',
   methods: ['GET'],
-  authLevel: 'function',
+  authLevel,
   handler: withProblems(async (request) =>
     jsonResponse(200, await (await sharedEngine()).cases.get(request.headers, request.params['id'])),
   ),
@@ -45,7 +48,7 @@ app.http('casesGet', {
 app.http('casesNotes', {
   route: 'cases/{id}/notes',
   methods: ['POST'],
-  authLevel: 'function',
+  authLevel,
   handler: withProblems(async (request) => {
     const engine = await sharedEngine();
     const body = await readJsonBody(request, CASE_BODY_LIMIT_BYTES);
@@ -60,7 +63,7 @@ app.http('casesNotes', {
 app.http('casesVerdict', {
   route: 'cases/{id}/verdict',
   methods: ['POST'],
-  authLevel: 'function',
+  authLevel,
   handler: withProblems(async (request) => {
     const engine = await sharedEngine();
     const body = await readJsonBody(request, CASE_BODY_LIMIT_BYTES);
@@ -72,7 +75,7 @@ app.http('casesVerdict', {
 app.http('casesAssign', {
   route: 'cases/{id}/assign',
   methods: ['POST'],
-  authLevel: 'function',
+  authLevel,
   handler: withProblems(async (request) => {
     const engine = await sharedEngine();
     const body = await readJsonBody(request, CASE_BODY_LIMIT_BYTES);
@@ -84,6 +87,6 @@ app.http('casesAssign', {
 app.http('me', {
   route: 'me',
   methods: ['GET'],
-  authLevel: 'function',
+  authLevel,
   handler: withProblems(async (request) => jsonResponse(200, (await sharedEngine()).cases.me(request.headers))),
 });

@@ -2,6 +2,13 @@
  * The composition root: builds the engine's object graph from configuration and clients. Production
  * defaults live here; tests pass their own dependencies. Nothing else reads `process.env`.
  */
+import { StaticFiles } from './http/static-files';
+import { Insights } from './console/insights';
+import type { DecisioningParts } from './decisioning/create-decisioning';
+import { Identity } from './identity/identity';
+import type { SessionManager } from './inference/session-manager';
+import type { LearningStore } from './learning/learning-store';
+import type { ModelRollout } from './rollout/model-rollout';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Redis } from 'ioredis';
@@ -186,6 +193,14 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     isReady: () => currentReadiness(sessions, rollout).ready,
     ...clock,
   });
+  const insights = createInsights(config, {
+    sessions,
+    rollout,
+    decisioning,
+    store: learning.store,
+    wallClock: deps.learning?.wallClock ?? Date.now,
+    monotonic: now,
+  });
   const readinessMonitor = new ReadinessMonitor({
     sessions,
     intervalMs: config.model.healthProbeIntervalMs,
@@ -208,9 +223,49 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     ...(decisioning === undefined ? {} : { decisioning }),
     learning,
     cases,
+    insights,
     disposables: [telemetry, publisher, ...oip.disposables, learning, cases],
   });
 }
+
+/** The console's read-only views: rules, drift, what serves (docs/console.md). */
+function createInsights(
+  config: Config,
+  p: {
+    sessions: SessionManager;
+    rollout: ModelRollout;
+    decisioning: DecisioningParts | undefined;
+    store: LearningStore;
+    wallClock: () => number;
+    monotonic: () => number;
+  },
+): Insights {
+  const { sessions, rollout, decisioning } = p;
+  const rulesetName = config.decisioning.rulesetName;
+  return new Insights({
+    identity: new Identity(config.cases.identity),
+    store: p.store,
+    wallClock: p.wallClock,
+    monotonic: p.monotonic,
+    model: () => sessions.manifest,
+    ruleIds: () => {
+      const rs = decisioning?.decisioning.ruleset;
+      return rs === undefined ? [] : rs.document.rules.map((r) => r.id);
+    },
+    serving: async () => ({
+      models: (await rollout.status()).models,
+      rulesets:
+        decisioning === undefined || rulesetName === undefined ? [] : [await decisioning.rollout.status(rulesetName)],
+    }),
+    maxRecords: INSIGHTS_MAX_RECORDS,
+    ttlMs: INSIGHTS_TTL_MS,
+  });
+}
+
+/** Decisions the console's rules and drift pages read per window at most (newest first). */
+const INSIGHTS_MAX_RECORDS = 200_000;
+/** How long the console's rules and drift figures are kept before they are read again. */
+const INSIGHTS_TTL_MS = 60_000;
 
 /** Telemetry's handlers of the case queue's events, with a caller's extra ones. */
 function caseHandlers(telemetry: Telemetry, extra: CasesDeps['on']): NonNullable<CasesDeps['on']> {
@@ -298,4 +353,23 @@ export async function disposeSharedEngine(): Promise<void> {
   const e = shared;
   shared = undefined;
   if (e !== undefined) await (await e).dispose();
+}
+
+/**
+ * The Functions `authLevel` of the routes people call from the console (cases, insights, `/api/me`). Behind Easy Auth
+ * (`IDENTITY_MODE=easyauth`) it is `anonymous`: Easy Auth signs the user in before the request reaches the app and
+ * the identity module refuses any request without its principal, while a function key cannot be kept in a browser
+ * (the pattern of azure-functions-host#11394). Otherwise `function`, as the other API routes. Read when the
+ * functions register, before the engine exists, so from the environment directly (a bad value is `function`).
+ */
+export function peopleRoutesAuthLevel(): 'anonymous' | 'function' {
+  return (process.env['IDENTITY_MODE'] ?? '').trim() === 'easyauth' ? 'anonymous' : 'function';
+}
+
+let consoleFiles: Promise<StaticFiles> | undefined;
+
+/** The console's built files (dist/console), read once per process. */
+export function sharedConsoleFiles(): Promise<StaticFiles> {
+  consoleFiles ??= StaticFiles.create(path.join(appRoot(), 'dist', 'console'));
+  return consoleFiles;
 }

@@ -1,3 +1,4 @@
+import type { Insights } from './console/insights';
 import type { Admission, Arrival, EngineAdmissionStats } from './admission/admission';
 import type { AsyncScorer, MessageMeta, MessageOutcome, QueueMessage } from './async/async-scorer';
 import type { Config } from './config/config';
@@ -56,6 +57,8 @@ export interface EngineParts {
   readonly learning?: Learning;
   /** The review cases: writer and API (also listed in `disposables`). */
   readonly cases?: Cases;
+  /** The console's views (rules, drift, serving). */
+  readonly insights?: Insights;
   /** Extra resources to dispose with the engine, last first. */
   readonly disposables?: readonly { dispose(): Promise<void> }[];
 }
@@ -170,6 +173,13 @@ export class Engine {
     const s = this.parts.cases?.service;
     if (s === undefined) throw new AppError('not_found', 'The case queue is not configured (CASE_STORE=none).');
     return s;
+  }
+
+  /** The console's views: rules, drift, what serves. @throws AppError `not_found` when the engine has none. */
+  get insights(): Insights {
+    const i = this.parts.insights;
+    if (i === undefined) throw new AppError('not_found', 'The console views are not configured.');
+    return i;
   }
 
   /** The learning loop (decision log stats, drift readings); `undefined` if the engine was built without it. */

@@ -18,10 +18,22 @@ export function parseRecords(text: string): DecisionRecord[] {
     .map((l) => JSON.parse(l) as DecisionRecord);
 }
 
-/** Every decision made in `[fromMs, toMs)`, once per transaction (the latest record wins: a redelivery re-logs). */
-export async function readDecisions(store: LearningStore, fromMs: number, toMs: number): Promise<DecisionRecord[]> {
+/**
+ * Every decision made in `[fromMs, toMs)`, once per transaction (the latest record wins: a redelivery re-logs).
+ * With `maxRecords`, partitions are read newest first and reading stops once that many are held (whole
+ * partitions: a few more may come back); the caller says the window was cut when the count reaches it.
+ */
+export async function readDecisions(
+  store: LearningStore,
+  fromMs: number,
+  toMs: number,
+  maxRecords = Number.POSITIVE_INFINITY,
+): Promise<DecisionRecord[]> {
   const byTx = new Map<string, DecisionRecord>();
-  for (const name of await decisionPartitions(store, fromMs, toMs)) {
+  const partitions = await decisionPartitions(store, fromMs, toMs);
+  if (Number.isFinite(maxRecords)) partitions.reverse();
+  for (const name of partitions) {
+    if (byTx.size >= maxRecords) break;
     for (const r of parseRecords((await store.read(name)) ?? '')) {
       const t = Date.parse(r.decidedAt);
       if (t < fromMs || t >= toMs) continue;

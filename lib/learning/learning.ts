@@ -84,6 +84,11 @@ export class Learning {
     return this.p.drift.readings();
   }
 
+  /** Where the decision log and the labels are kept (the console's rules and drift pages read them). */
+  get store(): LearningStore {
+    return this.p.store;
+  }
+
   /** The decision log's totals (`undefined` when it is off). */
   get logStats(): DecisionLogStats | undefined {
     return this.p.log?.stats;

@@ -1,0 +1,64 @@
+/** The console's entry: who is acting, the router over `location.hash`, and the global shortcut `n` (take next). */
+import { api } from './api.js';
+import { leaveCase, showCase } from './case-view.js';
+import { h, say, typing } from './dom.js';
+import { showDrift, showRules, showServing } from './insights-views.js';
+import { fail, showQueue, takeNext } from './queue.js';
+import type { Me } from './types.js';
+
+let me: Me | undefined;
+
+function days(q: URLSearchParams): number {
+  const n = Number(q.get('days') ?? 7);
+  return Number.isInteger(n) && n >= 1 && n <= 30 ? n : 7;
+}
+
+async function route(): Promise<void> {
+  leaveCase();
+  const [path = '', qs = ''] = location.hash.replace(/^#/, '').split('?');
+  const q = new URLSearchParams(qs);
+  const section = path.split('/')[1] ?? 'queue';
+  for (const a of document.querySelectorAll('nav a'))
+    if (a.getAttribute('href') === `#/${section === 'case' ? 'queue' : section}`)
+      a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  if (me === undefined) return;
+  if (section === 'case') return showCase(decodeURIComponent(path.split('/')[2] ?? ''), me);
+  if (section === 'rules') return showRules(days(q));
+  if (section === 'drift') return showDrift(days(q));
+  if (section === 'serving') return showServing();
+  return showQueue({
+    status: q.get('status') ?? undefined,
+    rule: q.get('rule') ?? undefined,
+    merchantId: q.get('merchantId') ?? undefined,
+    minScore: q.get('minScore') ?? undefined,
+    cursor: q.get('cursor') ?? undefined,
+  });
+}
+
+async function start(): Promise<void> {
+  try {
+    me = await api<Me>('me');
+    const who = document.getElementById('who') as HTMLElement;
+    who.replaceChildren(`Signed in as ${me.name} (${me.roles.join(', ') || 'no role'})`);
+    if (me.development) who.append(' ', h('span', { class: 'dev', id: 'dev-identity' }, 'development identity'));
+  } catch (e) {
+    fail(e);
+    document
+      .getElementById('main')
+      ?.replaceChildren(
+        h('h1', {}, 'Sign-in needed'),
+        h('p', {}, 'The console needs an authenticated analyst or lead.'),
+      );
+    return;
+  }
+  window.addEventListener('hashchange', () => void route().catch(fail));
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'n' && !typing(e) && !location.hash.startsWith('#/case/')) void takeNext().catch(fail);
+  });
+  if (location.hash === '') history.replaceState(null, '', '#/queue');
+  await route().catch(fail);
+  say('');
+}
+
+void start();

@@ -1,0 +1,50 @@
+/** The API's shapes, as far as the console reads them (docs/cases.md, docs/console.md). */
+
+export interface Reason {
+  readonly code: string;
+  readonly contribution: number;
+  readonly description: string;
+}
+
+export interface Case {
+  readonly id: string;
+  readonly transactionId: string;
+  readonly payment: Readonly<Record<string, unknown>>;
+  readonly score: number | null;
+  readonly decision: string;
+  readonly reasons: readonly Reason[];
+  readonly rules: readonly { readonly id: string; readonly action: string }[];
+  readonly ruleErrors: readonly string[];
+  readonly model: { readonly name: string; readonly version: string };
+  readonly ruleset?: { readonly name: string; readonly version: string };
+  readonly profile?: { readonly id: string };
+  readonly escalation?: Readonly<Record<string, unknown>>;
+  readonly decidedAt: string;
+  readonly openedAt: string;
+  readonly state: 'open' | 'assigned' | 'closed';
+  readonly assignee?: string;
+  readonly verdict?: 'fraud' | 'legit';
+  readonly verdictReason?: string;
+  readonly closedAt?: string;
+  readonly closedBy?: string;
+}
+
+export interface CaseEvent {
+  readonly at: string;
+  readonly actor: string;
+  readonly action: string;
+  readonly detail?: Readonly<Record<string, unknown>>;
+}
+
+export interface CaseDetail {
+  readonly case: Case;
+  readonly events: readonly CaseEvent[];
+  readonly userCases: readonly Case[];
+}
+
+export interface Me {
+  readonly name: string;
+  readonly roles: readonly string[];
+  readonly development: boolean;
+  readonly mode: string;
+}
