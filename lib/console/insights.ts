@@ -94,12 +94,13 @@ export class Insights {
     this.cache = new LRUCache<string, RulesInsight | DriftInsight>({
       max: 64,
       ttl: p.ttlMs,
+      ttlResolution: 0,
       perf: { now: p.monotonic },
     });
   }
 
   /** `GET /api/insights/rules?days=`. @throws AppError as the identity's `require`; `validation_failed`. */
-  rules(headers: Headers, query: Query): Promise<RulesInsight> {
+  async rules(headers: Headers, query: Query): Promise<RulesInsight> {
     this.p.identity.require(headers, ['analyst', 'lead']);
     const days = parseDays(query);
     return this.cached(`rules:${days}`, async () => {
@@ -115,7 +116,7 @@ export class Insights {
   }
 
   /** `GET /api/insights/drift?days=`: hourly buckets up to 2 days, daily beyond. */
-  drift(headers: Headers, query: Query): Promise<DriftInsight> {
+  async drift(headers: Headers, query: Query): Promise<DriftInsight> {
     this.p.identity.require(headers, ['analyst', 'lead']);
     const days = parseDays(query);
     const model = this.p.model();
@@ -134,7 +135,7 @@ export class Insights {
   }
 
   /** `GET /api/insights/serving`: the models' and rulesets' admin status. */
-  serving(headers: Headers): Promise<unknown> {
+  async serving(headers: Headers): Promise<unknown> {
     this.p.identity.require(headers, ['analyst', 'lead']);
     return this.p.serving();
   }
