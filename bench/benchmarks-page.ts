@@ -31,6 +31,11 @@ const FILES: readonly (readonly [file: string, command: string, what: string])[]
     'npm run bench:decisioning',
     'rules: one evaluation, p99 with and without rules, list propagation',
   ],
+  [
+    'cases.json',
+    'npm run bench:cases',
+    'the case queue: 200 concurrent `next` over 1,000 open cases, distinct and twice',
+  ],
   ['tail.json', 'npm run bench:tail', "where the service's tail at light load goes: loop use, CPU per request, stalls"],
 ];
 

@@ -31,6 +31,15 @@ const bench = (path: string, comparison: Comparison, goal: number, label: string
   command: 'npm run bench',
 });
 
+const cases = (path: string, comparison: Comparison, goal: number, label: string): Target => ({
+  file: 'cases.json',
+  path: `cases.${path}`,
+  comparison,
+  goal,
+  label,
+  command: 'npm run bench:cases',
+});
+
 const cpu = (path: string, comparison: Comparison, goal: number, label: string): Target => ({
   file: 'cpu.json',
   path: `cpu.${path}`,
@@ -82,6 +91,13 @@ export const TARGETS: readonly Target[] = [
     0.03,
     'CPU per decision that writing cases adds, with 10 % of payments sent to review (app thread, on ÷ off − 1)',
   ),
+  cases(
+    'next.distinct_min',
+    '>=',
+    200,
+    'distinct cases handed out to 200 concurrent POST /api/cases/next over 1,000 open cases (worst round)',
+  ),
+  cases('next.handed_out_twice_max', '==', 0, 'cases handed out twice in those rounds'),
   cpu(
     'refusals_at_fixed_rate',
     '==',
