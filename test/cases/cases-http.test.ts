@@ -15,7 +15,7 @@ import { FolderLearningStore } from '../../lib/learning/folder-store';
 import { stopChild } from '../support/child-process';
 import { validEvent } from '../support/events';
 import { eventually } from '../support/eventually';
-import { startLocalHost, type LocalHost } from '../support/local-host';
+import { startCaseHost, startLocalHost, type LocalHost } from '../support/local-host';
 
 /** A payment the shipped ruleset reviews: 1000 or more from a device the user has not used before. */
 function reviewed(tx: string, userId = `user-${tx}`): Record<string, unknown> {
@@ -53,16 +53,7 @@ describe('case queue under npm start (PGlite, development identity)', () => {
   };
 
   before(async () => {
-    host = await startLocalHost({
-      set: {
-        PGLITE_DIR: path.join(dir, 'pglite'),
-        DECISION_LOG_DIR: path.join(dir, 'decisions'),
-        DECISION_LOG_FLUSH_MS: '50',
-        CASE_FLUSH_MS: '50',
-      },
-      unset: ['CASE_STORE', 'IDENTITY_MODE'],
-      ms: 120_000,
-    });
+    host = await startCaseHost(dir);
     api = host.url;
   });
   after(async () => {

@@ -15,7 +15,7 @@ import { FolderLearningStore } from '../../lib/learning/folder-store';
 import { stopChild } from '../support/child-process';
 import { validEvent } from '../support/events';
 import { eventually } from '../support/eventually';
-import { startLocalHost, type LocalHost } from '../support/local-host';
+import { startCaseHost, type LocalHost } from '../support/local-host';
 
 /** Debian's Chromium (`.ci/run` installs the `chromium` package when it is missing). */
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
@@ -71,16 +71,7 @@ describe(
     const heading = (): Promise<string | null> => page.textContent('main h1');
 
     before(async () => {
-      host = await startLocalHost({
-        set: {
-          PGLITE_DIR: path.join(dir, 'pglite'),
-          DECISION_LOG_DIR: path.join(dir, 'decisions'),
-          DECISION_LOG_FLUSH_MS: '50',
-          CASE_FLUSH_MS: '50',
-        },
-        unset: ['CASE_STORE', 'IDENTITY_MODE'],
-        ms: 120_000,
-      });
+      host = await startCaseHost(dir);
       for (const tx of ['tx-ui-1', 'tx-ui-2', 'tx-ui-3']) {
         const res = await fetch(`${host.url}/score`, {
           method: 'POST',
