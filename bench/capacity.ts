@@ -12,8 +12,8 @@
  * - `slo_rps`: the highest fixed rate (open loop, a ladder of fractions of the service's capacity) at which the
  *   service's p99 stays at or under 50 ms and it answers everything 200; `instances_for_10k_rps` = ⌈10 000 ÷
  *   slo_rps⌉, the fleet the reference article sizes (../shared/reference/);
- * - with `BENCH_WORKER_PROCESSES=1`, once the local host runs `FUNCTIONS_WORKER_PROCESS_COUNT` processes: the same
- *   capacity with 2 worker processes (`workers_2.capacity_rps`, and its ratio to 1 process).
+ * - the same capacity with 2 worker processes (`FUNCTIONS_WORKER_PROCESS_COUNT=2`: `workers_2.capacity_rps`, and its
+ *   ratio to 1 process; `BENCH_WORKER_PROCESSES=0` leaves it out).
  *
  * Writes bench/results/capacity.json.
  */
@@ -33,11 +33,8 @@ import { deleteKeys } from './redis-keys';
 import { bundledModelFile, seedNaiveProfiles } from './naive-profiles';
 
 const QUICK = process.argv.includes('--quick');
-/**
- * `BENCH_WORKER_PROCESSES=1`: also the service with `FUNCTIONS_WORKER_PROCESS_COUNT=2`. Off by default: the local
- * host does not run worker processes yet (issue 28), so that arm would be the 1-process service again.
- */
-const WORKER_PROCESSES = process.env['BENCH_WORKER_PROCESSES'] === '1';
+/** Also the service with `FUNCTIONS_WORKER_PROCESS_COUNT=2` (`BENCH_WORKER_PROCESSES=0`: not). */
+const WORKER_PROCESSES = process.env['BENCH_WORKER_PROCESSES'] !== '0';
 const ONLY = process.argv.includes('--model') ? process.argv[process.argv.indexOf('--model') + 1] : undefined;
 const PLAN = QUICK
   ? { rounds: 3, capacitySec: 5, fixedSec: 5, ladderSec: 4, warmSec: 2 }

@@ -34,9 +34,7 @@ export const ARMS: readonly Arm[] = ALL_ARMS.filter(
   (a) =>
     (ONLY_ARMS.length === 0 || ONLY_ARMS.includes(a)) &&
     (a !== 'baseline' || (BASELINE_APP ?? '') !== '') &&
-    (!NODE2_ARMS.includes(a) || (process.env['BENCH_NODE'] ?? '') !== '') &&
-    // the local host does not run FUNCTIONS_WORKER_PROCESS_COUNT processes yet (issue 28): opt in once it does
-    (a !== 'workers_2' || process.env['BENCH_WORKER_PROCESSES'] === '1'),
+    (!NODE2_ARMS.includes(a) || (process.env['BENCH_NODE'] ?? '') !== ''),
 );
 /** The features whose marginal cost is measured: [feature, arm with it on, arm with it off]. */
 const ALL_MARGINALS: readonly (readonly [string, Arm, Arm])[] = [

@@ -16,8 +16,8 @@
  * `review_10pct` (a ruleset that sends 10 % of the payments to review: ./case-arms, loaded with first payments of
  * new users so that the share stays 10 %) and `cases` (the same with the
  * case queue on the PostgreSQL server: `marginal.cases`),
- * `workers_2` (`FUNCTIONS_WORKER_PROCESS_COUNT=2`, with `BENCH_WORKER_PROCESSES=1` once the local host runs worker
- * processes: the host and its worker processes read together, ./proc-cpu).
+ * `workers_2` (`FUNCTIONS_WORKER_PROCESS_COUNT=2`: the host's process and its forked worker process read together,
+ * ./proc-cpu).
  *
  * Written to `bench/results/cpu.json` under `cpu`:
  * - `per_decision`: per arm, the median µs per answered request with its range (`main_us`, `process_us`);

@@ -11,16 +11,14 @@
  * ```
  * @module
  */
-import * as path from 'path';
 import { type CoreLogEntry, type CoreRegistry, type RegisteredFunction, installCoreShim } from './core-shim';
 import type { RpcBindingInfo, RpcInvocationRequest, RpcInvocationResponse, RpcLogLevel } from './core-types';
 import { HttpFront } from './http-front';
 import type { ExtraRoutes } from './http-server';
 import type { HttpThrottleOptions } from './http-throttle';
+import { isHttpTrigger, loadApp } from './app-loader';
 import { type InvokeOptions, type InvokeResult, invoke, invokeRpc, runAppHooks } from './invoke';
-import { RouteTable } from './routes';
-import { invocationTraceContext } from './trace-context';
-import { type DecodedHttpResponse, decodeHttpResponse } from './rpc';
+import { WorkerPool, workerProcessCount } from './worker-processes';
 
 export type { ExtraRoutes } from './http-server';
 export type { HttpThrottleOptions } from './http-throttle';
@@ -59,6 +57,11 @@ export interface LocalHostOptions {
   throttles?: HttpThrottleOptions;
   /** Directory reported to appStart hooks as `functionAppDirectory`. Default `process.cwd()`. */
   functionAppDirectory?: string;
+  /**
+   * Worker processes (`FUNCTIONS_WORKER_PROCESS_COUNT`, 1–10): this process and N − 1 forked ones, each with its own
+   * module state, HTTP invocations in turn. Default: the setting, else 1.
+   */
+  workerProcesses?: number;
   /** How long `dispose()` waits for in-flight work before force-closing. Default 10 s. */
   shutdownTimeoutMs?: number;
 }
@@ -88,16 +91,13 @@ const LEVEL_ORDER: Record<RpcLogLevel, number> = {
   none: 6,
 };
 
-function isHttpTrigger(b: RpcBindingInfo): boolean {
-  return (b.type ?? '').toLowerCase() === 'httptrigger';
-}
-
 /** A running local Functions host. */
 export class LocalHost {
   /** The process-wide core registry (functions, hooks, programming model). */
   readonly registry: CoreRegistry;
   readonly routePrefix: string;
   readonly #server: HttpFront;
+  readonly #workers: WorkerPool;
   readonly #opts: LocalHostOptions;
   readonly #log: (level: RpcLogLevel, message: string) => void;
   readonly #previousSink: (entry: CoreLogEntry) => void;
@@ -107,6 +107,7 @@ export class LocalHost {
   private constructor(
     registry: CoreRegistry,
     server: HttpFront,
+    workers: WorkerPool,
     opts: LocalHostOptions,
     log: (level: RpcLogLevel, message: string) => void,
     previousSink: (entry: CoreLogEntry) => void,
@@ -114,6 +115,7 @@ export class LocalHost {
     this.registry = registry;
     this.routePrefix = opts.routePrefix ?? 'api';
     this.#server = server;
+    this.#workers = workers;
     this.#opts = opts;
     this.#log = log;
     this.#previousSink = previousSink;
@@ -135,39 +137,30 @@ export class LocalHost {
     const previousSink = registry.logSink;
     registry.logSink = (e) => log(e.level, e.message, e.functionName);
     try {
-      for (const mod of opts.appModules) {
-        if (!path.isAbsolute(mod)) throw new Error(`appModules must be absolute paths: "${mod}"`);
-        // Loading the app's CommonJS modules is the point here (like the worker's entry-point load).
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        require(mod);
-      }
-      if (registry.functions.size === 0 && registry.libraryLoadedBeforeShim) {
-        throw new Error(
-          'No functions were registered and "@azure/functions" was loaded before the core shim: ' +
-            'create the LocalHost before anything imports the function modules.',
-        );
-      }
-      const caps = (await registry.programmingModel?.getCapabilities?.({})) ?? {};
-      if (caps['HttpUri']) throw new Error('app.setup({ enableHttpStream: true }) is not supported by LocalHost.');
-      registry.lockFunctions();
-
-      const routes: { name: string; route: string; methods: string[] }[] = [];
-      const check = new RouteTable<string>(); // templates the front could not serve are reported here
-      for (const fn of registry.functions.values()) {
-        if (!isHttpTrigger(fn.trigger)) continue;
-        const route = typeof fn.trigger['route'] === 'string' ? fn.trigger['route'] : fn.name;
-        const methods = Array.isArray(fn.trigger['methods']) ? (fn.trigger['methods'] as string[]) : [];
-        try {
-          check.add(route, methods, fn.name);
-          routes.push({ name: fn.name, route, methods });
-        } catch (err) {
-          log('error', `Function '${fn.name}' not served: ${(err as Error).message}`);
-        }
-      }
       const functionAppDirectory = opts.functionAppDirectory ?? process.cwd();
-      const invokeOptions = { invocationLog: opts.invocationLog === true };
-      await runAppHooks(registry, 'appStart', functionAppDirectory);
-
+      const settings = {
+        appModules: opts.appModules,
+        functionAppDirectory,
+        invocationLog: opts.invocationLog === true,
+      };
+      const loaded = await loadApp(registry, settings, log);
+      const count = opts.workerProcesses ?? workerProcessCount(process.env['FUNCTIONS_WORKER_PROCESS_COUNT']);
+      let workers: WorkerPool | undefined;
+      try {
+        // FUNCTIONS_WORKER_PROCESS_COUNT: this process is worker 1; the others are forked and served in turn
+        workers = await WorkerPool.start(
+          count,
+          loaded.invokeHttp,
+          { t: 'init', ...settings, verbose: opts.verbose === true },
+          log,
+        );
+        if (count > 1)
+          log('information', `Worker processes: ${count} (FUNCTIONS_WORKER_PROCESS_COUNT), invocations in turn`);
+      } catch (err) {
+        await runAppHooks(registry, 'appTerminate', functionAppDirectory).catch(() => undefined);
+        throw err;
+      }
+      const pool = workers;
       // HTTP runs on its own thread, as the Functions host is its own process: the app thread only runs
       // the invocations the front sends it.
       const server = await HttpFront.start(
@@ -175,59 +168,28 @@ export class LocalHost {
           host: opts.host ?? '127.0.0.1',
           port: opts.port ?? 7071,
           routePrefix: opts.routePrefix ?? 'api',
-          routes,
+          routes: loaded.routes,
           maxBodyBytes: opts.maxBodyBytes ?? 8 * 1024 * 1024,
           throttles: opts.throttles ?? {},
         },
         {
           ...(opts.extraRoutes === undefined ? {} : { extraRoutes: opts.extraRoutes }),
           log: (level, message) => log(level, message),
-          invoke: async (name, http) => {
-            const fn = registry.getFunction(name);
-            if (fn === undefined) throw new Error(`Unknown function "${name}"`);
-            const res = await invokeRpc(
-              registry,
-              fn,
-              // no trigger metadata: `@azure/functions` ignores it for http triggers unless http streaming is
-              // on (which this host refuses), so building it (two JSON.stringify per request) was wasted work
-              {
-                inputData: [{ name: fn.triggerName, data: { http } }],
-                triggerMetadata: {},
-                traceContext: invocationTraceContext(http.headers?.['traceparent'], http.headers?.['tracestate']),
-              },
-              invokeOptions,
-            );
-            return LocalHost.#httpResponse(fn, res);
-          },
+          invoke: (name, http) => pool.invoke(name, http),
         },
       ).catch(async (err: unknown) => {
         // appStart already ran (resources may be open): give appTerminate hooks a chance.
+        await pool.stop(5_000);
         await runAppHooks(registry, 'appTerminate', functionAppDirectory).catch(() => undefined);
         throw err;
       });
-      const host = new LocalHost(registry, server, opts, log, previousSink);
+      const host = new LocalHost(registry, server, pool, opts, log, previousSink);
       host.#printFunctions();
       return host;
     } catch (err) {
       registry.logSink = previousSink;
       throw err;
     }
-  }
-
-  /** Name of each function's http output binding (`$return` when none is named), looked up once. */
-  static readonly #httpOutput = new WeakMap<RegisteredFunction, string>();
-
-  /** Picks the http output (return value or a named `http` output binding) from a response. */
-  static #httpResponse(fn: RegisteredFunction, res: RpcInvocationResponse): DecodedHttpResponse | undefined {
-    let name = LocalHost.#httpOutput.get(fn);
-    if (name === undefined) {
-      [name] = Object.entries(fn.metadata.bindings).find(
-        ([, b]) => b.direction === 'out' && (b.type ?? '').toLowerCase() === 'http',
-      ) ?? ['$return'];
-      LocalHost.#httpOutput.set(fn, name);
-    }
-    const data = name === '$return' ? res.returnValue : res.outputData?.find((o) => o.name === name)?.data;
-    return data?.http ? decodeHttpResponse(data.http) : undefined;
   }
 
   /** Origin the host listens on, e.g. `http://127.0.0.1:7071` (function routes are under `/api`). */
@@ -301,6 +263,7 @@ export class LocalHost {
       const closing = this.#server.close(timeout);
       await Promise.race([Promise.allSettled([...this.#pending]), new Promise((r) => setTimeout(r, timeout).unref())]);
       await closing;
+      await this.#workers.stop(timeout);
       try {
         await runAppHooks(this.registry, 'appTerminate', this.#opts.functionAppDirectory ?? process.cwd());
       } finally {

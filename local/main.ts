@@ -18,6 +18,7 @@ import { hostJsonHttp, hostJsonServiceBus } from './host-json';
 import { AsyncLineWriter } from './line-writer';
 import { BlobFeeder } from './blob-feeder';
 import { ServiceBusEmulator } from './service-bus-emulator';
+import { workerProcessCount } from './worker-processes';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -52,8 +53,36 @@ const NPM_START_DEFAULTS: Record<string, string> = {
   IDENTITY_MODE: 'development',
 };
 
+const unset = (k: string): boolean => (process.env[k] ?? '').trim() === '';
+
+/**
+ * With several worker processes, each has its own memory, as in Azure: state the processes must share needs Redis
+ * (lists, rollout pointers, async results) and a case store that several processes can open (PostgreSQL, not
+ * PGlite). Says so when Redis is missing; leaves the case queue off unless PostgreSQL is configured, and refuses
+ * PGlite named explicitly.
+ * @throws Error for `CASE_STORE=pglite` with more than one process.
+ */
+function sharedStateWithWorkerProcesses(count: number, warn: (line: string) => void): void {
+  if (count <= 1) return;
+  if (unset('REDIS_URL') && unset('REDIS_HOST'))
+    warn(
+      `FUNCTIONS_WORKER_PROCESS_COUNT=${count} without Redis: each worker process keeps its own lists, rollout ` +
+        'pointers and async results, so an admin change reaches one process only. Set REDIS_URL, as Azure needs Redis.',
+    );
+  if ((process.env['CASE_STORE'] ?? '').trim() === 'pglite')
+    throw new Error(
+      `CASE_STORE=pglite cannot serve FUNCTIONS_WORKER_PROCESS_COUNT=${count}: PGlite is one process's database. ` +
+        'Use CASE_STORE=postgres (PG_HOST, PG_DATABASE, PG_USER) or CASE_STORE=none.',
+    );
+  if (unset('CASE_STORE')) {
+    process.env['CASE_STORE'] = 'none';
+    warn(`FUNCTIONS_WORKER_PROCESS_COUNT=${count}: the case queue is off (CASE_STORE=postgres turns it on).`);
+  }
+}
+
 async function main(): Promise<void> {
   for (const [k, v] of Object.entries(BINDING_DEFAULTS)) process.env[k] ??= v;
+  sharedStateWithWorkerProcesses(workerProcessCount(process.env['FUNCTIONS_WORKER_PROCESS_COUNT']), console.warn);
   // an empty value (the samples' "") counts as unset, as in lib/config
   for (const [k, v] of Object.entries(NPM_START_DEFAULTS)) if ((process.env[k] ?? '').trim() === '') process.env[k] = v;
   const port = Number(process.env['PORT'] ?? 7071);
