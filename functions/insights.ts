@@ -35,3 +35,13 @@ app.http('insightsServing', {
     jsonResponse(200, await (await sharedEngine()).insights.serving(request.headers)),
   ),
 });
+
+/** GET /api/insights/ruleset: the serving ruleset's name, version and document (a new draft starts from it). */
+app.http('insightsRuleset', {
+  route: 'insights/ruleset',
+  methods: ['GET'],
+  authLevel,
+  handler: withProblems(async (request) =>
+    jsonResponse(200, await (await sharedEngine()).insights.ruleset(request.headers)),
+  ),
+});

@@ -252,6 +252,10 @@ function createInsights(
       const rs = decisioning?.decisioning.ruleset;
       return rs === undefined ? [] : rs.document.rules.map((r) => r.id);
     },
+    ruleset: () => {
+      const rs = decisioning?.decisioning.ruleset;
+      return rs === undefined ? undefined : { name: rs.name, version: rs.version, document: rs.document };
+    },
     serving: async () => ({
       models: (await rollout.status()).models,
       rulesets:

@@ -5,16 +5,24 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
-    readonly fields: readonly { path: string; message: string }[] = [],
+    readonly fields: readonly FieldError[] = [],
   ) {
     super(message);
   }
 }
 
+/** A field a problem names; a ruleset's compile error also names its rule and the column in the expression. */
+export interface FieldError {
+  path: string;
+  message: string;
+  rule?: string;
+  column?: number;
+}
+
 interface Problem {
   title?: string;
   detail?: string;
-  errors?: { path: string; message: string }[];
+  errors?: FieldError[];
 }
 
 /** `fetch` of `/api/{path}` as JSON; a 204 is `undefined`; an error answer throws an {@link ApiError}. */

@@ -2,11 +2,15 @@
 import { api } from './api.js';
 import { leaveCase, showCase } from './case-view.js';
 import { h, say, typing } from './dom.js';
+import { showAudit, showDraft, showDrafts, showNewDraft } from './governance-views.js';
 import { showDrift, showRules, showServing } from './insights-views.js';
 import { fail, showQueue, takeNext } from './queue.js';
 import type { Me } from './types.js';
 
 let me: Me | undefined;
+
+/** The navigation entry a page belongs to. */
+const NAV_OF: Readonly<Record<string, string>> = { case: 'queue', draft: 'drafts' };
 
 function days(q: URLSearchParams): number {
   const n = Number(q.get('days') ?? 7);
@@ -19,14 +23,16 @@ async function route(): Promise<void> {
   const q = new URLSearchParams(qs);
   const section = path.split('/')[1] ?? 'queue';
   for (const a of document.querySelectorAll('nav a'))
-    if (a.getAttribute('href') === `#/${section === 'case' ? 'queue' : section}`)
-      a.setAttribute('aria-current', 'page');
+    if (a.getAttribute('href') === `#/${NAV_OF[section] ?? section}`) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   if (me === undefined) return;
   if (section === 'case') return showCase(decodeURIComponent(path.split('/')[2] ?? ''), me);
   if (section === 'rules') return showRules(days(q));
   if (section === 'drift') return showDrift(days(q));
   if (section === 'serving') return showServing();
+  if (section === 'drafts') return path.split('/')[2] === 'new' ? showNewDraft() : showDrafts();
+  if (section === 'draft') return showDraft(decodeURIComponent(path.split('/')[2] ?? ''), me);
+  if (section === 'audit') return showAudit(q);
   return showQueue({
     status: q.get('status') ?? undefined,
     rule: q.get('rule') ?? undefined,

@@ -62,6 +62,8 @@ export interface InsightsParts {
   readonly model: () => DriftModel | undefined;
   /** The rule ids of the ruleset serving now (reported even with no hit). */
   readonly ruleIds: () => readonly string[];
+  /** The ruleset serving on this instance (a new draft starts from its document). */
+  readonly ruleset: () => { readonly name: string; readonly version: string; readonly document: unknown } | undefined;
   /** Model and ruleset versions, canaries and shadows (the admin status). */
   readonly serving: () => Promise<unknown>;
   /** Decisions read per window at most. */
@@ -138,6 +140,14 @@ export class Insights {
   async serving(headers: Headers): Promise<unknown> {
     this.p.identity.require(headers, ['analyst', 'lead']);
     return this.p.serving();
+  }
+
+  /** `GET /api/insights/ruleset`: the serving ruleset's name, version and document. @throws AppError `not_found` without one. */
+  async ruleset(headers: Headers): Promise<{ name: string; version: string; document: unknown }> {
+    this.p.identity.require(headers, ['analyst', 'lead']);
+    const rs = this.p.ruleset();
+    if (rs === undefined) throw new AppError('not_found', 'No ruleset is serving (RULESET_NAME=none).');
+    return { ...rs };
   }
 
   /** The last `days` days, ending at the next whole hour, so that answers within the hour share a window. */

@@ -158,6 +158,7 @@ describe('Insights', () => {
       monotonic: () => mono,
       model: () => undefined,
       ruleIds: () => ['r1', 'r9'],
+      ruleset: () => undefined,
       serving: () => Promise.resolve({ models: [], rulesets: [] }),
       maxRecords,
       ttlMs: 60_000,
