@@ -5,32 +5,18 @@
  * the queue moves on. Every page passes axe-core's WCAG 2 A/AA checks, and the page works without a mouse.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { exportDataset } from '../../lib/learning/dataset';
 import { FolderLearningStore } from '../../lib/learning/folder-store';
+import { launchBrowser, newPage, skipWithoutBrowser, violations } from '../support/browser';
 import { stopChild } from '../support/child-process';
 import { validEvent } from '../support/events';
 import { eventually } from '../support/eventually';
 import { startCaseHost, type LocalHost } from '../support/local-host';
-
-/** Debian's Chromium (`.ci/run` installs the `chromium` package when it is missing). */
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-/** Flags for a closed network and a root user (the machine's notes: without them Chromium keeps calling out). */
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-/** Bound of every wait on the page, ms. */
-const PAGE_MS = 15_000;
 
 interface CaseBody {
   id: string;
@@ -44,146 +30,124 @@ function reviewed(tx: string): Record<string, unknown> {
   return validEvent({ transactionId: tx, userId: `user-${tx}`, amount: 2500, deviceId: `dev-new-${tx}` });
 }
 
-/** axe-core's WCAG 2 A and AA violations on the page as it is now (rule id and the elements it names). */
-async function violations(page: Page): Promise<string[]> {
-  const source = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-  await page.addScriptTag({ content: source });
-  const found = await page.evaluate(async () => {
-    const axe = (
-      globalThis as unknown as {
-        axe: { run(o: unknown): Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }> };
-      }
-    ).axe;
-    const r = await axe.run({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-    return r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(' ')}`);
+describe('the console in Chromium under npm start', { skip: skipWithoutBrowser() }, () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'test-console-'));
+  let host: LocalHost;
+  let browser: Browser;
+  let page: Page;
+  const heading = (): Promise<string | null> => page.textContent('main h1');
+
+  before(async () => {
+    host = await startCaseHost(dir);
+    for (const tx of ['tx-ui-1', 'tx-ui-2', 'tx-ui-3']) {
+      const res = await fetch(`${host.url}/score`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(reviewed(tx)),
+      });
+      assert.equal(((await res.json()) as { decision: string }).decision, 'review');
+    }
+    await eventually(
+      async () => ((await (await fetch(`${host.url}/cases?status=open`)).json()) as { cases: unknown[] }).cases,
+      (cs) => cs.length === 3,
+      'three open cases',
+    );
+    browser = await launchBrowser();
+    page = await newPage(browser);
   });
-  return found;
-}
+  after(async () => {
+    await browser?.close();
+    await stopChild(host.child, 'npm start to exit after SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  });
 
-describe(
-  'the console in Chromium under npm start',
-  { skip: existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM}` },
-  () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'test-console-'));
-    let host: LocalHost;
-    let browser: Browser;
-    let page: Page;
-    const heading = (): Promise<string | null> => page.textContent('main h1');
-
-    before(async () => {
-      host = await startCaseHost(dir);
-      for (const tx of ['tx-ui-1', 'tx-ui-2', 'tx-ui-3']) {
-        const res = await fetch(`${host.url}/score`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(reviewed(tx)),
-        });
-        assert.equal(((await res.json()) as { decision: string }).decision, 'review');
-      }
-      await eventually(
-        async () => ((await (await fetch(`${host.url}/cases?status=open`)).json()) as { cases: unknown[] }).cases,
-        (cs) => cs.length === 3,
-        'three open cases',
-      );
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
-      // the page's CSP allows no inline script: axe-core is injected past it, as a browser extension would be
-      page = await (await browser.newContext({ bypassCSP: true })).newPage();
-      page.setDefaultTimeout(PAGE_MS);
-    });
-    after(async () => {
-      await browser?.close();
-      await stopChild(host.child, 'npm start to exit after SIGTERM');
-      rmSync(dir, { recursive: true, force: true });
-    });
-
-    it('shows the queue and says the identity is a development one; Tab walks its controls in order', async () => {
-      const res = await page.goto(`${host.url}/console`);
-      assert.equal(res?.status(), 200);
-      assert.match(res?.headers()['content-security-policy'] ?? '', /script-src 'self'/);
-      await page.waitForSelector('main h1:text-is("Queue")');
-      assert.match((await page.textContent('#who')) ?? '', /dev-analyst.*development identity/);
-      assert.equal(await page.locator('tbody tr').count(), 3, 'three open cases listed');
-      // the page's heading has the focus; Tab then walks its controls in reading order
-      const order: string[] = [];
-      for (let i = 0; i < 6; i++) {
-        await page.keyboard.press('Tab');
-        order.push(String(await page.evaluate('document.activeElement?.id || document.activeElement?.textContent')));
-      }
-      assert.deepEqual(order, ['take-next', 'f-status', 'f-rule', 'f-merchantId', 'f-minScore', 'Filter']);
-      assert.deepEqual(await violations(page), []);
-    });
-
-    it('take next (key n) → the case shows the payment and its reasons → f closes it as fraud; the queue moves on', async () => {
-      await page.keyboard.press('Escape');
-      await page.locator('main').focus();
-      await page.keyboard.press('n');
-      await page.waitForSelector('main h1:text-matches("^Case \\\\d+$")');
-      const caseId = ((await heading()) ?? '').replace('Case ', '');
-      assert.match((await page.textContent('dl.fields')) ?? '', /amount\s*2500/);
-      assert.match((await page.textContent('dl.fields')) ?? '', /tx-ui-1/, 'the oldest open case');
-      assert.ok((await page.locator('section[aria-labelledby="why-h"] tbody tr').count()) > 0, 'its reasons');
-      assert.match((await page.textContent('#rules-fired')) ?? '', /large-amount-new-device/);
-      assert.deepEqual(await violations(page), []);
-
-      await page.keyboard.press('f');
-      await page.waitForFunction(`document.querySelector('main h1')?.textContent !== 'Case ${caseId}'`);
-      assert.match((await page.textContent('#status')) ?? '', new RegExp(`Case ${caseId} closed as fraud`));
-      assert.match((await heading()) ?? '', /^Case \d+$/, 'the next case is open');
-      assert.notEqual(await heading(), `Case ${caseId}`);
-
-      const closed = (await (await fetch(`${host.url}/cases/${caseId}`)).json()) as { case: CaseBody };
-      assert.equal(closed.case.state, 'closed');
-      assert.equal(closed.case.verdict, 'fraud');
-      const store = new FolderLearningStore(path.join(dir, 'decisions'));
-      const now = Date.now();
-      const rows = await eventually(
-        async () => (await exportDataset(store, now - 86_400_000, now + 86_400_000)).rows,
-        (rs) => rs.some((r) => r.transactionId === 'tx-ui-1' && r.label === 1),
-        'the verdict as a label in the dataset export',
-      );
-      assert.deepEqual(
-        rows.map((r) => [r.transactionId, r.labels]),
-        [['tx-ui-1', ['fraud']]],
-        'only the closed case is labelled',
-      );
-    });
-
-    it('rules, drift and serving pages show their figures and pass the accessibility check', async () => {
-      await page.goto(`${host.url}/console#/rules`);
-      await page.waitForSelector('main h1:text-is("Rules")');
-      await page.waitForSelector('#rules-summary');
-      assert.match((await page.textContent('#rules-summary')) ?? '', /^3 decisions .*; 1 labelled, 1 of them fraud\./);
-      const row = page.locator('tbody tr', { hasText: 'large-amount-new-device' });
-      assert.deepEqual(await row.locator('td').allTextContents(), [
-        'large-amount-new-device',
-        '3',
-        '1',
-        '1',
-        '100.0 %',
-        '100.0 %',
-      ]);
-      assert.deepEqual(await violations(page), []);
-
-      await page.goto(`${host.url}/console#/drift`);
-      await page.waitForSelector('main h1:text-is("Drift")');
-      assert.match((await page.textContent('#drift-summary')) ?? '', /Model fraud 1\.0\.0.*alert fires above PSI 0\.2/);
-      assert.deepEqual(await violations(page), []);
-
-      await page.goto(`${host.url}/console#/serving`);
-      await page.waitForSelector('main h1:text-is("Serving")');
-      assert.match((await page.locator('#Models-h + table').textContent()) ?? '', /fraud\s*1\.0\.0\s*none/);
-      assert.match((await page.locator('#Rulesets-h + table').textContent()) ?? '', /fraud-rules\s*1\.0\.0\s*none/);
-      assert.deepEqual(await violations(page), []);
-    });
-
-    it('the navigation works from the keyboard: Tab to "Rules" and Enter opens it', async () => {
-      await page.goto(`${host.url}/console#/queue`);
-      await page.waitForSelector('main h1:text-is("Queue")');
-      await page.locator('a[href="#/queue"]').focus();
+  it('shows the queue and says the identity is a development one; Tab walks its controls in order', async () => {
+    const res = await page.goto(`${host.url}/console`);
+    assert.equal(res?.status(), 200);
+    assert.match(res?.headers()['content-security-policy'] ?? '', /script-src 'self'/);
+    await page.waitForSelector('main h1:text-is("Queue")');
+    assert.match((await page.textContent('#who')) ?? '', /dev-analyst.*development identity/);
+    assert.equal(await page.locator('tbody tr').count(), 3, 'three open cases listed');
+    // the page's heading has the focus; Tab then walks its controls in reading order
+    const order: string[] = [];
+    for (let i = 0; i < 6; i++) {
       await page.keyboard.press('Tab');
-      assert.equal(await page.evaluate("document.activeElement?.getAttribute('href')"), '#/rules');
-      await page.keyboard.press('Enter');
-      await page.waitForSelector('main h1:text-is("Rules")');
-    });
-  },
-);
+      order.push(String(await page.evaluate('document.activeElement?.id || document.activeElement?.textContent')));
+    }
+    assert.deepEqual(order, ['take-next', 'f-status', 'f-rule', 'f-merchantId', 'f-minScore', 'Filter']);
+    assert.deepEqual(await violations(page), []);
+  });
+
+  it('take next (key n) → the case shows the payment and its reasons → f closes it as fraud; the queue moves on', async () => {
+    await page.keyboard.press('Escape');
+    await page.locator('main').focus();
+    await page.keyboard.press('n');
+    await page.waitForSelector('main h1:text-matches("^Case \\\\d+$")');
+    const caseId = ((await heading()) ?? '').replace('Case ', '');
+    assert.match((await page.textContent('dl.fields')) ?? '', /amount\s*2500/);
+    assert.match((await page.textContent('dl.fields')) ?? '', /tx-ui-1/, 'the oldest open case');
+    assert.ok((await page.locator('section[aria-labelledby="why-h"] tbody tr').count()) > 0, 'its reasons');
+    assert.match((await page.textContent('#rules-fired')) ?? '', /large-amount-new-device/);
+    assert.deepEqual(await violations(page), []);
+
+    await page.keyboard.press('f');
+    await page.waitForFunction(`document.querySelector('main h1')?.textContent !== 'Case ${caseId}'`);
+    assert.match((await page.textContent('#status')) ?? '', new RegExp(`Case ${caseId} closed as fraud`));
+    assert.match((await heading()) ?? '', /^Case \d+$/, 'the next case is open');
+    assert.notEqual(await heading(), `Case ${caseId}`);
+
+    const closed = (await (await fetch(`${host.url}/cases/${caseId}`)).json()) as { case: CaseBody };
+    assert.equal(closed.case.state, 'closed');
+    assert.equal(closed.case.verdict, 'fraud');
+    const store = new FolderLearningStore(path.join(dir, 'decisions'));
+    const now = Date.now();
+    const rows = await eventually(
+      async () => (await exportDataset(store, now - 86_400_000, now + 86_400_000)).rows,
+      (rs) => rs.some((r) => r.transactionId === 'tx-ui-1' && r.label === 1),
+      'the verdict as a label in the dataset export',
+    );
+    assert.deepEqual(
+      rows.map((r) => [r.transactionId, r.labels]),
+      [['tx-ui-1', ['fraud']]],
+      'only the closed case is labelled',
+    );
+  });
+
+  it('rules, drift and serving pages show their figures and pass the accessibility check', async () => {
+    await page.goto(`${host.url}/console#/rules`);
+    await page.waitForSelector('main h1:text-is("Rules")');
+    await page.waitForSelector('#rules-summary');
+    assert.match((await page.textContent('#rules-summary')) ?? '', /^3 decisions .*; 1 labelled, 1 of them fraud\./);
+    const row = page.locator('tbody tr', { hasText: 'large-amount-new-device' });
+    assert.deepEqual(await row.locator('td').allTextContents(), [
+      'large-amount-new-device',
+      '3',
+      '1',
+      '1',
+      '100.0 %',
+      '100.0 %',
+    ]);
+    assert.deepEqual(await violations(page), []);
+
+    await page.goto(`${host.url}/console#/drift`);
+    await page.waitForSelector('main h1:text-is("Drift")');
+    assert.match((await page.textContent('#drift-summary')) ?? '', /Model fraud 1\.0\.0.*alert fires above PSI 0\.2/);
+    assert.deepEqual(await violations(page), []);
+
+    await page.goto(`${host.url}/console#/serving`);
+    await page.waitForSelector('main h1:text-is("Serving")');
+    assert.match((await page.locator('#Models-h + table').textContent()) ?? '', /fraud\s*1\.0\.0\s*none/);
+    assert.match((await page.locator('#Rulesets-h + table').textContent()) ?? '', /fraud-rules\s*1\.0\.0\s*none/);
+    assert.deepEqual(await violations(page), []);
+  });
+
+  it('the navigation works from the keyboard: Tab to "Rules" and Enter opens it', async () => {
+    await page.goto(`${host.url}/console#/queue`);
+    await page.waitForSelector('main h1:text-is("Queue")');
+    await page.locator('a[href="#/queue"]').focus();
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate("document.activeElement?.getAttribute('href')"), '#/rules');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('main h1:text-is("Rules")');
+  });
+});
