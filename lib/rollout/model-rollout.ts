@@ -10,13 +10,14 @@ import type { ModelAdmin, ModelStatus } from './model-admin';
 import type { ModelRepository } from './model-repository';
 import type { MemoryReclaimer } from './reclaim';
 import type { TrafficRouter } from './traffic-router';
-import type { ModelUpload, UploadHandler, UploadOutcome } from './upload-handler';
+import type { ArtifactUpload, UploadOutcome, UploadPipeline } from '../pointer/upload-pipeline';
+import type { ModelPublished, ValidatedModel } from './model-upload';
 import type { VersionLoader } from './version-loader';
 import type { StageTracer } from '../telemetry/stage-tracer';
 
 /** The parts of a {@link ModelRollout} (built by `createRollout`). */
 export interface ModelRolloutParts {
-  readonly upload: UploadHandler;
+  readonly upload: UploadPipeline<ValidatedModel, ModelPublished>;
   readonly admin: ModelAdmin;
   readonly agent: FleetAgent;
   readonly router: TrafficRouter;
@@ -46,8 +47,8 @@ export class ModelRollout {
     return this.parts.store;
   }
 
-  /** The blob trigger's work: validate, then publish to the fleet (see {@link UploadHandler.handle}). */
-  handleUpload(upload: ModelUpload): Promise<UploadOutcome> {
+  /** The blob trigger's work: validate, then publish to the fleet (see {@link UploadPipeline.handle}). */
+  handleUpload(upload: ArtifactUpload): Promise<UploadOutcome<ModelPublished>> {
     const tracer = this.parts.tracer;
     if (tracer?.enabled !== true) return this.parts.upload.handle(upload);
     const size = upload.bytes === undefined ? {} : { 'model.size_bytes': upload.bytes.length };

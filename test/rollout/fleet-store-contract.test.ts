@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AppError } from '../../lib/errors/errors';
 import { publishVersion, type FleetState, type VersionRecord } from '../../lib/rollout/fleet-state';
-import { MAX_REJECTIONS, MemoryFleetStore, type FleetStore, type Rejection } from '../../lib/rollout/fleet-store';
-import { RedisFleetStore } from '../../lib/rollout/redis-fleet-store';
+import { MAX_REJECTIONS, memoryFleetStore, type FleetStore, type Rejection } from '../../lib/rollout/fleet-store';
+import { redisFleetStore } from '../../lib/rollout/redis-fleet-reports';
 import { emptyCounts } from '../../lib/rollout/shadow-stats';
 import { bundledManifest } from '../support/models';
 import { eventually } from '../support/eventually';
@@ -173,15 +173,15 @@ function contract(
 }
 
 contract('in-process', async () => {
-  const store = new MemoryFleetStore();
+  const store = memoryFleetStore();
   return { store, other: store, cleanup: () => Promise.resolve() };
 });
 
 contract('redis', async () => {
   const { redis, prefix, cleanup } = testRedis();
   const second = redis.duplicate();
-  const store = new RedisFleetStore(redis, prefix);
-  const other = new RedisFleetStore(second, prefix);
+  const store = redisFleetStore(redis, prefix);
+  const other = redisFleetStore(second, prefix);
   return {
     store,
     other,
