@@ -177,3 +177,20 @@ export function tooLarge(kind: { kind: string; maxBytes: number }, ref: Artifact
     { transient: false, errors: [{ path: 'size', message: `must be at most ${kind.maxBytes} bytes` }] },
   );
 }
+
+/** How a blob trigger logs an outcome: a warning for a rejection (naming the step, code and every error), else a line. */
+export function describeOutcome(kind: string, o: UploadOutcome<Partial<Published>>): { warn: boolean; text: string } {
+  if (o.kind === 'rejected') {
+    const r = o.rejection;
+    const where = r.errors.length === 0 ? '' : ` [${r.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}]`;
+    return {
+      warn: true,
+      text: `${kind} rejected: ${r.name}@${r.version} (${r.blobPath}) failed ${r.check} (${r.code}): ${r.reason}${where}`,
+    };
+  }
+  if (o.kind === 'unchanged') return { warn: false, text: `${kind} already published: ${o.name}@${o.version}` };
+  return {
+    warn: false,
+    text: `${kind} published: ${o.name}@${o.version} as ${o.mode ?? 'active'} (generation ${o.generation ?? '?'})`,
+  };
+}
