@@ -6,6 +6,7 @@
  * rollback, traffic (canary and shadow), with the same bodies as models.
  */
 import { AppError, toAppError } from '../errors/errors';
+import type { ArtifactAdmin } from '../http/admin-routes';
 import { PointerFollower } from '../pointer/pointer-follower';
 import type { PointerStore, Rejection } from '../pointer/pointer-store';
 import { UploadPipeline, type ArtifactUpload, type UploadOutcome } from '../pointer/upload-pipeline';
@@ -57,7 +58,7 @@ export interface RulesetStatus {
 }
 
 /** Ruleset rollout on one instance. */
-export class RulesetRollout {
+export class RulesetRollout implements ArtifactAdmin {
   private readonly loaded = new Map<string, CompiledRuleset>();
   private readonly follower: PointerFollower;
   private readonly upload: UploadPipeline<CompiledRuleset>;

@@ -31,7 +31,6 @@ export class AdminBodies {
   constructor(pattern: RegExp, example: string) {
     const version = z
       .string({ error: `must be a version string like ${example}` })
-      .min(1, { error: 'must not be empty' })
       .max(64, { error: 'must be at most 64 characters' })
       .regex(pattern, { error: `must be a version like ${example}` });
     this.promoteBody = z.strictObject({ version }, { error: `must be an object like { "version": "${example}" }` });

@@ -2,6 +2,7 @@
  * Model rollout on one instance, as the engine exposes it: the blob-trigger entry (validate + publish),
  * the admin API, the fleet agent (follow the pointer) and the traffic router (canary, shadow).
  */
+import type { ArtifactAdmin } from '../http/admin-routes';
 import type { SessionManager } from '../inference/session-manager';
 import type { FleetReadiness } from '../inference/readiness-views';
 import type { FleetAgent } from './fleet-agent';
@@ -31,7 +32,7 @@ export interface ModelRolloutParts {
 }
 
 /** Model rollout on one instance. */
-export class ModelRollout {
+export class ModelRollout implements ArtifactAdmin {
   constructor(private readonly parts: ModelRolloutParts) {}
 
   /** Per-request routing (canary, shadow). */
