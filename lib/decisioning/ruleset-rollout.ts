@@ -64,13 +64,7 @@ export class RulesetRollout implements ArtifactAdmin {
   private readonly upload: UploadPipeline<CompiledRuleset>;
 
   constructor(private readonly deps: RulesetRolloutDeps) {
-    this.follower = new PointerFollower({
-      name: deps.name,
-      store: deps.store,
-      timers: deps.timers,
-      intervalMs: deps.reconcileMs,
-      apply: () => this.follow(),
-    });
+    this.follower = new PointerFollower({ ...deps, intervalMs: deps.reconcileMs }, () => this.follow());
     const kind = new RulesetKind({
       name: deps.name,
       store: deps.store,

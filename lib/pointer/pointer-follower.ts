@@ -8,16 +8,18 @@ import { toAppError } from '../errors/errors';
 import type { Timers } from '../time/timers';
 import type { PointerListener } from './pointer-store';
 
-/** Dependencies of a {@link PointerFollower}. */
-export interface PointerFollowerDeps {
+/** What a {@link PointerFollower} follows. */
+export interface Followed {
   /** The artifact name followed (announcements of other names, except `*`, are ignored). */
   readonly name: string;
   readonly store: { subscribe(listener: PointerListener): Promise<boolean> };
   readonly timers: Timers;
   /** Reconcile period, ms. */
   readonly intervalMs: number;
-  /** One pass: read the pointer and swap in what it names (failures are the kind's to report). */
-  readonly apply: () => Promise<void>;
+}
+
+/** What a kind adds to each period. */
+export interface FollowerOptions {
   /** Each period, before its pass (e.g. flushing counters to the store). */
   readonly everyPeriod?: () => Promise<void>;
   readonly subscribeFailed?: (message: string) => void;
@@ -34,7 +36,12 @@ export class PointerFollower {
     if (name === this.deps.name || name === '*') void this.converge();
   };
 
-  constructor(private readonly deps: PointerFollowerDeps) {}
+  /** @param apply one pass: read the pointer and swap in what it names (failures are the kind's to report). */
+  constructor(
+    private readonly deps: Followed,
+    private readonly apply: () => Promise<void>,
+    private readonly options: FollowerOptions = {},
+  ) {}
 
   /** Subscribes, runs the first period now and schedules the next ones; resolves after the first pass. */
   start(): Promise<void> {
@@ -51,7 +58,7 @@ export class PointerFollower {
     const run = (async () => {
       do {
         this.again = false;
-        await this.deps.apply();
+        await this.apply();
       } while (this.again && !this.disposed);
     })().finally(() => {
       if (this.running === run) this.running = undefined;
@@ -65,10 +72,10 @@ export class PointerFollower {
     if (this.disposed) return;
     if (!this.subscribed)
       this.subscribed = await this.deps.store.subscribe(this.listener).catch((err: unknown) => {
-        this.deps.subscribeFailed?.(toAppError(err).message);
+        this.options.subscribeFailed?.(toAppError(err).message);
         return false;
       });
-    await this.deps.everyPeriod?.();
+    await this.options.everyPeriod?.();
     await this.converge();
     if (!this.disposed) this.timer = this.deps.timers.setTimeout(() => void this.tick(), this.deps.intervalMs);
   }

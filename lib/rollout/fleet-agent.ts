@@ -62,12 +62,7 @@ export class FleetAgent {
   private readonly follower: PointerFollower;
 
   constructor(private readonly deps: FleetAgentDeps) {
-    this.follower = new PointerFollower({
-      name: deps.name,
-      store: deps.store,
-      timers: deps.timers,
-      intervalMs: deps.intervalMs,
-      apply: () => this.pass(),
+    this.follower = new PointerFollower(deps, () => this.pass(), {
       everyPeriod: () => this.flushShadow(),
       subscribeFailed: (message) => deps.on?.storeError?.({ stage: 'subscribe', message }),
     });

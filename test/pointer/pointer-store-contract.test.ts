@@ -7,13 +7,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { AppError } from '../../lib/errors/errors';
 import { JsonFileMap } from '../../lib/persistence/json-file-map';
 import { MAX_REJECTIONS, MemoryPointerStore, type PointerStore, type Rejection } from '../../lib/pointer/pointer-store';
 import { RedisPointerStore } from '../../lib/pointer/redis-pointer-store';
-import { eventually } from '../support/eventually';
-import { testRedis } from '../support/redis';
+import { redisPair, storePair, until } from '../support/store-pair';
 
 interface TestState {
   readonly generation: number;
@@ -28,16 +27,6 @@ const activate =
     cur?.active === version
       ? undefined
       : { generation: -1, active: version, previous: cur === undefined ? [] : [cur.active, ...cur.previous] };
-
-/** Waits (bounded, for real I/O such as pub/sub delivery) until `check` holds. */
-async function until(check: () => boolean, what: string, ms = 5000): Promise<void> {
-  await eventually(
-    () => Promise.resolve(check()),
-    (ok) => ok,
-    what,
-    ms,
-  );
-}
 
 const rejection = (i: number): Rejection => ({
   name: 'fraud',
@@ -61,21 +50,12 @@ function contract(
   }>,
 ): void {
   describe(`pointer store contract: ${name}`, () => {
-    let store: PointerStore<TestState>;
-    let other: PointerStore<TestState>;
-    let cleanup: () => Promise<void>;
     const heard: [string, number][] = [];
-    before(async () => {
-      ({ store, other, cleanup } = await make());
-      assert.equal(await other.subscribe((n, g) => heard.push([n, g])), true);
+    const pair = storePair(make, async (p) => {
+      assert.equal(await p.other.subscribe((n, g) => heard.push([n, g])), true);
     });
-    after(async () => {
-      await store.dispose();
-      if (other !== store) await other.dispose();
-      await cleanup();
-    });
-
     it('stores a change atomically, sets its generation and announces it to every subscriber', async () => {
+      const { store, other } = pair();
       assert.equal(await store.read('fraud'), undefined);
       const u = await store.update('fraud', activate('1.0.0'));
       assert.deepEqual(u, { state: { generation: 1, active: '1.0.0', previous: [] }, changed: true });
@@ -84,6 +64,7 @@ function contract(
     });
 
     it('writes and announces nothing for an unchanged result', async () => {
+      const { store } = pair();
       const count = heard.length;
       const u = await store.update('fraud', activate('1.0.0'));
       assert.equal(u.changed, false);
@@ -95,6 +76,7 @@ function contract(
     });
 
     it("propagates the transition's error and leaves the state as it was", async () => {
+      const { store } = pair();
       const before = await store.read('fraud');
       await assert.rejects(
         store.update('fraud', () => {
@@ -106,6 +88,7 @@ function contract(
     });
 
     it('loses no update when two instances change the pointer at once', async () => {
+      const { store, other } = pair();
       const before = (await store.read('fraud')) as TestState;
       await Promise.all([store.update('fraud', activate('1.1.0')), other.update('fraud', activate('1.2.0'))]);
       const after = (await store.read('fraud')) as TestState;
@@ -114,6 +97,7 @@ function contract(
     });
 
     it('keeps the last rejections, newest first, bounded, per name', async () => {
+      const { store, other } = pair();
       for (let i = 0; i < MAX_REJECTIONS + 3; i++) await store.recordRejection(rejection(i));
       const list = await other.rejections('fraud');
       assert.equal(list.length, MAX_REJECTIONS);
@@ -133,20 +117,7 @@ contract('in-process, kept in a file', async () => {
   return { store, other: store, cleanup: () => Promise.resolve() };
 });
 
-contract('redis', async () => {
-  const { redis, prefix, cleanup } = testRedis();
-  const second = redis.duplicate();
-  const store = new RedisPointerStore<TestState>(redis, prefix, 'test');
-  const other = new RedisPointerStore<TestState>(second, prefix, 'test');
-  return {
-    store,
-    other,
-    cleanup: async () => {
-      second.disconnect();
-      await cleanup();
-    },
-  };
-});
+contract('redis', () => redisPair((r, prefix) => new RedisPointerStore<TestState>(r, prefix, 'test')));
 
 describe('in-process pointer store kept in a file', () => {
   it('serves the kept pointer after a restart, in the current format', async () => {
