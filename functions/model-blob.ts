@@ -2,6 +2,7 @@ import '../lib/telemetry/preload'; // first: starts telemetry before the modules
 import { app, type InvocationContext } from '@azure/functions';
 import { ResourceFactoryResolver, type ModelBindingData } from '@azure/functions-extensions-base';
 import { sharedEngine } from '../lib/app';
+import { describeOutcome } from '../lib/pointer/upload-pipeline';
 import { BLOB_BINDING_SOURCE, blobReferenceFactory, isBlobReference } from '../lib/rollout/blob-reference';
 
 // Deferred binding: the trigger receives a reference to the blob, never its content (see blob-reference.ts).
@@ -43,15 +44,8 @@ app.storageBlob('modelBlob', {
     const outcome = await engine.models.handleUpload(
       bytes === undefined ? { blobPath } : { blobPath, bytes, metadata }, // by reference: metadata from the blob's properties
     );
-    if (outcome.kind === 'rejected') {
-      const r = outcome.rejection;
-      context.warn(`model rejected: ${r.name}@${r.version} failed ${r.check} (${r.code}): ${r.reason}`);
-    } else if (outcome.kind === 'published') {
-      context.log(
-        `model published: ${outcome.name}@${outcome.version} as ${outcome.mode} (generation ${outcome.generation})`,
-      );
-    } else {
-      context.log(`model already published: ${outcome.name}@${outcome.version}`);
-    }
+    const { warn, text } = describeOutcome('model', outcome);
+    if (warn) context.warn(text);
+    else context.log(text);
   },
 });

@@ -1,17 +1,18 @@
 import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
 import { app } from '@azure/functions';
 import { sharedEngine } from '../lib/app';
-import { jsonResponse, readJsonBody, withProblems } from '../lib/http/http-io';
+import { adminHandlers } from '../lib/http/admin-routes';
+import { jsonResponse, withProblems } from '../lib/http/http-io';
 
-/** Admin request bodies are small. */
-const ADMIN_BODY_LIMIT_BYTES = 4096;
+/** The model admin routes: the same handlers (bodies, errors) as the rulesets'. */
+const models = adminHandlers(async () => (await sharedEngine()).models);
 
 /** GET /api/models: active, candidate and previous versions, each instance's state, the last rejection, shadow distributions. */
 app.http('modelsStatus', {
   route: 'models',
   methods: ['GET'],
   authLevel: 'admin',
-  handler: withProblems(async () => jsonResponse(200, await (await sharedEngine()).models.status())),
+  handler: models.status,
 });
 
 /**
@@ -30,11 +31,7 @@ app.http('modelsPromote', {
   route: 'models/{name}/promote',
   methods: ['POST'],
   authLevel: 'admin',
-  handler: withProblems(async (request) => {
-    const models = (await sharedEngine()).models;
-    const body = await readJsonBody(request, ADMIN_BODY_LIMIT_BYTES);
-    return jsonResponse(200, await models.promote(request.params['name'] ?? '', body));
-  }),
+  handler: models.promote,
 });
 
 /** POST /api/models/{name}/rollback: back to the previous pointer on every instance. */
@@ -42,9 +39,7 @@ app.http('modelsRollback', {
   route: 'models/{name}/rollback',
   methods: ['POST'],
   authLevel: 'admin',
-  handler: withProblems(async (request) =>
-    jsonResponse(200, await (await sharedEngine()).models.rollback(request.params['name'] ?? '')),
-  ),
+  handler: models.rollback,
 });
 
 /** PUT /api/models/{name}/traffic `{ "candidate": "1.2.0", "canaryPercent": 10, "shadowPercent": 0 }`. */
@@ -52,9 +47,5 @@ app.http('modelsTraffic', {
   route: 'models/{name}/traffic',
   methods: ['PUT'],
   authLevel: 'admin',
-  handler: withProblems(async (request) => {
-    const models = (await sharedEngine()).models;
-    const body = await readJsonBody(request, ADMIN_BODY_LIMIT_BYTES);
-    return jsonResponse(200, await models.traffic(request.params['name'] ?? '', body));
-  }),
+  handler: models.traffic,
 });

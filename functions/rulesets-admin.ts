@@ -1,18 +1,17 @@
 import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
 import { app } from '@azure/functions';
 import { sharedEngine } from '../lib/app';
-import { jsonResponse, readJsonBody, withProblems } from '../lib/http/http-io';
+import { adminHandlers } from '../lib/http/admin-routes';
 
-const ADMIN_BODY_LIMIT_BYTES = 4096;
+/** The ruleset admin routes: the same handlers (bodies, errors) as the models'. */
+const rulesets = adminHandlers(async () => (await sharedEngine()).rulesets);
 
 /** GET /api/rulesets/{name}: the version served here, the fleet pointer (active, previous, candidate and its shares, rejections), shadow counts. */
 app.http('rulesetsStatus', {
   route: 'rulesets/{name}',
   methods: ['GET'],
   authLevel: 'admin',
-  handler: withProblems(async (request) =>
-    jsonResponse(200, await (await sharedEngine()).rulesets.status(request.params['name'] ?? '')),
-  ),
+  handler: rulesets.status,
 });
 
 /** POST /api/rulesets/{name}/promote `{ "version": "1.1.0" }`: validates that version and makes it active on every instance. */
@@ -20,11 +19,7 @@ app.http('rulesetsPromote', {
   route: 'rulesets/{name}/promote',
   methods: ['POST'],
   authLevel: 'admin',
-  handler: withProblems(async (request) => {
-    const rulesets = (await sharedEngine()).rulesets;
-    const body = await readJsonBody(request, ADMIN_BODY_LIMIT_BYTES);
-    return jsonResponse(200, await rulesets.promote(request.params['name'] ?? '', body));
-  }),
+  handler: rulesets.promote,
 });
 
 /** POST /api/rulesets/{name}/rollback: back to the previous active version on every instance. */
@@ -32,9 +27,7 @@ app.http('rulesetsRollback', {
   route: 'rulesets/{name}/rollback',
   methods: ['POST'],
   authLevel: 'admin',
-  handler: withProblems(async (request) =>
-    jsonResponse(200, await (await sharedEngine()).rulesets.rollback(request.params['name'] ?? '')),
-  ),
+  handler: rulesets.rollback,
 });
 
 /**
@@ -45,9 +38,5 @@ app.http('rulesetsTraffic', {
   route: 'rulesets/{name}/traffic',
   methods: ['PUT'],
   authLevel: 'admin',
-  handler: withProblems(async (request) => {
-    const rulesets = (await sharedEngine()).rulesets;
-    const body = await readJsonBody(request, ADMIN_BODY_LIMIT_BYTES);
-    return jsonResponse(200, await rulesets.traffic(request.params['name'] ?? '', body));
-  }),
+  handler: rulesets.traffic,
 });

@@ -9,6 +9,8 @@
  */
 import type { Redis } from 'ioredis';
 import { unrefTimers, type Timers } from '../time/timers';
+import { redisCall, type RedisCall } from './redis-call';
+import { redisCas, type CasAttempt, type CasTarget } from './redis-cas';
 
 /** How long a subscribe waits for the SUBSCRIBE to be confirmed, ms. */
 export const SUBSCRIBE_WAIT_MS = 2000;
@@ -114,5 +116,66 @@ export class RedisChannelSubscription {
   dispose(): void {
     this.disposed = true;
     this.drop();
+  }
+}
+
+/** How a store's channel messages become what its listeners hear. */
+export interface AnnouncementFormat<M> {
+  /** A message's JSON, or undefined when it is not in the store's format (ignored). */
+  readonly parse: (message: Record<string, unknown>) => M | undefined;
+  /** What listeners hear after a reconnect (announcements may have been missed); none: nothing. */
+  readonly reconnect?: M;
+}
+
+/**
+ * The announcing side every Redis store shares (lists, artifact pointers): the store's call wrapper, its
+ * listeners, one channel subscription that hands them each parsed message (and the reconnect notice), and the
+ * compare-and-set that writes a `{ generation, state }` hash and publishes on the same channel in one step.
+ */
+export class RedisAnnouncements<M> {
+  /** The store's call wrapper: failures are the store's `dependency_unavailable`. */
+  readonly call: RedisCall;
+  private readonly listeners = new Set<(m: M) => void>();
+  private readonly subscription: RedisChannelSubscription;
+
+  /**
+   * @param redis the engine's shared client, or a getter for one not set up yet (calls then fail transiently).
+   * @param channel e.g. `scoring:list:v1:changed`.
+   * @param what the store's name in errors, e.g. `list store`.
+   */
+  constructor(
+    redis: Redis | (() => Redis | undefined),
+    readonly channel: string,
+    what: string,
+    format: AnnouncementFormat<M>,
+  ) {
+    const client = typeof redis === 'function' ? redis : () => redis;
+    this.call = redisCall(client, what);
+    const reconnect = format.reconnect;
+    this.subscription = new RedisChannelSubscription(client, channel, {
+      onMessage: (text) => {
+        const parsed = JSON.parse(text) as unknown;
+        if (parsed === null || typeof parsed !== 'object') return;
+        const m = format.parse(parsed as Record<string, unknown>);
+        if (m !== undefined) for (const l of this.listeners) l(m);
+      },
+      ...(reconnect === undefined ? {} : { onReconnect: () => this.listeners.forEach((l) => l(reconnect)) }),
+    });
+  }
+
+  /** Adds a listener and subscribes (idempotent); resolves true once subscribed. */
+  subscribe(listener: (m: M) => void): Promise<boolean> {
+    this.listeners.add(listener);
+    return this.subscription.subscribe();
+  }
+
+  /** Compare-and-set on `target.key`, announced on this channel (see {@link redisCas}). */
+  cas<R>(target: Omit<CasTarget, 'channel'>, attempt: () => Promise<CasAttempt<R>>): Promise<R> {
+    return redisCas(this.call, { ...target, channel: this.channel }, attempt);
+  }
+
+  dispose(): void {
+    this.listeners.clear();
+    this.subscription.dispose();
   }
 }

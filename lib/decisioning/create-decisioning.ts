@@ -17,13 +17,9 @@ import { ListLookup, type ListLookupEvents } from './list-lookup';
 import { MemoryListStore, type ListStore } from './list-store';
 import { loadRuleset } from './load-ruleset';
 import { RedisListStore } from './redis-list-store';
-import { JsonFileMap } from '../persistence/json-file-map';
-import {
-  MemoryRulesetPointerStore,
-  RedisRulesetPointerStore,
-  type RulesetPointerStore,
-  type RulesetState,
-} from './ruleset-pointer';
+import { createPointerStore } from '../pointer/create-pointer-store';
+import type { PointerStore } from '../pointer/pointer-store';
+import { parseRulesetState, type RulesetState } from './ruleset-traffic';
 import { BlobRulesetRepository, FolderRulesetRepository, type RulesetRepository } from './ruleset-repository';
 import { GOLDEN_THRESHOLDS, RulesetRollout } from './ruleset-rollout';
 
@@ -33,7 +29,7 @@ export interface DecisioningDeps {
   /** The engine's shared Redis client, if Redis is configured; else in-process stores. */
   readonly redis: (() => Redis | undefined) | undefined;
   readonly listStore?: ListStore;
-  readonly pointerStore?: RulesetPointerStore;
+  readonly pointerStore?: PointerStore<RulesetState>;
   readonly repository?: RulesetRepository;
   readonly credential?: TokenCredential;
   readonly timers?: Timers;
@@ -129,15 +125,15 @@ export async function createDecisioning(config: Config, deps: DecisioningDeps): 
   });
   const pointerStore =
     deps.pointerStore ??
-    (redis === undefined
-      ? new MemoryRulesetPointerStore(
-          config.rollout.stateDir === undefined
-            ? undefined
-            : new JsonFileMap<RulesetState>(path.join(config.rollout.stateDir, 'rulesets.json'), (m) =>
-                logger.warn(`rulesets: ${m}`),
-              ),
-        )
-      : new RedisRulesetPointerStore(redis, prefix));
+    createPointerStore<RulesetState>({
+      kind: 'ruleset',
+      redis,
+      prefix,
+      stateDir: config.rollout.stateDir,
+      file: 'rulesets.json',
+      parse: parseRulesetState,
+      warn: (m) => logger.warn(`rulesets: ${m}`),
+    });
   let repository: RulesetRepository;
   try {
     repository = deps.repository ?? defaultRepository(config, deps);
@@ -152,6 +148,8 @@ export async function createDecisioning(config: Config, deps: DecisioningDeps): 
     timers: deps.timers ?? unrefTimers,
     reconcileMs: config.rollout.reconcileIntervalMs,
     ...(deps.wallNow === undefined ? {} : { wallNow: deps.wallNow }),
+    ...(config.rollout.instanceId === undefined ? {} : { instanceId: config.rollout.instanceId }),
+    logger,
     on: {
       followFailed: (e) => logger.warn('could not load the ruleset the pointer names; serving the current one', e),
     },

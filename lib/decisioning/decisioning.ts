@@ -9,7 +9,7 @@ import type { ListMemberships } from './cel-environment';
 import type { CompiledRuleset } from './compile-ruleset';
 import { evaluateRuleset, type DecisionInput, type DecisionOutcome, type RuleDecision } from './evaluate-ruleset';
 import type { ListLookup } from './list-lookup';
-import type { RulesetTraffic } from './ruleset-pointer';
+import type { RulesetTraffic } from './ruleset-traffic';
 import { inRulesetCanary, inRulesetShadow } from './ruleset-traffic';
 import { MAX_PAGE, type ListPage } from './list-store';
 import { decodeListCursor, encodeListCursor, listValueProblem, parseAddBody } from './list-values';

@@ -8,10 +8,10 @@
  * and are deleted when a page meets them. Subscriptions use a duplicate connection.
  */
 import type { Redis } from 'ioredis';
-import { redisCall, type RedisCall } from '../context/redis-call';
-import { RedisChannelSubscription } from '../context/redis-channel';
+import type { RedisCall } from '../context/redis-call';
+import { RedisAnnouncements } from '../context/redis-channel';
 import { AppError } from '../errors/errors';
-import { MAX_PAGE, type ListChangeListener, type ListPage, type ListStore } from './list-store';
+import { MAX_PAGE, type ListChange, type ListChangeListener, type ListPage, type ListStore } from './list-store';
 
 /** Key names of the list store. */
 export function listKeys(prefix: string, name: string): { values: string; expiry: string; channel: string } {
@@ -22,9 +22,8 @@ export function listKeys(prefix: string, name: string): { values: string; expiry
 /** List store on Redis. */
 export class RedisListStore implements ListStore {
   readonly description = 'redis';
-  private readonly listeners = new Set<ListChangeListener>();
+  private readonly announcements: RedisAnnouncements<ListChange>;
   private readonly call: RedisCall;
-  private readonly channel: RedisChannelSubscription;
 
   /**
    * @param redis the engine's shared client, or a getter for one not set up yet (calls then fail transiently).
@@ -36,19 +35,15 @@ export class RedisListStore implements ListStore {
     private readonly prefix: string,
     private readonly now: () => number = Date.now,
   ) {
-    const client = typeof redis === 'function' ? redis : () => redis;
-    this.call = redisCall(client, 'list store');
-    this.channel = new RedisChannelSubscription(client, listKeys(prefix, '').channel, {
-      onMessage: (text) => {
-        const m = JSON.parse(text) as { name?: unknown; values?: unknown };
-        if (typeof m.name === 'string' && Array.isArray(m.values))
-          for (const l of this.listeners) l({ name: m.name, values: m.values.map(String) });
-      },
+    this.announcements = new RedisAnnouncements<ListChange>(redis, listKeys(prefix, '').channel, 'list store', {
+      parse: (m) =>
+        typeof m['name'] === 'string' && Array.isArray(m['values'])
+          ? { name: m['name'], values: m['values'].map(String) }
+          : undefined,
       // changes may have been missed while disconnected (the L1 TTL bounds staleness while unsubscribed)
-      onReconnect: () => {
-        for (const l of this.listeners) l({ name: '*', values: [] });
-      },
+      reconnect: { name: '*', values: [] },
     });
+    this.call = this.announcements.call;
   }
 
   async add(name: string, values: readonly string[], ttlSeconds?: number): Promise<void> {
@@ -154,14 +149,12 @@ export class RedisListStore implements ListStore {
     return out;
   }
 
-  async subscribe(listener: ListChangeListener): Promise<boolean> {
-    this.listeners.add(listener);
-    return this.channel.subscribe();
+  subscribe(listener: ListChangeListener): Promise<boolean> {
+    return this.announcements.subscribe(listener);
   }
 
-  async dispose(): Promise<void> {
-    this.listeners.clear();
-    this.channel.dispose();
-    await Promise.resolve();
+  dispose(): Promise<void> {
+    this.announcements.dispose();
+    return Promise.resolve();
   }
 }

@@ -1,34 +1,49 @@
 /**
- * Ruleset rollout, like models: an upload (`rulesets/{name}/{version}.json`, blob trigger) is validated
- * (schema, compile, golden cases) and, if good, published as the fleet pointer's active version; every
- * instance follows the pointer (pub/sub + reconcile) and swaps atomically. A refused upload is recorded and
- * the previous ruleset keeps serving. Admin: status, promote, rollback, traffic (canary and shadow).
+ * Ruleset rollout, on the same rollout as models (`lib/pointer`): an upload (`rulesets/{name}/{version}.json`, blob
+ * trigger) goes through the upload pipeline ({@link RulesetKind}: schema, compile, golden cases) and, if good, is
+ * published as the pointer's active version; every instance follows the pointer (pub/sub + reconcile) and swaps
+ * atomically. A refused upload is recorded and the previous ruleset keeps serving. Admin: status, promote,
+ * rollback, traffic (canary and shadow), with the same bodies as models.
  */
 import { AppError, toAppError } from '../errors/errors';
+import type { ArtifactAdmin } from '../http/admin-routes';
+import { PointerFollower } from '../pointer/pointer-follower';
+import type { PointerStore, Rejection } from '../pointer/pointer-store';
+import { UploadPipeline, type ArtifactUpload, type UploadOutcome } from '../pointer/upload-pipeline';
+import { silentLogger, type Logger } from '../telemetry/logger';
 import type { Timers } from '../time/timers';
 import type { CompiledRuleset } from './compile-ruleset';
 import type { Decisioning } from './decisioning';
 import { loadRuleset } from './load-ruleset';
-import { MAX_HISTORY, type RulesetPointerStore, type RulesetState } from './ruleset-pointer';
-import { activate, parseTrafficBody, promoteTo, parseVersionBody, rollBack, setTraffic } from './ruleset-traffic';
-import { parseRulesetPath, type RulesetRepository } from './ruleset-repository';
+import type { RulesetRepository } from './ruleset-repository';
+import {
+  EMPTY_STATE,
+  MAX_HISTORY,
+  parseTrafficBody,
+  parseVersionBody,
+  promoteTo,
+  rollBack,
+  setTraffic,
+  type RulesetState,
+} from './ruleset-traffic';
+import { GOLDEN_THRESHOLDS, RulesetKind } from './ruleset-upload';
 
-/**
- * Thresholds golden cases are checked with when the ruleset declares no `default` profile (the model's are
- * not known when a ruleset loads).
- */
-export const GOLDEN_THRESHOLDS = Object.freeze({ review: 0.5, decline: 0.9 });
+export { GOLDEN_THRESHOLDS } from './ruleset-upload';
 
 /** Dependencies of a {@link RulesetRollout}. */
 export interface RulesetRolloutDeps {
   readonly name: string;
   readonly decisioning: Decisioning;
-  readonly store: RulesetPointerStore;
+  readonly store: PointerStore<RulesetState>;
   readonly repository: RulesetRepository;
   readonly timers: Timers;
   readonly reconcileMs: number;
   /** Wall clock, epoch ms. */
   readonly wallNow?: () => number;
+  /** This instance, as rejections name it. Default `this-instance`. */
+  readonly instanceId?: string;
+  /** Default silent. */
+  readonly logger?: Logger;
   readonly on?: { readonly followFailed?: (e: { readonly version: string; readonly reason: string }) => void };
 }
 
@@ -37,41 +52,48 @@ export interface RulesetStatus {
   readonly name: string;
   /** The version this instance serves. */
   readonly serving: string | undefined;
-  readonly pointer: RulesetState;
+  /** The pointer, and the last refused uploads (newest first). */
+  readonly pointer: RulesetState & { readonly rejections: readonly Rejection[] };
   readonly shadow: ReturnType<Decisioning['shadowReport']>;
 }
 
 /** Ruleset rollout on one instance. */
-export class RulesetRollout {
-  private timer: unknown;
-  private disposed = false;
-  private converging: Promise<void> | undefined;
-  private again: Promise<void> | undefined;
+export class RulesetRollout implements ArtifactAdmin {
   private readonly loaded = new Map<string, CompiledRuleset>();
+  private readonly follower: PointerFollower;
+  private readonly upload: UploadPipeline<CompiledRuleset>;
 
-  private readonly listener = (name: string): void => {
-    if (name === this.deps.name) void this.converge();
-  };
+  constructor(private readonly deps: RulesetRolloutDeps) {
+    this.follower = new PointerFollower({ ...deps, intervalMs: deps.reconcileMs }, () => this.follow());
+    const kind = new RulesetKind({
+      name: deps.name,
+      store: deps.store,
+      repository: deps.repository,
+      serving: () => this.serving,
+      keep: (rs) => this.keep(rs),
+    });
+    this.upload = new UploadPipeline({
+      kind,
+      store: deps.store,
+      follower: this.follower,
+      instanceId: deps.instanceId ?? 'this-instance',
+      wallNow: deps.wallNow ?? Date.now,
+      logger: deps.logger ?? silentLogger,
+    });
+  }
 
-  constructor(private readonly deps: RulesetRolloutDeps) {}
-
-  private get wallNow(): () => number {
-    return this.deps.wallNow ?? Date.now;
+  private get serving(): string | undefined {
+    return this.deps.decisioning.ruleset?.version;
   }
 
   /** Subscribes to pointer changes, converges once, and starts the reconcile loop. */
-  async start(): Promise<void> {
-    await this.deps.store.subscribe(this.listener).catch(() => false);
-    await this.converge();
-    this.schedule();
+  start(): Promise<void> {
+    return this.follower.start();
   }
 
-  private schedule(): void {
-    if (this.disposed) return;
-    this.timer = this.deps.timers.setTimeout(() => {
-      void this.deps.store.subscribe(this.listener).catch(() => false);
-      void this.converge().finally(() => this.schedule());
-    }, this.deps.reconcileMs);
+  private keep(rs: CompiledRuleset): void {
+    if (this.loaded.size >= MAX_HISTORY + 2) this.loaded.delete(this.loaded.keys().next().value as string);
+    this.loaded.set(rs.version, rs);
   }
 
   private async compiled(version: string): Promise<CompiledRuleset> {
@@ -79,31 +101,20 @@ export class RulesetRollout {
     if (hit !== undefined) return hit;
     const { repository, name } = this.deps;
     const rs = loadRuleset(await repository.read(name, version), GOLDEN_THRESHOLDS, repository.source(name, version));
-    if (this.loaded.size >= MAX_HISTORY + 2) this.loaded.delete(this.loaded.keys().next().value as string);
-    this.loaded.set(version, rs);
+    this.keep(rs);
     return rs;
   }
 
-  /**
-   * Follows the pointer: swaps to its active version and sets its candidate (single-flight). A call while
-   * one runs queues one more pass after it, so a change announced mid-pass is not missed.
-   */
+  /** Follows the pointer now (also on announcements and every reconcile period). */
   converge(): Promise<void> {
-    if (this.converging !== undefined) {
-      this.again ??= this.converging.then(() => {
-        this.again = undefined;
-        return this.converge();
-      });
-      return this.again;
-    }
-    this.converging = this.follow().finally(() => (this.converging = undefined));
-    return this.converging;
+    return this.follower.converge();
   }
 
+  /** One pass: swaps to the pointer's active version and sets its candidate. */
   private async follow(): Promise<void> {
     let state: RulesetState;
     try {
-      state = await this.deps.store.read(this.deps.name);
+      state = (await this.deps.store.read(this.deps.name)) ?? EMPTY_STATE;
     } catch {
       return; // the next reconcile retries
     }
@@ -126,39 +137,19 @@ export class RulesetRollout {
   }
 
   /**
-   * The blob trigger: validates an upload and publishes it as the active version on every instance.
-   * @throws AppError `ruleset_invalid` (recorded; the previous ruleset keeps serving), `not_found` for another name.
+   * The blob trigger: validates an upload and publishes it as the active version on every instance. A refused
+   * upload is an outcome (recorded, listed by {@link status}); the previous ruleset keeps serving.
+   * @throws transient AppErrors only (store or container unavailable): the trigger retries.
    */
-  async handleUpload(blobPath: string, text: string): Promise<{ name: string; version: string; generation: number }> {
-    const ref = parseRulesetPath(blobPath);
-    if (ref === undefined || ref.name !== this.deps.name)
-      throw new AppError('not_found', `Not a ruleset this app serves (rulesets/${this.deps.name}/{version}.json).`);
-    let rs: CompiledRuleset;
-    try {
-      rs = loadRuleset(text, GOLDEN_THRESHOLDS, blobPath);
-      if (rs.name !== ref.name || rs.version !== ref.version)
-        throw new AppError('ruleset_invalid', 'The document name and version must match its path.', {
-          errors: [{ path: 'version', message: `the path says ${ref.name} ${ref.version}` }],
-        });
-    } catch (err) {
-      const e = toAppError(err);
-      const at = new Date(this.wallNow()).toISOString();
-      await this.deps.store
-        .update(this.deps.name, (s) => ({
-          ...s,
-          rejections: [{ version: ref.version, reason: e.message, errors: e.errors, at }, ...s.rejections].slice(
-            0,
-            MAX_HISTORY,
-          ),
-        }))
-        .catch(() => undefined);
-      throw e;
-    }
-    this.loaded.set(rs.version, rs);
-    const serving = this.deps.decisioning.ruleset?.version;
-    const s = await this.deps.store.update(this.deps.name, (cur) => activate(cur, rs.version, serving));
+  handleUpload(upload: ArtifactUpload): Promise<UploadOutcome> {
+    return this.upload.handle(upload);
+  }
+
+  /** Applies a transition to the pointer and converges. */
+  private async change(name: string, fn: (cur: RulesetState) => RulesetState | undefined): Promise<RulesetStatus> {
+    await this.deps.store.update(name, (cur) => fn(cur ?? EMPTY_STATE));
     await this.converge();
-    return { name: rs.name, version: rs.version, generation: s.generation };
+    return this.status(name);
   }
 
   /**
@@ -170,18 +161,14 @@ export class RulesetRollout {
     this.check(name);
     const version = parseVersionBody(body);
     await this.compiled(version); // validated before it is published
-    const serving = this.deps.decisioning.ruleset?.version;
-    await this.deps.store.update(name, (cur) => promoteTo(cur, version, serving));
-    await this.converge();
-    return this.status(name);
+    const serving = this.serving;
+    return this.change(name, (cur) => promoteTo(cur, version, serving));
   }
 
   /** `POST /api/rulesets/{name}/rollback`: back to the previous active version; any canary or shadow ends. */
-  async rollback(name: string): Promise<RulesetStatus> {
+  rollback(name: string): Promise<RulesetStatus> {
     this.check(name);
-    await this.deps.store.update(name, rollBack);
-    await this.converge();
-    return this.status(name);
+    return this.change(name, rollBack);
   }
 
   /**
@@ -195,19 +182,18 @@ export class RulesetRollout {
     this.check(name);
     const split = parseTrafficBody(body);
     if (split.canaryPercent > 0 || split.shadowPercent > 0) await this.compiled(split.candidate);
-    const serving = this.deps.decisioning.ruleset?.version;
-    await this.deps.store.update(name, (cur) => setTraffic(cur, split, serving));
-    await this.converge();
-    return this.status(name);
+    const serving = this.serving;
+    return this.change(name, (cur) => setTraffic(cur, split, serving));
   }
 
   /** `GET /api/rulesets/{name}`. */
   async status(name: string): Promise<RulesetStatus> {
     this.check(name);
+    const [state, rejections] = await Promise.all([this.deps.store.read(name), this.deps.store.rejections(name)]);
     return {
       name,
-      serving: this.deps.decisioning.ruleset?.version,
-      pointer: await this.deps.store.read(name),
+      serving: this.serving,
+      pointer: { ...(state ?? EMPTY_STATE), rejections },
       shadow: this.deps.decisioning.shadowReport(),
     };
   }
@@ -217,8 +203,7 @@ export class RulesetRollout {
   }
 
   async dispose(): Promise<void> {
-    this.disposed = true;
-    this.deps.timers.clearTimeout(this.timer);
+    await this.follower.dispose();
     await this.deps.store.dispose();
   }
 }

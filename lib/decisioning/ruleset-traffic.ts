@@ -4,13 +4,39 @@
  * independent) and is evaluated off the decision for a shadow share of payments. Admin bodies are checked
  * strictly (every invalid field named). Pure.
  */
-import { z } from 'zod';
 import { inShare } from '../domain/traffic-share';
 import { AppError } from '../errors/errors';
-import { parseBody } from '../errors/parse-body';
-import { MAX_HISTORY, type RulesetState, type RulesetTraffic } from './ruleset-pointer';
+import { AdminBodies, type TrafficSplit } from '../pointer/admin-bodies';
 
-export type { RulesetTraffic } from './ruleset-pointer';
+/** Previous versions kept for rollback. */
+export const MAX_HISTORY = 10;
+
+/** A candidate version and its shares (percent, 0–100): canary of users, shadow of payments. */
+export type RulesetTraffic = TrafficSplit;
+
+/** The ruleset kind's pointer state (in the one pointer store; its rejections are kept there beside it). */
+export interface RulesetState {
+  readonly generation: number;
+  readonly active: string | undefined;
+  /** Earlier active versions, newest first. */
+  readonly previous: readonly string[];
+  /** The candidate: decides for its canary share of users, evaluated off the decision for its shadow share. */
+  readonly traffic: RulesetTraffic | undefined;
+}
+
+/** The state before anything was published. */
+export const EMPTY_STATE: RulesetState = { generation: 0, active: undefined, previous: [], traffic: undefined };
+
+/**
+ * A stored state's JSON text → the state: a state written before canaries had `shadow: version` (evaluated on every
+ * payment), and one written before rejections moved beside the pointer kept them in it.
+ */
+export function parseRulesetState(text: string): RulesetState {
+  const { shadow, rejections: _r, ...s } = JSON.parse(text) as RulesetState & { shadow?: string; rejections?: unknown };
+  const traffic =
+    s.traffic ?? (shadow === undefined ? undefined : { candidate: shadow, canaryPercent: 0, shadowPercent: 100 });
+  return { ...s, traffic };
+}
 
 /** Salt of the ruleset canary (users) and shadow (transactions) shares. */
 export const CANARY_SALT = 'ruleset-canary';
@@ -26,32 +52,20 @@ export function inRulesetShadow(transactionId: string, shadowPercent: number): b
   return shadowPercent > 0 && inShare(transactionId, SHADOW_SALT, shadowPercent);
 }
 
-const version = z
-  .string({ error: 'must be a version string like 1.1.0' })
-  .min(1, { error: 'must not be empty' })
-  .max(64, { error: 'must be at most 64 characters' })
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, { error: 'must be a version like 1.1.0' });
-const percent = z
-  .number({ error: 'must be a number from 0 to 100' })
-  .min(0, { error: 'must be at least 0' })
-  .max(100, { error: 'must be at most 100' });
-const versionBody = z.strictObject({ version }, { error: 'must be an object like { "version": "1.1.0" }' });
-const trafficBody = z.strictObject(
-  { candidate: version, canaryPercent: percent.default(0), shadowPercent: percent.default(0) },
-  { error: 'must be an object like { "candidate": "1.1.0", "canaryPercent": 10, "shadowPercent": 0 }' },
-);
+/** The admin bodies of rulesets (the same parsing as every kind's; versions like `1.1.0`). */
+export const RULESET_BODIES = new AdminBodies(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, '1.1.0');
 
 /** `{ "version" }` of a promote. @throws AppError `validation_failed` naming every invalid field. */
 export function parseVersionBody(body: unknown): string {
-  return parseBody(versionBody, body).version;
+  return RULESET_BODIES.version(body);
 }
 
 /** `{ candidate, canaryPercent?, shadowPercent? }`. @throws AppError `validation_failed` naming every invalid field. */
 export function parseTrafficBody(body: unknown): RulesetTraffic {
-  return parseBody(trafficBody, body);
+  return RULESET_BODIES.traffic(body);
 }
 
-type Next = Omit<RulesetState, 'generation'> | undefined;
+type Next = RulesetState | undefined;
 
 /**
  * `version` becomes active; the one before (the pointer's, else the shipped one `serving`) is kept for

@@ -6,7 +6,6 @@
  */
 import type { StageTracer } from '../telemetry/stage-tracer';
 import { hostname } from 'node:os';
-import * as path from 'node:path';
 import type { TokenCredential } from '@azure/identity';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/config';
@@ -18,21 +17,22 @@ import { batchedBackendFactory, inferenceSettings, resolveMode } from '../infere
 import { SessionManager } from '../inference/session-manager';
 import type { Logger } from '../telemetry/logger';
 import type { ModelSource } from '../models/model-folder';
-import { JsonFileMap } from '../persistence/json-file-map';
-import type { FleetState } from './fleet-state';
+import { parseFleetState, type FleetState } from './fleet-state';
 import { BlobModelRepository, blobConfigured, type BlobRepositoryEvents } from './blob-model-repository';
 import { FleetAgent, type FleetAgentEvents } from './fleet-agent';
 import { FleetModelSource } from './fleet-model-source';
-import { MemoryFleetStore, type FleetStore } from './fleet-store';
+import type { FleetStore } from './fleet-store';
 import { ModelAdmin } from './model-admin';
 import { FolderModelRepository, type ModelRepository } from './model-repository';
 import { ModelRollout } from './model-rollout';
 import { ModelValidator } from './model-validator';
 import { fullGc, MemoryReclaimer } from './reclaim';
-import { RedisFleetStore } from './redis-fleet-store';
+import { fleetStore, MODEL_KIND } from './redis-fleet-reports';
+import { createPointerStore } from '../pointer/create-pointer-store';
 import { ShadowRecorder } from './shadow-stats';
 import { TrafficRouter } from './traffic-router';
-import { UploadHandler } from './upload-handler';
+import { ModelKind } from './model-upload';
+import { UploadPipeline } from '../pointer/upload-pipeline';
 import { VersionLoader } from './version-loader';
 
 /** Dependencies of model rollout; each has a production default. */
@@ -107,15 +107,18 @@ export function planRollout(config: Config, base: ModelSource, deps: RolloutDeps
   const instanceId = deps.instanceId ?? r.instanceId ?? `${hostname()}-${process.pid}`;
   const store =
     deps.store ??
-    (deps.redis !== undefined
-      ? new RedisFleetStore(deps.redis, config.redis.keyPrefix)
-      : new MemoryFleetStore(
-          r.stateDir === undefined
-            ? undefined
-            : new JsonFileMap<FleetState>(path.join(r.stateDir, 'models.json'), (m) =>
-                deps.logger.warn(`rollout: ${m}`),
-              ),
-        ));
+    fleetStore(
+      createPointerStore<FleetState>({
+        kind: MODEL_KIND,
+        redis: deps.redis,
+        prefix: config.redis.keyPrefix,
+        stateDir: r.stateDir,
+        file: 'models.json',
+        parse: parseFleetState,
+        warn: (m) => deps.logger.warn(`rollout: ${m}`),
+      }),
+      config.redis.keyPrefix,
+    );
   const bundled = new FolderModelRepository(config.model.dir, r.storage.container);
   const repository =
     deps.repository ??
@@ -183,7 +186,7 @@ export function planRollout(config: Config, base: ModelSource, deps: RolloutDeps
         wallNow,
         on: agentLogEvents(logger, deps.on),
       });
-      const upload = new UploadHandler({
+      const kind = new ModelKind({
         modelName: config.model.name,
         container: r.storage.container,
         maxBytes: r.maxModelBytes,
@@ -195,10 +198,8 @@ export function planRollout(config: Config, base: ModelSource, deps: RolloutDeps
         validator,
         loader,
         sessions,
-        agent,
-        wallNow,
-        logger,
       });
+      const upload = new UploadPipeline({ kind, store, follower: agent, instanceId, wallNow, logger });
       const admin = new ModelAdmin({
         modelName: config.model.name,
         instanceId,

@@ -13,6 +13,7 @@ import type { FleetStore } from './fleet-store';
 import type { ShadowRecorder } from './shadow-stats';
 import type { TrafficRouter } from './traffic-router';
 import type { VersionLoader } from './version-loader';
+import { PointerFollower } from '../pointer/pointer-follower';
 
 /** A failure's message (our AppErrors' are safe to show; others are I/O errors without secrets). */
 function reasonOf(err: unknown): string {
@@ -57,17 +58,19 @@ export class FleetAgent {
   private applied = 0;
   private stale: { desired: string; reason: string } | undefined;
   private candidateError: string | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
-  private subscribed = false;
-  private timer: unknown;
   private disposed = false;
+  private readonly follower: PointerFollower;
 
-  constructor(private readonly deps: FleetAgentDeps) {}
+  constructor(private readonly deps: FleetAgentDeps) {
+    this.follower = new PointerFollower(deps, () => this.pass(), {
+      everyPeriod: () => this.flushShadow(),
+      subscribeFailed: (message) => deps.on?.storeError?.({ stage: 'subscribe', message }),
+    });
+  }
 
   /** Subscribes and starts the reconcile loop (first pass right away). */
   start(): void {
-    void this.tick();
+    void this.follower.start();
   }
 
   /** This instance's fleet status. */
@@ -86,41 +89,7 @@ export class FleetAgent {
 
   /** Reconciles now; resolves when this instance has applied the pointer as read after the call (or failed to). */
   converge(): Promise<void> {
-    if (this.disposed) return Promise.resolve();
-    if (this.running !== undefined) {
-      this.again = true;
-      return this.running;
-    }
-    const run = (async () => {
-      do {
-        this.again = false;
-        await this.pass();
-      } while (this.again && !this.disposed);
-    })().finally(() => {
-      if (this.running === run) this.running = undefined;
-    });
-    this.running = run;
-    return run;
-  }
-
-  /** One reconcile period: subscribe if not yet, flush shadow counts, converge, report; then schedule the next. */
-  private async tick(): Promise<void> {
-    if (this.disposed) return;
-    if (!this.subscribed) {
-      this.subscribed = await this.deps.store
-        .subscribe((name) => {
-          if (name === this.deps.name || name === '*') void this.converge();
-        })
-        .catch(
-          (err: unknown) => (
-            this.deps.on?.storeError?.({ stage: 'subscribe', message: toAppError(err).message }),
-            false
-          ),
-        );
-    }
-    await this.flushShadow();
-    await this.converge();
-    if (!this.disposed) this.timer = this.deps.timers.setTimeout(() => void this.tick(), this.deps.intervalMs);
+    return this.follower.converge();
   }
 
   /** Adds this instance's shadow counts to the fleet-wide ones (kept for the next tick if the store is down). */
@@ -257,7 +226,6 @@ export class FleetAgent {
   /** Stops the loop and waits for a pass under way. */
   async dispose(): Promise<void> {
     this.disposed = true;
-    this.deps.timers.clearTimeout(this.timer);
-    await this.running?.catch(() => undefined);
+    await this.follower.dispose();
   }
 }

@@ -1,17 +1,14 @@
 /**
- * Where the fleet pointer lives and how changes are announced: Redis (key + pub/sub, shared by every
- * instance) or in-process when no Redis is configured (the embedded default; same contract, one instance).
- * Also keeps the last rejections, what each instance reports about itself, and shadow statistics.
+ * The model kind's view of the one pointer store (`lib/pointer`): the fleet pointer (a {@link FleetState} per model
+ * name) with its transitions, the rejections, and what only models keep beside it: each instance's report and the
+ * shadow statistics ({@link FleetReports}). On Redis (`redisFleetStore`) or in process ({@link memoryFleetStore}).
  */
 import type { JsonFileMap } from '../persistence/json-file-map';
-import type { ErrorCode, FieldError } from '../errors/errors';
-import type { FleetState, Transition } from './fleet-state';
+import { MemoryPointerStore, type PointerStore, type Rejection } from '../pointer/pointer-store';
+import { parseFleetState, type FleetState, type Transition } from './fleet-state';
 import { addCounts, emptyCounts, MAX_SHADOW_PAIRS, type ShadowCounts } from './shadow-stats';
 
-/** Rejections kept per model name. */
-export const MAX_REJECTIONS = 20;
-/** Compare-and-set attempts before an update gives up (`conflict`). */
-export const MAX_CAS_ATTEMPTS = 8;
+export { MAX_REJECTIONS, type Rejection } from '../pointer/pointer-store';
 
 /** Which validation step refused a model. */
 export type RejectCheck =
@@ -27,21 +24,6 @@ export type RejectCheck =
   | 'golden'
   | 'shift'
   | 'version';
-
-/** A refused upload, as the admin API shows it. */
-export interface Rejection {
-  readonly name: string;
-  readonly version: string;
-  readonly blobPath: string;
-  readonly check: RejectCheck;
-  readonly code: ErrorCode;
-  readonly reason: string;
-  readonly errors: readonly FieldError[];
-  /** Instance that validated the upload. */
-  readonly by: string;
-  /** ISO 8601. */
-  readonly at: string;
-}
 
 /** What one instance reports about itself (each reconcile and after each change). */
 export interface InstanceReport {
@@ -59,30 +41,11 @@ export interface InstanceReport {
   readonly reportedAtMs: number;
 }
 
-/** Called when a model's pointer changed (`generation` is the new one). */
+/** Called when a model's pointer changed (`generation` is the new one; `"*"`, -1 after a reconnect). */
 export type ChangeListener = (name: string, generation: number) => void;
 
-/** Persistence and announcement of fleet pointers. */
-export interface FleetStore {
-  /** How logs name it, e.g. `redis` or `in-process`. */
-  readonly description: string;
-  /** The current state of a model name, if any. @throws AppError `dependency_unavailable`. */
-  read(name: string): Promise<FleetState | undefined>;
-  /**
-   * Applies a transition atomically (compare-and-set on `generation`, retried on races) and announces
-   * the change. An unchanged result writes and announces nothing. Errors thrown by `fn` propagate.
-   * @throws AppError `dependency_unavailable`, `conflict` (too many concurrent writers).
-   */
-  update(name: string, fn: (current: FleetState | undefined) => Transition): Promise<Transition>;
-  /**
-   * Listens for change announcements (idempotent). Resolves true once subscribed; false if not (yet):
-   * e.g. Redis still connecting. Call again later (the reconcile loop does). A listener may be called with
-   * `name = "*"`, `generation = -1` after a reconnect: announcements may have been missed, re-read.
-   */
-  subscribe(listener: ChangeListener): Promise<boolean>;
-  recordRejection(r: Rejection): Promise<void>;
-  /** Newest first, at most {@link MAX_REJECTIONS}. */
-  rejections(name: string): Promise<Rejection[]>;
+/** What only the model kind keeps beside its pointer. */
+export interface FleetReports {
   reportInstance(r: InstanceReport): Promise<void>;
   /** Reports newer than `sinceMs` (epoch ms); older ones are pruned. */
   instances(name: string, sinceMs: number): Promise<InstanceReport[]>;
@@ -90,64 +53,65 @@ export interface FleetStore {
   addShadow(name: string, counts: ShadowCounts): Promise<void>;
   /** Fleet-wide shadow counts of a pair, if any. */
   shadow(name: string, activeVersion: string, candidateVersion: string): Promise<ShadowCounts | undefined>;
-  dispose(): Promise<void>;
 }
 
-/** The in-process store (no Redis): one instance, same contract. Announcements are asynchronous, as pub/sub's are. */
-export class MemoryFleetStore implements FleetStore {
-  readonly description: string;
-  private readonly states = new Map<string, string>();
-  private readonly rejected = new Map<string, Rejection[]>();
+/** The fleet pointer of the model kind: the pointer store with model transitions, and the fleet reports. */
+export class FleetStore implements FleetReports {
+  constructor(
+    readonly pointers: PointerStore<FleetState>,
+    private readonly reports: FleetReports,
+  ) {}
+
+  /** How logs name it, e.g. `redis` or `in-process`. */
+  get description(): string {
+    return this.pointers.description;
+  }
+  /** The current state of a model name, if any. @throws AppError `dependency_unavailable`. */
+  read(name: string): Promise<FleetState | undefined> {
+    return this.pointers.read(name);
+  }
+  /**
+   * Applies a transition atomically (see {@link PointerStore.update}); an unchanged result writes and announces
+   * nothing. Errors thrown by `fn` propagate.
+   */
+  async update(name: string, fn: (current: FleetState | undefined) => Transition): Promise<Transition> {
+    let last: Transition | undefined;
+    await this.pointers.update(name, (cur) => {
+      last = fn(cur);
+      return last.changed ? last.state : undefined;
+    });
+    return last as Transition;
+  }
+  subscribe(listener: ChangeListener): Promise<boolean> {
+    return this.pointers.subscribe(listener);
+  }
+  recordRejection(r: Rejection): Promise<void> {
+    return this.pointers.recordRejection(r);
+  }
+  rejections(name: string): Promise<Rejection[]> {
+    return this.pointers.rejections(name);
+  }
+  reportInstance(r: InstanceReport): Promise<void> {
+    return this.reports.reportInstance(r);
+  }
+  instances(name: string, sinceMs: number): Promise<InstanceReport[]> {
+    return this.reports.instances(name, sinceMs);
+  }
+  addShadow(name: string, counts: ShadowCounts): Promise<void> {
+    return this.reports.addShadow(name, counts);
+  }
+  shadow(name: string, activeVersion: string, candidateVersion: string): Promise<ShadowCounts | undefined> {
+    return this.reports.shadow(name, activeVersion, candidateVersion);
+  }
+  dispose(): Promise<void> {
+    return this.pointers.dispose();
+  }
+}
+
+/** Instance reports and shadow counts in process (one instance). */
+export class MemoryFleetReports implements FleetReports {
   private readonly reports = new Map<string, Map<string, InstanceReport>>();
   private readonly shadows = new Map<string, ShadowCounts>();
-  private readonly listeners = new Set<ChangeListener>();
-  private disposed = false;
-
-  /**
-   * @param file where the pointers are kept across restarts (embedded defaults: `ROLLOUT_STATE_DIR`); default none,
-   *   in memory only.
-   */
-  constructor(private readonly file?: JsonFileMap<FleetState>) {
-    this.description = file === undefined ? 'in-process' : `in-process, kept in ${file.file}`;
-    for (const [name, state] of file?.entries() ?? []) this.states.set(name, JSON.stringify(state));
-  }
-
-  read(name: string): Promise<FleetState | undefined> {
-    const s = this.states.get(name);
-    return Promise.resolve(s === undefined ? undefined : (JSON.parse(s) as FleetState));
-  }
-
-  update(name: string, fn: (current: FleetState | undefined) => Transition): Promise<Transition> {
-    // read, apply and write in one synchronous step: no other update can interleave
-    const raw = this.states.get(name);
-    let t: Transition;
-    try {
-      t = fn(raw === undefined ? undefined : (JSON.parse(raw) as FleetState));
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    if (t.changed) {
-      this.states.set(name, JSON.stringify(t.state));
-      this.file?.set(name, t.state);
-      const generation = t.state.generation;
-      for (const l of this.listeners) setImmediate(() => !this.disposed && l(name, generation));
-    }
-    return Promise.resolve(t);
-  }
-
-  subscribe(listener: ChangeListener): Promise<boolean> {
-    this.listeners.add(listener);
-    return Promise.resolve(true);
-  }
-
-  recordRejection(r: Rejection): Promise<void> {
-    this.rejected.set(r.name, [r, ...(this.rejected.get(r.name) ?? [])].slice(0, MAX_REJECTIONS));
-    return Promise.resolve();
-  }
-
-  rejections(name: string): Promise<Rejection[]> {
-    return Promise.resolve([...(this.rejected.get(name) ?? [])]);
-  }
 
   reportInstance(r: InstanceReport): Promise<void> {
     let m = this.reports.get(r.name);
@@ -177,10 +141,12 @@ export class MemoryFleetStore implements FleetStore {
     const c = this.shadows.get(`${name}\u0000${activeVersion}\u0000${candidateVersion}`);
     return Promise.resolve(c === undefined ? undefined : addCounts(emptyCounts(activeVersion, candidateVersion), c));
   }
+}
 
-  dispose(): Promise<void> {
-    this.disposed = true;
-    this.listeners.clear();
-    return Promise.resolve();
-  }
+/**
+ * The in-process fleet store (no Redis): one instance, same contract.
+ * @param file where the pointers are kept across restarts (`ROLLOUT_STATE_DIR`); default none, in memory only.
+ */
+export function memoryFleetStore(file?: JsonFileMap<FleetState>): FleetStore {
+  return new FleetStore(new MemoryPointerStore(file, parseFleetState), new MemoryFleetReports());
 }

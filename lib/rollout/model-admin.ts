@@ -2,9 +2,8 @@
  * The admin API's logic (`/api/models…`, authLevel admin): status of the model across the fleet, promote,
  * rollback and traffic split. Bodies are validated strictly (every invalid field named, problem+json).
  */
-import { z } from 'zod';
 import { AppError } from '../errors/errors';
-import { parseBody } from '../errors/parse-body';
+import { AdminBodies } from '../pointer/admin-bodies';
 import type { FleetReadiness } from '../inference/readiness-views';
 import type { SessionManager } from '../inference/session-manager';
 import { MODEL_NAME_RE, MODEL_VERSION_RE } from '../models/manifest';
@@ -21,18 +20,8 @@ import {
 import type { FleetStore, InstanceReport, Rejection } from './fleet-store';
 import { shadowReport, type ShadowReport } from './shadow-stats';
 
-const version = z
-  .string({ error: 'must be a version string like 1.2.0' })
-  .regex(MODEL_VERSION_RE, { error: 'must be a version like 1.2.0' });
-const percent = z
-  .number({ error: 'must be a number from 0 to 100' })
-  .min(0, { error: 'must be at least 0' })
-  .max(100, { error: 'must be at most 100' });
-const promoteBody = z.strictObject({ version }, { error: 'must be an object like { "version": "1.2.0" }' });
-const trafficBody = z.strictObject(
-  { candidate: version, canaryPercent: percent.default(0), shadowPercent: percent.default(0) },
-  { error: 'must be an object like { "candidate": "1.2.0", "canaryPercent": 10, "shadowPercent": 0 }' },
-);
+/** The admin bodies of models (the same parsing as every kind's; versions like `1.2.0`). */
+const MODEL_BODIES = new AdminBodies(MODEL_VERSION_RE, '1.2.0');
 
 /** A version as the status shows it. */
 export interface VersionView extends ModelPointer {
@@ -151,7 +140,7 @@ export class ModelAdmin {
   /** `POST /api/models/{name}/promote` `{ "version": "…" }`. */
   promote(name: string, body: unknown): Promise<ModelStatus> {
     this.checkName(name);
-    const { version: v } = parseBody(promoteBody, body);
+    const v = MODEL_BODIES.version(body);
     return this.change(name, (s) => promoteVersion(s, v, this.actor()));
   }
 
@@ -163,7 +152,7 @@ export class ModelAdmin {
   /** `PUT /api/models/{name}/traffic` `{ "candidate": "…", "canaryPercent": 0–100, "shadowPercent": 0–100 }`. */
   traffic(name: string, body: unknown): Promise<ModelStatus> {
     this.checkName(name);
-    const split = parseBody(trafficBody, body);
+    const split = MODEL_BODIES.traffic(body);
     return this.change(name, (s) => setTraffic(s, split, this.actor()));
   }
 }

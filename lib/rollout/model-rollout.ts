@@ -2,6 +2,7 @@
  * Model rollout on one instance, as the engine exposes it: the blob-trigger entry (validate + publish),
  * the admin API, the fleet agent (follow the pointer) and the traffic router (canary, shadow).
  */
+import type { ArtifactAdmin } from '../http/admin-routes';
 import type { SessionManager } from '../inference/session-manager';
 import type { FleetReadiness } from '../inference/readiness-views';
 import type { FleetAgent } from './fleet-agent';
@@ -10,13 +11,14 @@ import type { ModelAdmin, ModelStatus } from './model-admin';
 import type { ModelRepository } from './model-repository';
 import type { MemoryReclaimer } from './reclaim';
 import type { TrafficRouter } from './traffic-router';
-import type { ModelUpload, UploadHandler, UploadOutcome } from './upload-handler';
+import type { ArtifactUpload, UploadOutcome, UploadPipeline } from '../pointer/upload-pipeline';
+import type { ModelPublished, ValidatedModel } from './model-upload';
 import type { VersionLoader } from './version-loader';
 import type { StageTracer } from '../telemetry/stage-tracer';
 
 /** The parts of a {@link ModelRollout} (built by `createRollout`). */
 export interface ModelRolloutParts {
-  readonly upload: UploadHandler;
+  readonly upload: UploadPipeline<ValidatedModel, ModelPublished>;
   readonly admin: ModelAdmin;
   readonly agent: FleetAgent;
   readonly router: TrafficRouter;
@@ -30,7 +32,7 @@ export interface ModelRolloutParts {
 }
 
 /** Model rollout on one instance. */
-export class ModelRollout {
+export class ModelRollout implements ArtifactAdmin {
   constructor(private readonly parts: ModelRolloutParts) {}
 
   /** Per-request routing (canary, shadow). */
@@ -46,8 +48,8 @@ export class ModelRollout {
     return this.parts.store;
   }
 
-  /** The blob trigger's work: validate, then publish to the fleet (see {@link UploadHandler.handle}). */
-  handleUpload(upload: ModelUpload): Promise<UploadOutcome> {
+  /** The blob trigger's work: validate, then publish to the fleet (see {@link UploadPipeline.handle}). */
+  handleUpload(upload: ArtifactUpload): Promise<UploadOutcome<ModelPublished>> {
     const tracer = this.parts.tracer;
     if (tracer?.enabled !== true) return this.parts.upload.handle(upload);
     const size = upload.bytes === undefined ? {} : { 'model.size_bytes': upload.bytes.length };

@@ -2,10 +2,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError } from '../../lib/errors/errors';
-import type { RulesetState } from '../../lib/decisioning/ruleset-pointer';
-import { activate, promoteTo } from '../../lib/decisioning/ruleset-traffic';
+import { activate, promoteTo, type RulesetState } from '../../lib/decisioning/ruleset-traffic';
 
-const fresh: RulesetState = { generation: 0, active: undefined, previous: [], traffic: undefined, rejections: [] };
+const fresh: RulesetState = { generation: 0, active: undefined, previous: [], traffic: undefined };
 
 describe('ruleset promote', () => {
   it('refuses to promote the version already serving (shipped, nothing published yet): 409, nothing changes', () => {

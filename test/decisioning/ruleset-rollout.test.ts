@@ -13,10 +13,10 @@ import { Decisioning } from '../../lib/decisioning/decisioning';
 import { ListLookup } from '../../lib/decisioning/list-lookup';
 import { MemoryListStore } from '../../lib/decisioning/list-store';
 import { loadRuleset } from '../../lib/decisioning/load-ruleset';
-import { RedisRulesetPointerStore } from '../../lib/decisioning/ruleset-pointer';
 import { BlobRulesetRepository, rulesetBlobName } from '../../lib/decisioning/ruleset-repository';
 import { GOLDEN_THRESHOLDS, RulesetRollout } from '../../lib/decisioning/ruleset-rollout';
-import { inRulesetCanary } from '../../lib/decisioning/ruleset-traffic';
+import { inRulesetCanary, parseRulesetState } from '../../lib/decisioning/ruleset-traffic';
+import { RedisPointerStore } from '../../lib/pointer/redis-pointer-store';
 import { AppError } from '../../lib/errors/errors';
 import { within } from '../support/eventually';
 import { testRedis } from '../support/redis';
@@ -72,7 +72,7 @@ describe('ruleset rollout (Azurite + Redis, two instances)', () => {
     const rollout = new RulesetRollout({
       name: NAME,
       decisioning,
-      store: new RedisRulesetPointerStore(client(), r.prefix),
+      store: new RedisPointerStore(client(), r.prefix, 'ruleset', parseRulesetState),
       repository: new BlobRulesetRepository(container),
       timers: noTimers, // pub/sub only: no reconcile tick in this test
       reconcileMs: 60_000,
@@ -119,20 +119,27 @@ describe('ruleset rollout (Azurite + Redis, two instances)', () => {
       }),
     );
     const bSwapped = b.swapped('1.1.0');
-    const published = await a.rollout.handleUpload(await upload('1.1.0', v11), v11);
-    assert.deepEqual([published.name, published.version], [NAME, '1.1.0']);
+    const published = await a.rollout.handleUpload({ blobPath: await upload('1.1.0', v11), bytes: Buffer.from(v11) });
+    assert.equal(published.kind, 'published');
+    assert.deepEqual(published.kind === 'published' && [published.name, published.version], [NAME, '1.1.0']);
     await bSwapped;
     assert.deepEqual([a.decisioning.ruleset?.version, b.decisioning.ruleset?.version], ['1.1.0', '1.1.0']);
 
     const broken = variant('1.2.0', (d) =>
       (d['rules'] as unknown[]).push({ id: 'broken-rule', when: 'event.amount >', action: 'block' }),
     );
-    await assert.rejects(
-      a.rollout.handleUpload(await upload('1.2.0', broken), broken),
-      (err: unknown) =>
-        err instanceof AppError &&
-        err.code === 'ruleset_invalid' &&
-        err.errors.some((e) => /^rule broken-rule: column \d+/.test(e.message)),
+    // a refusal is an outcome, as a model's is: recorded, and the previous version keeps serving
+    const refused = await a.rollout.handleUpload({
+      blobPath: await upload('1.2.0', broken),
+      bytes: Buffer.from(broken),
+    });
+    assert.equal(refused.kind, 'rejected');
+    const rejection = refused.kind === 'rejected' ? refused.rejection : undefined;
+    assert.equal(rejection?.code, 'ruleset_invalid');
+    assert.equal(rejection?.version, '1.2.0');
+    assert.ok(
+      rejection?.errors.some((e) => /^rule broken-rule: column \d+/.test(e.message)),
+      'names the rule and column',
     );
     const status = await b.rollout.status(NAME);
     assert.equal(status.pointer.active, '1.1.0');

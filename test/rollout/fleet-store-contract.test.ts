@@ -1,14 +1,13 @@
 /** One contract for both fleet stores: in-process and Redis (real Redis, own key prefix, cleaned up). */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { AppError } from '../../lib/errors/errors';
 import { publishVersion, type FleetState, type VersionRecord } from '../../lib/rollout/fleet-state';
-import { MAX_REJECTIONS, MemoryFleetStore, type FleetStore, type Rejection } from '../../lib/rollout/fleet-store';
-import { RedisFleetStore } from '../../lib/rollout/redis-fleet-store';
+import { MAX_REJECTIONS, memoryFleetStore, type FleetStore, type Rejection } from '../../lib/rollout/fleet-store';
+import { redisFleetStore } from '../../lib/rollout/redis-fleet-reports';
 import { emptyCounts } from '../../lib/rollout/shadow-stats';
 import { bundledManifest } from '../support/models';
-import { eventually } from '../support/eventually';
-import { testRedis } from '../support/redis';
+import { redisPair, storePair, until } from '../support/store-pair';
 
 const actor = { by: 'i1', at: '2026-11-30T00:00:00.000Z' };
 
@@ -27,39 +26,20 @@ async function rec(version: string, name = 'fraud'): Promise<VersionRecord> {
   };
 }
 
-/** Waits (bounded, for real I/O such as pub/sub delivery) until `check` holds. */
-async function until(check: () => boolean, what: string, ms = 5000): Promise<void> {
-  await eventually(
-    () => Promise.resolve(check()),
-    (ok) => ok,
-    what,
-    ms,
-  );
-}
-
 /** `store` and `other` are two instances' views of the same fleet (the same object for the in-process store). */
 function contract(
   name: string,
   make: () => Promise<{ store: FleetStore; other: FleetStore; cleanup: () => Promise<void> }>,
 ): void {
   describe(`fleet store contract: ${name}`, () => {
-    let store: FleetStore;
-    let other: FleetStore;
-    let cleanup: () => Promise<void>;
     const heard: [string, number][] = [];
     let baseline: VersionRecord;
-    before(async () => {
-      ({ store, other, cleanup } = await make());
+    const pair = storePair(make, async (p) => {
       baseline = await rec('1.0.0');
-      assert.equal(await other.subscribe((n, g) => heard.push([n, g])), true);
+      assert.equal(await p.other.subscribe((n, g) => heard.push([n, g])), true);
     });
-    after(async () => {
-      await store.dispose();
-      if (other !== store) await other.dispose();
-      await cleanup();
-    });
-
     it('stores a change atomically and announces it to every subscriber', async () => {
+      const { store, other } = pair();
       assert.equal(await store.read('fraud'), undefined);
       const r = await rec('1.1.0');
       const t = await store.update('fraud', (cur) => publishVersion(cur, r, { mode: 'active', baseline, ...actor }));
@@ -69,6 +49,7 @@ function contract(
     });
 
     it('writes and announces nothing for an unchanged result', async () => {
+      const { store } = pair();
       const before = (await store.read('fraud')) as FleetState;
       const count = heard.length;
       const r = await rec('1.1.0');
@@ -87,6 +68,7 @@ function contract(
     });
 
     it("propagates the transition's error and leaves the state as it was", async () => {
+      const { store } = pair();
       const before = await store.read('fraud');
       const older = await rec('1.0.5');
       await assert.rejects(
@@ -97,6 +79,7 @@ function contract(
     });
 
     it('loses no update when two instances change the pointer at once', async () => {
+      const { store, other } = pair();
       const before = (await store.read('fraud')) as FleetState;
       const [a, b] = [await rec('1.2.0'), await rec('1.3.0')];
       await Promise.all([
@@ -112,6 +95,7 @@ function contract(
     });
 
     it('keeps the last rejections, newest first, bounded', async () => {
+      const { store, other } = pair();
       for (let i = 0; i < MAX_REJECTIONS + 3; i++) {
         const r: Rejection = {
           name: 'fraud',
@@ -132,6 +116,7 @@ function contract(
     });
 
     it('lists instance reports newer than a time, pruning older ones', async () => {
+      const { store, other } = pair();
       const base = { name: 'fraud', activeVersion: '1.1.0', candidateVersion: undefined, generation: 3, stale: false };
       await store.reportInstance({ ...base, instanceId: 'a', reportedAtMs: 1000 });
       await other.reportInstance({
@@ -154,6 +139,7 @@ function contract(
     });
 
     it('adds shadow counts from several instances', async () => {
+      const { store, other } = pair();
       const d = emptyCounts('1.1.0', '1.2.0');
       d.n = 2;
       d.sumActive = 0.5;
@@ -173,21 +159,8 @@ function contract(
 }
 
 contract('in-process', async () => {
-  const store = new MemoryFleetStore();
+  const store = memoryFleetStore();
   return { store, other: store, cleanup: () => Promise.resolve() };
 });
 
-contract('redis', async () => {
-  const { redis, prefix, cleanup } = testRedis();
-  const second = redis.duplicate();
-  const store = new RedisFleetStore(redis, prefix);
-  const other = new RedisFleetStore(second, prefix);
-  return {
-    store,
-    other,
-    cleanup: async () => {
-      second.disconnect();
-      await cleanup();
-    },
-  };
-});
+contract('redis', () => redisPair((r, prefix) => redisFleetStore(r, prefix)));

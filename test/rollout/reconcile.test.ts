@@ -16,7 +16,7 @@ import type { Engine } from '../../lib/engine';
 import type { BackendFactory } from '../../lib/inference/backend';
 import { batchedBackendFactory } from '../../lib/inference/backend-factory';
 import { publishVersion, type FleetState } from '../../lib/rollout/fleet-state';
-import { fleetKeys, RedisFleetStore } from '../../lib/rollout/redis-fleet-store';
+import { fleetKeys, redisFleetStore } from '../../lib/rollout/redis-fleet-reports';
 import { silentLogger } from '../../lib/telemetry/logger';
 import { FakeTime } from '../inference/support/fake-time';
 import { validEvent } from '../support/events';
@@ -60,7 +60,7 @@ async function eventually(check: () => boolean, what: string, ms = 10_000): Prom
 
 /** Writes a pointer change straight into Redis without announcing it: a missed pub/sub message. */
 async function writeSilently(change: (s: FleetState) => FleetState): Promise<void> {
-  const store = new RedisFleetStore(redis, prefix);
+  const store = redisFleetStore(redis, prefix);
   const s = change((await store.read('fraud')) as FleetState);
   await redis.hset(fleetKeys(prefix, 'fraud').state, 'generation', String(s.generation), 'state', JSON.stringify(s));
 }

@@ -1,0 +1,50 @@
+/**
+ * The admin API of every versioned artifact kind (models, rulesets): the same operations, the same body reads
+ * (at most {@link ADMIN_BODY_LIMIT_BYTES}, JSON), the same errors (problem+json, the status from the error code's one
+ * map in `lib/errors`). `functions/models-admin.ts` and `functions/rulesets-admin.ts` register these handlers on
+ * their routes.
+ * @module
+ */
+import type { HttpRequest } from '@azure/functions';
+import { jsonResponse, readJsonBody, withProblems, type HttpHandler } from './http-io';
+
+/** Admin request bodies are small. */
+export const ADMIN_BODY_LIMIT_BYTES = 4096;
+
+/** What an artifact kind's rollout answers on its admin routes (each answers with its status view). */
+export interface ArtifactAdmin {
+  /** The status of `name` (a kind serving one name may ignore it). */
+  status(name: string): Promise<unknown>;
+  /** `{ "version" }`: makes a validated version active on every instance. */
+  promote(name: string, body: unknown): Promise<unknown>;
+  /** Back to the previous active version on every instance; any canary or shadow ends. */
+  rollback(name: string): Promise<unknown>;
+  /** `{ candidate, canaryPercent?, shadowPercent? }`: the candidate's canary and shadow shares. */
+  traffic(name: string, body: unknown): Promise<unknown>;
+}
+
+/** The route's `{name}`. */
+const nameOf = (request: HttpRequest): string => request.params['name'] ?? '';
+
+/** The handlers of the admin routes of one kind, over the engine's rollout of it. */
+export function adminHandlers(admin: () => Promise<ArtifactAdmin>): {
+  status: HttpHandler;
+  promote: HttpHandler;
+  rollback: HttpHandler;
+  traffic: HttpHandler;
+} {
+  return {
+    status: withProblems(async (request) => jsonResponse(200, await (await admin()).status(nameOf(request)))),
+    promote: withProblems(async (request) => {
+      const a = await admin();
+      const body = await readJsonBody(request, ADMIN_BODY_LIMIT_BYTES);
+      return jsonResponse(200, await a.promote(nameOf(request), body));
+    }),
+    rollback: withProblems(async (request) => jsonResponse(200, await (await admin()).rollback(nameOf(request)))),
+    traffic: withProblems(async (request) => {
+      const a = await admin();
+      const body = await readJsonBody(request, ADMIN_BODY_LIMIT_BYTES);
+      return jsonResponse(200, await a.traffic(nameOf(request), body));
+    }),
+  };
+}
