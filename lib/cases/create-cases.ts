@@ -1,5 +1,6 @@
 /** Builds the case queue from configuration (called once by the composition root). */
 import type { Config } from '../config/config';
+import { AppError } from '../errors/errors';
 import { Identity } from '../identity/identity';
 import type { ScorerEvents } from '../scoring/scorer';
 import type { Logger } from '../telemetry/logger';
@@ -12,6 +13,7 @@ import { PgClient, type TokenSource } from './pg-client';
 import { PgliteClient } from './pglite-client';
 import { SqlCaseStore } from './sql-case-store';
 import { GuardedCaseStore } from './guarded-case-store';
+import type { SqlClient } from './sql-client';
 
 /** Dependencies of {@link createCases}; every one has a production default. */
 export interface CasesDeps {
@@ -50,6 +52,16 @@ export class Cases {
   /** The scorer's `decided` handler (none without a store). */
   scorerEvents(): Partial<ScorerEvents> {
     return this.writer?.scorerEvents() ?? {};
+  }
+
+  /**
+   * The case database's SQL connection (the governance tables live beside the cases).
+   * @throws AppError `not_found` with `CASE_STORE=none`; `dependency_unavailable` until the store is open.
+   */
+  sql(): SqlClient {
+    if (this.store instanceof GuardedCaseStore) return this.store.sql();
+    if (this.store instanceof SqlCaseStore) return this.store.sql;
+    throw new AppError('not_found', 'No case database is configured (CASE_STORE=none).');
   }
 
   /** The writer's totals (`undefined` without a store). */

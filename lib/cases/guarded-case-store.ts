@@ -7,6 +7,8 @@
 import { AppError } from '../errors/errors';
 import type { Timers } from '../time/timers';
 import type { CaseStore } from './case-store';
+import { SqlCaseStore } from './sql-case-store';
+import type { SqlClient } from './sql-client';
 
 const FIRST_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 60_000;
@@ -68,6 +70,19 @@ export class GuardedCaseStore implements CaseStore {
         this.delay = Math.min(this.delay * 2, MAX_RETRY_MS);
       },
     );
+  }
+
+  /**
+   * The store's SQL connection once it is open (the governance tables live beside the cases).
+   * @throws AppError `dependency_unavailable` (transient) until the store is open, or when it is not on SQL.
+   */
+  sql(): SqlClient {
+    const s = this.store;
+    if (s instanceof SqlCaseStore) return s.sql;
+    throw new AppError('dependency_unavailable', 'The case database is not reachable yet; retry the call.', {
+      transient: true,
+      retryAfterSec: 5,
+    });
   }
 
   private async call<T>(fn: (s: CaseStore) => Promise<T>): Promise<T> {

@@ -133,6 +133,11 @@ function insertValues(c: NewCase, openedAt: string): unknown[] {
 export class SqlCaseStore implements CaseStore {
   private constructor(private readonly db: SqlClient) {}
 
+  /** The connection the store runs on (the governance tables live beside the cases). */
+  get sql(): SqlClient {
+    return this.db;
+  }
+
   /** Applies the migrations not applied yet, then serves. Disposing the store closes `db`. */
   static async create(db: SqlClient): Promise<SqlCaseStore> {
     await migrate(db);
