@@ -3,8 +3,8 @@ import { app } from '@azure/functions';
 import { sharedEngine } from '../lib/app';
 import { adminHandlers } from '../lib/http/admin-routes';
 
-/** The ruleset admin routes: the same handlers (bodies, errors) as the models'. */
-const rulesets = adminHandlers(async () => (await sharedEngine()).rulesets);
+/** The ruleset admin routes: the same handlers (bodies, errors) as the models', with the four-eyes rule on drafts. */
+const rulesets = adminHandlers(async () => (await sharedEngine()).rulesetAdmin);
 
 /** GET /api/rulesets/{name}: the version served here, the fleet pointer (active, previous, candidate and its shares, rejections), shadow counts. */
 app.http('rulesetsStatus', {

@@ -28,6 +28,8 @@ import { createDecisioning, type DecisioningDeps } from './decisioning/create-de
 import { Engine } from './engine';
 import { createLearning, type LearningDeps } from './learning/create-learning';
 import { createCases, type CasesDeps } from './cases/create-cases';
+import { createDrafts } from './governance/create-drafts';
+import type { Drafts } from './governance/drafts';
 import type { EscalatorWiring } from './escalation/create-escalator';
 import { escalationLogEvents } from './escalation/escalation-log-events';
 import type { EscalationEvents } from './escalation/types';
@@ -131,7 +133,13 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     sessionEvents: telemetry.sessionEvents(),
   });
   const escalator = await createEscalation(config, deps, logger, telemetry);
-  const decisioning = await createDecisioning(config, { logger, redis, ...deps.decisioning });
+  const late: { drafts?: Drafts } = {}; // built once the case database is; the rollout reads approved drafts through it
+  const decisioning = await createDecisioning(config, {
+    logger,
+    redis,
+    approvedDrafts: (name, version) => late.drafts?.approvedDocument(name, version) ?? Promise.resolve(undefined),
+    ...deps.decisioning,
+  });
   const learning = await createLearning(config, { logger, metrics: telemetry.learning, ...deps.learning });
   const cases = await createCases(config, {
     logger,
@@ -140,6 +148,14 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     ...deps.cases,
     on: caseHandlers(telemetry, deps.cases?.on),
   });
+  const drafts = (late.drafts = createDrafts(config, {
+    cases,
+    decisioning,
+    learning,
+    sessions,
+    record: async () => undefined, // the audit trail records drafts once it is wired
+    wallClock: deps.learning?.wallClock ?? Date.now,
+  }));
   const scorer = new Scorer({
     sessions,
     ...(decisioning === undefined ? {} : { decisioning: decisioning.decisioning }),
@@ -223,6 +239,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     ...(decisioning === undefined ? {} : { decisioning }),
     learning,
     cases,
+    ...(drafts === undefined ? {} : { drafts }),
     insights,
     disposables: [telemetry, publisher, ...oip.disposables, learning, cases],
   });

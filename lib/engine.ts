@@ -1,4 +1,7 @@
 import type { Insights } from './console/insights';
+import type { Drafts } from './governance/drafts';
+import type { ArtifactAdmin } from './http/admin-routes';
+import { describeOutcome } from './pointer/upload-pipeline';
 import type { Admission, Arrival, EngineAdmissionStats } from './admission/admission';
 import type { AsyncScorer, MessageMeta, MessageOutcome, QueueMessage } from './async/async-scorer';
 import type { Config } from './config/config';
@@ -59,6 +62,8 @@ export interface EngineParts {
   readonly cases?: Cases;
   /** The console's views (rules, drift, serving). */
   readonly insights?: Insights;
+  /** Drafts of the served ruleset, their backtest and approval (absent without a ruleset or a case database). */
+  readonly drafts?: Drafts;
   /** Extra resources to dispose with the engine, last first. */
   readonly disposables?: readonly { dispose(): Promise<void> }[];
 }
@@ -104,6 +109,38 @@ export class Engine {
   get rulesets(): RulesetRollout {
     if (this.parts.decisioning === undefined) throw new AppError('not_found', 'No ruleset is configured.');
     return this.parts.decisioning.rollout;
+  }
+
+  /**
+   * The ruleset admin routes' operations: the rollout's, with the four-eyes rule when drafts are on (a version
+   * whose draft is not approved is never promoted, canaried or shadowed).
+   * @throws AppError `not_found` when no ruleset is configured.
+   */
+  get rulesetAdmin(): ArtifactAdmin {
+    const rollout = this.rulesets;
+    return this.parts.drafts === undefined ? rollout : this.parts.drafts.gate(rollout);
+  }
+
+  /**
+   * The ruleset blob trigger: published through the rollout, or, with `RULESET_DIRECT_ROLLOUT=false`, kept as a
+   * draft. Returns the line to log (`warn` for a refusal). @throws transient AppErrors only (retried).
+   */
+  async rulesetUpload(blobPath: string, bytes: Uint8Array | undefined): Promise<{ warn: boolean; text: string }> {
+    const drafts = this.parts.drafts;
+    if (drafts !== undefined && !this.parts.config.decisioning.directRollout) return drafts.upload(blobPath, bytes);
+    const outcome = await this.rulesets.handleUpload(bytes === undefined ? { blobPath } : { blobPath, bytes });
+    return describeOutcome('ruleset', outcome);
+  }
+
+  /**
+   * Drafts of the served ruleset (`/api/rulesets/{name}/drafts…`).
+   * @throws AppError `not_found` without a ruleset or a case database (`CASE_STORE=none`).
+   */
+  get drafts(): Drafts {
+    const d = this.parts.drafts;
+    if (d === undefined)
+      throw new AppError('not_found', 'Ruleset drafts need a ruleset and a case database (CASE_STORE).');
+    return d;
   }
 
   /**

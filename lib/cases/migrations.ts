@@ -59,6 +59,26 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX case_events_by_case ON case_events (case_id, id)`,
     ],
   },
+  {
+    version: 3,
+    name: '003_ruleset_drafts',
+    statements: [
+      `CREATE TABLE ruleset_drafts (
+        name TEXT NOT NULL,
+        version TEXT NOT NULL,
+        document JSONB NOT NULL,
+        author TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('draft', 'submitted', 'approved', 'rejected')),
+        backtest JSONB,
+        approver TEXT,
+        comment TEXT,
+        created_at TIMESTAMPTZ NOT NULL,
+        updated_at TIMESTAMPTZ NOT NULL,
+        PRIMARY KEY (name, version)
+      )`,
+      `CREATE INDEX ruleset_drafts_by_update ON ruleset_drafts (name, updated_at DESC)`,
+    ],
+  },
 ];
 
 /** The lock key serializing migrations across instances (`pg_advisory_xact_lock`). */

@@ -129,6 +129,8 @@ export interface Config {
     readonly dir: string;
     /** Blob container of `rulesets/{name}/{version}.json` uploads (`RULESETS_CONTAINER`, default `models`, the models container). */
     readonly container: string;
+    /** Whether a ruleset upload rolls out directly (`RULESET_DIRECT_ROLLOUT`, default true) or becomes a draft. */
+    readonly directRollout: boolean;
     /** Time to live of a list membership in L1, ms (`LIST_L1_TTL_SEC`, default 10 s; changes invalidate at once). */
     readonly listL1TtlMs: number;
     /** Most list memberships held in L1 (`LIST_L1_MAX_ENTRIES`, default 100 000). */
@@ -252,6 +254,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       rulesetName: e.RULESET_NAME === 'none' ? undefined : e.RULESET_NAME,
       dir: path.resolve(appRoot(), e.RULESET_DIR),
       container: e.RULESETS_CONTAINER,
+      directRollout: e.RULESET_DIRECT_ROLLOUT,
       listL1TtlMs: e.LIST_L1_TTL_SEC * 1000,
       listL1MaxEntries: e.LIST_L1_MAX_ENTRIES,
     },

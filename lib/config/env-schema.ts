@@ -252,6 +252,9 @@ const envShape = z.object({
         .default('models'),
     )
     .describe('Blob container of ruleset uploads (`rulesets/{name}/{version}.json`); default the models container.'),
+  RULESET_DIRECT_ROLLOUT: bool(true).describe(
+    'Whether a ruleset uploaded to blob rolls out directly (`true`, embedded defaults: teams without the console) or becomes a draft that another lead approves first (`false`, the Azure deployment); see docs/governance.md.',
+  ),
   LIST_L1_TTL_SEC: int(1, 3600, 10).describe(
     'Time to live of a list membership in the in-process cache, s; a list change invalidates it at once on every instance.',
   ),

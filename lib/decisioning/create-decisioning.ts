@@ -20,7 +20,12 @@ import { RedisListStore } from './redis-list-store';
 import { createPointerStore } from '../pointer/create-pointer-store';
 import type { PointerStore } from '../pointer/pointer-store';
 import { parseRulesetState, type RulesetState } from './ruleset-traffic';
-import { BlobRulesetRepository, FolderRulesetRepository, type RulesetRepository } from './ruleset-repository';
+import {
+  BlobRulesetRepository,
+  FolderRulesetRepository,
+  WithApprovedDrafts,
+  type RulesetRepository,
+} from './ruleset-repository';
 import { GOLDEN_THRESHOLDS, RulesetRollout } from './ruleset-rollout';
 
 /** Dependencies of decisioning; each has a production default. */
@@ -31,6 +36,8 @@ export interface DecisioningDeps {
   readonly listStore?: ListStore;
   readonly pointerStore?: PointerStore<RulesetState>;
   readonly repository?: RulesetRepository;
+  /** The document of an approved draft of a version not uploaded (lib/governance), read after the repository. */
+  readonly approvedDrafts?: (name: string, version: string) => Promise<string | undefined>;
   readonly credential?: TokenCredential;
   readonly timers?: Timers;
   /** Wall clock, epoch ms (list entry expiry, rejection times). */
@@ -42,6 +49,8 @@ export interface DecisioningDeps {
 export interface DecisioningParts {
   readonly decisioning: Decisioning;
   readonly rollout: RulesetRollout;
+  /** Where ruleset versions are read from (uploads and shipped ones; not drafts). */
+  readonly repository: RulesetRepository;
   dispose(): Promise<void>;
 }
 
@@ -144,7 +153,8 @@ export async function createDecisioning(config: Config, deps: DecisioningDeps): 
     name,
     decisioning,
     store: pointerStore,
-    repository,
+    repository:
+      deps.approvedDrafts === undefined ? repository : new WithApprovedDrafts(repository, deps.approvedDrafts),
     timers: deps.timers ?? unrefTimers,
     reconcileMs: config.rollout.reconcileIntervalMs,
     ...(deps.wallNow === undefined ? {} : { wallNow: deps.wallNow }),
@@ -163,6 +173,7 @@ export async function createDecisioning(config: Config, deps: DecisioningDeps): 
   return {
     decisioning,
     rollout,
+    repository,
     dispose: async () => {
       await rollout.dispose();
       await listStore.dispose();

@@ -119,3 +119,37 @@ export class BlobRulesetRepository implements RulesetRepository {
     return out.sort(compareVersions);
   }
 }
+
+/**
+ * A repository that also reads the documents of approved drafts (docs/governance.md) for versions that were not
+ * uploaded: what the rollout promotes after a second lead approved a draft made in the console. Drafts are not
+ * among {@link versions} (the newest shipped or uploaded version serves at start, never a draft).
+ */
+export class WithApprovedDrafts implements RulesetRepository {
+  readonly description: string;
+  constructor(
+    private readonly base: RulesetRepository,
+    private readonly approved: (name: string, version: string) => Promise<string | undefined>,
+  ) {
+    this.description = `${base.description}, approved drafts`;
+  }
+
+  source(name: string, version: string): string {
+    return this.base.source(name, version);
+  }
+
+  async read(name: string, version: string): Promise<string> {
+    try {
+      return await this.base.read(name, version);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'not_found') throw err;
+      const text = await this.approved(name, version);
+      if (text === undefined) throw err;
+      return text;
+    }
+  }
+
+  versions(name: string): Promise<string[]> {
+    return this.base.versions(name);
+  }
+}

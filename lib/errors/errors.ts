@@ -31,6 +31,7 @@ export const ERROR_CODES = [
   'model_shift_exceeded',
   'ruleset_invalid',
   'conflict',
+  'draft_not_approved',
   'overloaded',
   'deadline_exceeded',
   'inference_failed',
@@ -58,6 +59,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze
   model_shift_exceeded: 422,
   ruleset_invalid: 422,
   conflict: 409,
+  draft_not_approved: 409,
   overloaded: 503,
   deadline_exceeded: 503,
   inference_failed: 500,
@@ -81,6 +83,7 @@ const TITLE_BY_CODE: Readonly<Record<ErrorCode, string>> = Object.freeze({
   model_shift_exceeded: 'Model score shift too large',
   ruleset_invalid: 'Ruleset rejected',
   conflict: 'Conflict with the current state',
+  draft_not_approved: 'Draft not approved',
   overloaded: 'Service overloaded',
   deadline_exceeded: 'Deadline exceeded',
   inference_failed: 'Inference failed',
@@ -163,6 +166,8 @@ const DESCRIPTION_BY_CODE: Readonly<Record<ErrorCode, string>> = Object.freeze({
     'A ruleset failed validation: schema, an expression that does not compile (named by rule id and column), or a golden case.',
   conflict:
     'The request conflicts with the current state (e.g. nothing to roll back to; a verdict on a case already closed).',
+  draft_not_approved:
+    'The ruleset version is a draft that another lead has not approved: it cannot be promoted, canaried or shadowed.',
   overloaded: 'The service is refusing excess load. Retry after `Retry-After`.',
   deadline_exceeded: 'The request could not be scored within its deadline. Retry after `Retry-After`.',
   inference_failed: 'The inference runtime failed on a valid request.',

@@ -96,7 +96,6 @@ function metrics(decisions: readonly string[], labels: readonly (0 | 1 | undefin
     else if (y === 1) fn++;
   });
   const n = Math.max(1, decisions.length);
-  const r4 = (v: number): number => Math.round(v * 1e4) / 1e4;
   return {
     approvalRate: r4(decisions.filter((d) => d === 'approve').length / n),
     declineRate: r4(decisions.filter((d) => d === 'decline').length / n),
@@ -105,67 +104,178 @@ function metrics(decisions: readonly string[], labels: readonly (0 | 1 | undefin
   };
 }
 
+/** One rule of the candidate over the window: its hits, and their precision and recall against the labels. */
+export interface ReplayedRule {
+  readonly hits: number;
+  /** Hits with a label. */
+  readonly labelled: number;
+  /** Hits labelled fraud. */
+  readonly fraud: number;
+  /** fraud ÷ labelled (0 when none of its hits is labelled). */
+  readonly precision: number;
+  /** fraud ÷ every labelled fraud in the window (0 when there is none). */
+  readonly recall: number;
+}
+
+/** What the candidate changes for people: labelled payments, the review queue, its rules. */
+export interface ReplayFigures {
+  /** Labelled fraud the current decision approved and the candidate holds or declines. */
+  readonly fraudNowCaught: number;
+  /** Labelled good payments the current decision did not decline and the candidate declines. */
+  readonly goodNowBlocked: number;
+  /** Labelled good payments the current decision approved and the candidate sends to review. */
+  readonly goodNowHeld: number;
+  /** Decisions `review`, logged and replayed. */
+  readonly reviews: { readonly current: number; readonly candidate: number };
+  /** The candidate's rules that fired, by id. */
+  readonly rules: Readonly<Record<string, ReplayedRule>>;
+  /** Pairs of the candidate's rules that fired on the same payment, most first (at most 20). */
+  readonly firingTogether: readonly { readonly rules: readonly [string, string]; readonly count: number }[];
+}
+
+const r4 = (v: number): number => Math.round(v * 1e4) / 1e4;
+
+/**
+ * The replay, fed in chunks (a long window is replayed a chunk at a time, off the request path, with its
+ * progress): {@link add} replays records, {@link report} gives the report so far. {@link backtest} is one replay
+ * over every record; the drafts' backtest and `npm run backtest` share it.
+ */
+export class BacktestReplay {
+  private readonly hashedEntries = new Map<string, ReadonlySet<string>>();
+  private readonly changes: Record<string, number> = {};
+  private readonly logged: string[] = [];
+  private readonly replayed: string[] = [];
+  private readonly ys: (0 | 1 | undefined)[] = [];
+  private readonly ruleHits = new Map<string, { hits: number; labelled: number; fraud: number }>();
+  private readonly pairs = new Map<string, number>();
+  private wouldEscalate = 0;
+  private fraudNowCaught = 0;
+  private goodNowBlocked = 0;
+  private goodNowHeld = 0;
+
+  constructor(
+    private readonly labels: ReadonlyMap<string, 0 | 1>,
+    private readonly candidate: Candidate,
+    private readonly excluded: readonly NotReplayable[] = [],
+  ) {}
+
+  /** Decisions replayed so far. */
+  get count(): number {
+    return this.replayed.length;
+  }
+
+  private entries(name: string, hashed: boolean): ReadonlySet<string> {
+    const key = `${name}|${hashed}`;
+    let s = this.hashedEntries.get(key);
+    if (s === undefined) {
+      const raw = this.candidate.lists?.[name] ?? [];
+      // an entry already in hashed form (`h_…`, e.g. exported from the log's side) is kept as it is
+      const h = this.candidate.hash;
+      s = new Set(hashed && h !== undefined ? raw.map((v) => (v.startsWith(HASH_PREFIX) ? v : h.of(v))) : raw);
+      this.hashedEntries.set(key, s);
+    }
+    return s;
+  }
+
+  /** Replays `records`. */
+  add(records: Iterable<DecisionRecord>): void {
+    const c = this.candidate;
+    for (const r of records) {
+      const score = c.scores?.get(r.transactionId) ?? r.score;
+      const y = this.labels.get(r.transactionId);
+      let decision: string;
+      let fired: readonly string[] = [];
+      if (c.ruleset !== undefined) {
+        const lists = new Map(
+          c.ruleset.listsUsed.map((u) => {
+            const v = r.event[u.key];
+            return [u.name, typeof v === 'string' && this.entries(u.name, r.hashed.includes(u.key)).has(v)] as const;
+          }),
+        );
+        const out = evaluateRuleset(c.ruleset, {
+          event: r.event,
+          features: r.features,
+          velocity: r.velocity as unknown as Readonly<Record<string, number>>,
+          score,
+          lists,
+          fallbackThresholds: c.thresholds,
+        });
+        decision = out.decision;
+        fired = out.rules.map((f) => f.id);
+        if (out.escalate) this.wouldEscalate++;
+      } else decision = thresholdDecision(score, c.thresholds);
+      this.count1(r.decision, decision, y, fired);
+    }
+  }
+
+  private count1(was: string, now: string, y: 0 | 1 | undefined, fired: readonly string[]): void {
+    this.logged.push(was);
+    this.replayed.push(now);
+    this.ys.push(y);
+    if (now !== was) {
+      const k = `${was}→${now}`;
+      this.changes[k] = (this.changes[k] ?? 0) + 1;
+      if (y === 1 && was === 'approve') this.fraudNowCaught++;
+      if (y === 0 && now === 'decline') this.goodNowBlocked++;
+      if (y === 0 && was === 'approve' && now === 'review') this.goodNowHeld++;
+    }
+    for (const id of fired) {
+      let e = this.ruleHits.get(id);
+      if (e === undefined) this.ruleHits.set(id, (e = { hits: 0, labelled: 0, fraud: 0 }));
+      e.hits++;
+      if (y !== undefined) e.labelled++;
+      if (y === 1) e.fraud++;
+    }
+    for (let i = 0; i < fired.length; i++)
+      for (let j = i + 1; j < fired.length; j++) {
+        const k = [fired[i], fired[j]].sort().join('\u0000');
+        this.pairs.set(k, (this.pairs.get(k) ?? 0) + 1);
+      }
+  }
+
+  /** The report over every record replayed so far. */
+  report(): BacktestReport & ReplayFigures {
+    const fraud = this.ys.filter((y) => y === 1).length;
+    const rules: Record<string, ReplayedRule> = {};
+    for (const [id, e] of [...this.ruleHits].sort((a, b) => b[1].hits - a[1].hits || (a[0] < b[0] ? -1 : 1)))
+      rules[id] = {
+        ...e,
+        precision: r4(e.labelled === 0 ? 0 : e.fraud / e.labelled),
+        recall: r4(fraud === 0 ? 0 : e.fraud / fraud),
+      };
+    const firingTogether = [...this.pairs]
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .slice(0, 20)
+      .map(([k, count]) => ({ rules: k.split('\u0000') as unknown as readonly [string, string], count }));
+    return {
+      decisions: this.replayed.length,
+      labelled: this.ys.filter((y) => y !== undefined).length,
+      current: metrics(this.logged, this.ys),
+      candidate: metrics(this.replayed, this.ys),
+      changes: { ...this.changes },
+      notReplayable: this.excluded,
+      wouldEscalate: this.wouldEscalate,
+      fraudNowCaught: this.fraudNowCaught,
+      goodNowBlocked: this.goodNowBlocked,
+      goodNowHeld: this.goodNowHeld,
+      reviews: {
+        current: this.logged.filter((d) => d === 'review').length,
+        candidate: this.replayed.filter((d) => d === 'review').length,
+      },
+      rules,
+      firingTogether,
+    };
+  }
+}
+
 /** Replays `records` against the candidate. `labels`: each transaction's resolved label, if any. */
 export function backtest(
   records: readonly DecisionRecord[],
   labels: ReadonlyMap<string, 0 | 1>,
   candidate: Candidate,
   excluded: readonly NotReplayable[] = [],
-): BacktestReport {
-  const hashedEntries = new Map<string, ReadonlySet<string>>();
-  const entries = (name: string, hashed: boolean): ReadonlySet<string> => {
-    const key = `${name}|${hashed}`;
-    let s = hashedEntries.get(key);
-    if (s === undefined) {
-      const raw = candidate.lists?.[name] ?? [];
-      // an entry already in hashed form (`h_…`, e.g. exported from the log's side) is kept as it is
-      const h = candidate.hash;
-      s = new Set(hashed && h !== undefined ? raw.map((v) => (v.startsWith(HASH_PREFIX) ? v : h.of(v))) : raw);
-      hashedEntries.set(key, s);
-    }
-    return s;
-  };
-  const changes: Record<string, number> = {};
-  const cand: string[] = [];
-  let wouldEscalate = 0;
-  for (const r of records) {
-    const score = candidate.scores?.get(r.transactionId) ?? r.score;
-    let decision: string;
-    if (candidate.ruleset !== undefined) {
-      const lists = new Map(
-        candidate.ruleset.listsUsed.map((u) => {
-          const v = r.event[u.key];
-          return [u.name, typeof v === 'string' && entries(u.name, r.hashed.includes(u.key)).has(v)] as const;
-        }),
-      );
-      const out = evaluateRuleset(candidate.ruleset, {
-        event: r.event,
-        features: r.features,
-        velocity: r.velocity as unknown as Readonly<Record<string, number>>,
-        score,
-        lists,
-        fallbackThresholds: candidate.thresholds,
-      });
-      decision = out.decision;
-      if (out.escalate) wouldEscalate++;
-    } else decision = thresholdDecision(score, candidate.thresholds);
-    cand.push(decision);
-    if (decision !== r.decision) {
-      const k = `${r.decision}→${decision}`;
-      changes[k] = (changes[k] ?? 0) + 1;
-    }
-  }
-  const ys = records.map((r) => labels.get(r.transactionId));
-  return {
-    decisions: records.length,
-    labelled: ys.filter((y) => y !== undefined).length,
-    current: metrics(
-      records.map((r) => r.decision),
-      ys,
-    ),
-    candidate: metrics(cand, ys),
-    changes,
-    notReplayable: excluded,
-    wouldEscalate,
-  };
+): BacktestReport & ReplayFigures {
+  const replay = new BacktestReplay(labels, candidate, excluded);
+  replay.add(records);
+  return replay.report();
 }

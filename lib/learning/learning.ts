@@ -89,6 +89,11 @@ export class Learning {
     return this.p.store;
   }
 
+  /** The keyed hash of the log's id fields (`undefined` while its key could not be read). */
+  get keyedHash(): KeyedHash | undefined {
+    return this.hash;
+  }
+
   /** The decision log's totals (`undefined` when it is off). */
   get logStats(): DecisionLogStats | undefined {
     return this.p.log?.stats;

@@ -1,0 +1,70 @@
+/** Builds the rule-change drafts from configuration (called once by the composition root). */
+import type { Cases } from '../cases/create-cases';
+import type { Config } from '../config/config';
+import type { DecisioningParts } from '../decisioning/create-decisioning';
+import { Identity } from '../identity/identity';
+import type { SessionManager } from '../inference/session-manager';
+import type { Learning } from '../learning/learning';
+import type { AuditEntry } from './audit-log';
+import { DraftBacktests } from './draft-backtest';
+import { DraftStore } from './draft-store';
+import { Drafts } from './drafts';
+
+/** Most decisions a draft's backtest replays (the newest of its window). */
+export const DRAFT_BACKTEST_MAX_RECORDS = 200_000;
+/** Backtests running at once on an instance. */
+export const DRAFT_BACKTESTS_RUNNING = 2;
+/** Most entries of one list a backtest reads (what a list rule matches in the replay). */
+export const DRAFT_BACKTEST_LIST_ENTRIES = 10_000;
+
+/** What the drafts are built over. */
+export interface DraftsParts {
+  readonly cases: Cases;
+  readonly decisioning: DecisioningParts | undefined;
+  readonly learning: Learning;
+  readonly sessions: SessionManager;
+  /** Appends to the audit trail. */
+  readonly record: (e: AuditEntry) => Promise<void>;
+  /** Wall clock, epoch ms. */
+  readonly wallClock: () => number;
+}
+
+/** The drafts of the served ruleset; `undefined` without a ruleset or without a case database (`CASE_STORE=none`). */
+export function createDrafts(config: Config, p: DraftsParts): Drafts | undefined {
+  const name = config.decisioning.rulesetName;
+  const d = p.decisioning;
+  if (name === undefined || d === undefined || config.cases.store.kind === 'none') return undefined;
+  const store = new DraftStore(() => p.cases.sql());
+  const backtests = new DraftBacktests({
+    store,
+    learning: () => ({ store: p.learning.store, hash: p.learning.keyedHash }),
+    thresholds: () => p.sessions.manifest?.thresholds ?? { review: 0.5, decline: 0.9 },
+    lists: async (names) => {
+      const out: Record<string, string[]> = {};
+      for (const list of names) {
+        const values: string[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await d.decisioning.listPage(list, cursor);
+          for (const e of page.entries) values.push(e.value);
+          cursor = page.cursor;
+        } while (cursor !== undefined && values.length < DRAFT_BACKTEST_LIST_ENTRIES);
+        out[list] = values;
+      }
+      return out;
+    },
+    wallClock: p.wallClock,
+    maxRecords: DRAFT_BACKTEST_MAX_RECORDS,
+    maxRunning: DRAFT_BACKTESTS_RUNNING,
+  });
+  return new Drafts({
+    store,
+    backtests,
+    identity: new Identity(config.cases.identity),
+    rulesetName: name,
+    versions: () => d.repository.versions(name),
+    read: (version) => d.repository.read(name, version),
+    record: p.record,
+    wallClock: p.wallClock,
+  });
+}
