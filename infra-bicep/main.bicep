@@ -535,6 +535,12 @@ var appSettings = [
     name: 'CASE_STORE'
     value: 'postgres'
   }
+  // Rule changes (docs/governance.md): a ruleset uploaded to blob becomes a draft that a second lead approves in the
+  // console before it can be promoted; set true for teams without the console.
+  {
+    name: 'RULESET_DIRECT_ROLLOUT'
+    value: 'false'
+  }
   {
     name: 'PG_HOST'
     value: postgres.outputs.host
