@@ -70,19 +70,13 @@ export class Drafts {
   async create(headers: Headers, name: string, body: unknown): Promise<Draft> {
     const author = this.lead(headers);
     this.check(name);
-    return this.draftOf(name, body, author, JSON.stringify(body ?? null), `draft of ${name}`);
+    return this.draftOf(name, author, JSON.stringify(body ?? null), `draft of ${name}`);
   }
 
   /** An upload that may not roll out directly (`RULESET_DIRECT_ROLLOUT=false`) becomes a draft by `blob-upload`. */
   async fromUpload(name: string, text: string, source: string): Promise<Draft> {
     this.check(name);
-    let body: unknown;
-    try {
-      body = JSON.parse(text) as unknown;
-    } catch {
-      body = undefined; // loadRuleset names the error
-    }
-    return this.draftOf(name, body, 'blob-upload', text, source);
+    return this.draftOf(name, 'blob-upload', text, source);
   }
 
   /**
@@ -113,7 +107,7 @@ export class Drafts {
     }
   }
 
-  private async draftOf(name: string, body: unknown, author: string, text: string, source: string): Promise<Draft> {
+  private async draftOf(name: string, author: string, text: string, source: string): Promise<Draft> {
     const rs = loadRuleset(text, GOLDEN_THRESHOLDS, source);
     if (rs.name !== name)
       throw new AppError('ruleset_invalid', `The document is ruleset ${rs.name}, not ${name}.`, {
@@ -126,7 +120,7 @@ export class Drafts {
     const draft = await this.d.store.create({
       name,
       version: rs.version,
-      document: body,
+      document: rs.document,
       author,
       state: 'draft',
       createdAt: this.now(),
@@ -230,9 +224,9 @@ export class Drafts {
     const actor = this.lead(headers);
     const comment = parseComment(body);
     const d = await this.read(name, version);
+    if (d.state !== 'submitted') throw new AppError('conflict', `The draft is ${d.state}, not submitted.`);
     if (d.author === actor)
       throw new AppError('forbidden', `The author (${actor}) cannot decide on their own draft: another lead does.`);
-    if (d.state !== 'submitted') throw new AppError('conflict', `The draft is ${d.state}, not submitted.`);
     return this.move(d, actor, to === 'approved' ? 'approve' : 'reject', ['submitted'], {
       state: to,
       approver: actor,
