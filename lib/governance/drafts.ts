@@ -70,13 +70,13 @@ export class Drafts {
   async create(headers: Headers, name: string, body: unknown): Promise<Draft> {
     const author = this.lead(headers);
     this.check(name);
-    return this.draftOf(name, author, JSON.stringify(body ?? null), `draft of ${name}`);
+    return this.draftOf(name, author, JSON.stringify(body ?? null), `draft of ${name}`, true);
   }
 
   /** An upload that may not roll out directly (`RULESET_DIRECT_ROLLOUT=false`) becomes a draft by `blob-upload`. */
   async fromUpload(name: string, text: string, source: string): Promise<Draft> {
     this.check(name);
-    return this.draftOf(name, 'blob-upload', text, source);
+    return this.draftOf(name, 'blob-upload', text, source, false); // the upload is the version's only copy
   }
 
   /**
@@ -107,13 +107,13 @@ export class Drafts {
     }
   }
 
-  private async draftOf(name: string, author: string, text: string, source: string): Promise<Draft> {
+  private async draftOf(name: string, author: string, text: string, source: string, isNew: boolean): Promise<Draft> {
     const rs = loadRuleset(text, GOLDEN_THRESHOLDS, source);
     if (rs.name !== name)
       throw new AppError('ruleset_invalid', `The document is ruleset ${rs.name}, not ${name}.`, {
         errors: [{ path: 'name', message: `must be ${name}` }],
       });
-    if ((await this.d.versions()).includes(rs.version))
+    if (isNew && (await this.d.versions()).includes(rs.version))
       throw new AppError('conflict', `Ruleset ${name} ${rs.version} exists already: a draft is a new version.`, {
         errors: [{ path: 'version', message: 'must be a new version' }],
       });

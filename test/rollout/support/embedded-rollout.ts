@@ -17,9 +17,9 @@ export interface EmbeddedRollout {
 
 /**
  * Starts the local host on a copy of the bundled models folder (one worker, batches of 8), with the model
- * feeder polling the folder every 50 ms as the models container.
+ * feeder polling the folder every 50 ms as the models container; `settings` are set on top.
  */
-export async function startEmbeddedRollout(): Promise<EmbeddedRollout> {
+export async function startEmbeddedRollout(settings: Readonly<Record<string, string>> = {}): Promise<EmbeddedRollout> {
   const folder = await copyBundled();
   for (const k of ['REDIS_URL', 'ModelStorage', 'AzureWebJobsStorage']) delete process.env[k];
   Object.assign(process.env, {
@@ -29,6 +29,7 @@ export async function startEmbeddedRollout(): Promise<EmbeddedRollout> {
     INFERENCE_WORKERS: '1',
     BATCH_MAX_SIZE: '8',
     LOG_LEVEL: 'error',
+    ...settings,
   });
   const host = await startHost();
   const feeder = await BlobFeeder.start({
