@@ -24,5 +24,6 @@ app.storageBlob('rulesetBlob', {
     const { warn, text } = describeOutcome('ruleset', outcome);
     if (warn) context.warn(text);
     else context.log(text);
+    await engine.governance.audit.upload('ruleset', outcome); // throws (retried) when the entry cannot be recorded
   },
 });

@@ -28,6 +28,7 @@ import { createDecisioning, type DecisioningDeps } from './decisioning/create-de
 import { Engine } from './engine';
 import { createLearning, type LearningDeps } from './learning/create-learning';
 import { createCases, type CasesDeps } from './cases/create-cases';
+import { createGovernance } from './governance/governance';
 import type { EscalatorWiring } from './escalation/create-escalator';
 import { escalationLogEvents } from './escalation/escalation-log-events';
 import type { EscalationEvents } from './escalation/types';
@@ -223,6 +224,12 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     ...(decisioning === undefined ? {} : { decisioning }),
     learning,
     cases,
+    governance: createGovernance({
+      cases,
+      identity: new Identity(config.cases.identity),
+      logger,
+      wallClock: deps.cases?.wallClock ?? Date.now,
+    }),
     insights,
     disposables: [telemetry, publisher, ...oip.disposables, learning, cases],
   });

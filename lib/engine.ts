@@ -17,6 +17,7 @@ import type { SessionManager } from './inference/session-manager';
 import type { LabelsAdded } from './learning/labels';
 import type { Learning } from './learning/learning';
 import type { Cases } from './cases/create-cases';
+import type { Governance } from './governance/governance';
 import type { CaseService } from './cases/case-service';
 import type { ModelRollout } from './rollout/model-rollout';
 import type { Decisioning } from './decisioning/decisioning';
@@ -57,6 +58,8 @@ export interface EngineParts {
   readonly learning?: Learning;
   /** The review cases: writer and API (also listed in `disposables`). */
   readonly cases?: Cases;
+  /** The audit trail (lib/governance). */
+  readonly governance?: Governance;
   /** The console's views (rules, drift, serving). */
   readonly insights?: Insights;
   /** Extra resources to dispose with the engine, last first. */
@@ -163,6 +166,15 @@ export class Engine {
     if (this.parts.learning === undefined)
       return Promise.reject(new AppError('internal', 'The learning loop is not configured.'));
     return this.parts.learning.addLabels(body);
+  }
+
+  /**
+   * The governance of changes: the audit trail (`GET /api/audit`, the audited admin paths).
+   * @throws AppError `not_found` when not configured.
+   */
+  get governance(): Governance {
+    if (this.parts.governance === undefined) throw new AppError('not_found', 'Governance is not configured.');
+    return this.parts.governance;
   }
 
   /**
