@@ -58,7 +58,7 @@ app.http('casesNotes', {
 
 /**
  * POST /api/cases/{id}/verdict `{ verdict, reason?, addToList?: { list, ttlSeconds? } }`: the label, the list entry
- * (leads), then the case closes (409 if it already was).
+ * (leads), then the case closes (409 if it already was); the verdict is audited (`GET /api/audit`).
  */
 app.http('casesVerdict', {
   route: 'cases/{id}/verdict',
@@ -67,7 +67,10 @@ app.http('casesVerdict', {
   handler: withProblems(async (request) => {
     const engine = await sharedEngine();
     const body = await readJsonBody(request, CASE_BODY_LIMIT_BYTES);
-    return jsonResponse(200, await engine.cases.verdict(request.headers, request.params['id'], body));
+    return jsonResponse(
+      200,
+      await engine.governance.audit.verdict(engine.cases, request.headers, request.params['id'], body),
+    );
   }),
 });
 

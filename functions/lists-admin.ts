@@ -9,14 +9,15 @@ const LIST_BODY_LIMIT_BYTES = 256 * 1024;
 /**
  * POST /api/lists/{name} `{ "values": [...], "ttlSeconds"?: n }`: adds entries to a list the active ruleset
  * declares (404 otherwise; a bad value → problem naming `values.<index>`). The change reaches every instance
- * through Redis pub/sub. GET /api/lists/{name}?cursor=: one page of entries (at most 100) and the next cursor.
+ * through Redis pub/sub; adds and removes are audited (`GET /api/audit`). GET /api/lists/{name}?cursor=: one page of entries (at most 100) and the next cursor.
  */
 app.http('listsAddOrPage', {
   route: 'lists/{name}',
   methods: ['POST', 'GET'],
   authLevel: 'admin',
   handler: withProblems(async (request) => {
-    const lists = (await sharedEngine()).lists;
+    const engine = await sharedEngine();
+    const lists = engine.governance.audit.lists(engine.lists, engine.governance.audit.actorOf(request.headers));
     const name = request.params['name'] ?? '';
     if (request.method === 'GET')
       return jsonResponse(200, await lists.listPage(name, request.query.get('cursor') ?? undefined));
@@ -30,10 +31,9 @@ app.http('listsRemove', {
   route: 'lists/{name}/{value}',
   methods: ['DELETE'],
   authLevel: 'admin',
-  handler: withProblems(async (request) =>
-    jsonResponse(
-      200,
-      await (await sharedEngine()).lists.removeFromList(request.params['name'] ?? '', request.params['value'] ?? ''),
-    ),
-  ),
+  handler: withProblems(async (request) => {
+    const engine = await sharedEngine();
+    const lists = engine.governance.audit.lists(engine.lists, engine.governance.audit.actorOf(request.headers));
+    return jsonResponse(200, await lists.removeFromList(request.params['name'] ?? '', request.params['value'] ?? ''));
+  }),
 });

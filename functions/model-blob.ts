@@ -47,5 +47,6 @@ app.storageBlob('modelBlob', {
     const { warn, text } = describeOutcome('model', outcome);
     if (warn) context.warn(text);
     else context.log(text);
+    await engine.governance.audit.upload('model', outcome); // throws (retried) when the entry cannot be recorded
   },
 });

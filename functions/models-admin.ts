@@ -4,8 +4,12 @@ import { sharedEngine } from '../lib/app';
 import { adminHandlers } from '../lib/http/admin-routes';
 import { jsonResponse, withProblems } from '../lib/http/http-io';
 
-/** The model admin routes: the same handlers (bodies, errors) as the rulesets'. */
-const models = adminHandlers(async () => (await sharedEngine()).models);
+/** The model admin routes: audited (lib/governance/audit.ts), the same handlers (bodies, errors) as the rulesets'. */
+const models = adminHandlers(async (request) => {
+  const engine = await sharedEngine();
+  const audit = engine.governance.audit;
+  return audit.admin('model', engine.models, audit.actorOf(request.headers));
+});
 
 /** GET /api/models: active, candidate and previous versions, each instance's state, the last rejection, shadow distributions. */
 app.http('modelsStatus', {

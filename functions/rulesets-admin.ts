@@ -3,8 +3,12 @@ import { app } from '@azure/functions';
 import { sharedEngine } from '../lib/app';
 import { adminHandlers } from '../lib/http/admin-routes';
 
-/** The ruleset admin routes: the same handlers (bodies, errors) as the models', with the four-eyes rule on drafts. */
-const rulesets = adminHandlers(async () => (await sharedEngine()).rulesetAdmin);
+/** The ruleset admin routes: audited (lib/governance/audit.ts), the same handlers (bodies, errors) as the models', with the four-eyes rule on drafts. */
+const rulesets = adminHandlers(async (request) => {
+  const engine = await sharedEngine();
+  const audit = engine.governance.audit;
+  return audit.admin('ruleset', engine.rulesetAdmin, audit.actorOf(request.headers));
+});
 
 /** GET /api/rulesets/{name}: the version served here, the fleet pointer (active, previous, candidate and its shares, rejections), shadow counts. */
 app.http('rulesetsStatus', {

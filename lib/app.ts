@@ -30,6 +30,7 @@ import { createLearning, type LearningDeps } from './learning/create-learning';
 import { createCases, type CasesDeps } from './cases/create-cases';
 import { createDrafts } from './governance/create-drafts';
 import type { Drafts } from './governance/drafts';
+import { createGovernance } from './governance/governance';
 import type { EscalatorWiring } from './escalation/create-escalator';
 import { escalationLogEvents } from './escalation/escalation-log-events';
 import type { EscalationEvents } from './escalation/types';
@@ -148,12 +149,18 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     ...deps.cases,
     on: caseHandlers(telemetry, deps.cases?.on),
   });
+  const governance = createGovernance({
+    cases,
+    identity: new Identity(config.cases.identity),
+    logger,
+    wallClock: deps.cases?.wallClock ?? Date.now,
+  });
   const drafts = (late.drafts = createDrafts(config, {
     cases,
     decisioning,
     learning,
     sessions,
-    record: async () => undefined, // the audit trail records drafts once it is wired
+    record: (e) => governance.audit.record(e),
     wallClock: deps.learning?.wallClock ?? Date.now,
   }));
   const scorer = new Scorer({
@@ -239,6 +246,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     ...(decisioning === undefined ? {} : { decisioning }),
     learning,
     cases,
+    governance,
     ...(drafts === undefined ? {} : { drafts }),
     insights,
     disposables: [telemetry, publisher, ...oip.disposables, learning, cases],

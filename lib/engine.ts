@@ -20,6 +20,7 @@ import type { SessionManager } from './inference/session-manager';
 import type { LabelsAdded } from './learning/labels';
 import type { Learning } from './learning/learning';
 import type { Cases } from './cases/create-cases';
+import type { Governance } from './governance/governance';
 import type { CaseService } from './cases/case-service';
 import type { ModelRollout } from './rollout/model-rollout';
 import type { Decisioning } from './decisioning/decisioning';
@@ -60,6 +61,8 @@ export interface EngineParts {
   readonly learning?: Learning;
   /** The review cases: writer and API (also listed in `disposables`). */
   readonly cases?: Cases;
+  /** The audit trail (lib/governance). */
+  readonly governance?: Governance;
   /** The console's views (rules, drift, serving). */
   readonly insights?: Insights;
   /** Drafts of the served ruleset, their backtest and approval (absent without a ruleset or a case database). */
@@ -123,12 +126,14 @@ export class Engine {
 
   /**
    * The ruleset blob trigger: published through the rollout, or, with `RULESET_DIRECT_ROLLOUT=false`, kept as a
-   * draft. Returns the line to log (`warn` for a refusal). @throws transient AppErrors only (retried).
+   * draft; either way audited (actor `blob-upload`). Returns the line to log (`warn` for a refusal).
+   * @throws transient AppErrors only (retried), and `dependency_unavailable` when its audit entry cannot be recorded.
    */
   async rulesetUpload(blobPath: string, bytes: Uint8Array | undefined): Promise<{ warn: boolean; text: string }> {
     const drafts = this.parts.drafts;
     if (drafts !== undefined && !this.parts.config.decisioning.directRollout) return drafts.upload(blobPath, bytes);
     const outcome = await this.rulesets.handleUpload(bytes === undefined ? { blobPath } : { blobPath, bytes });
+    await this.parts.governance?.audit.upload('ruleset', outcome); // throws (retried) when it cannot be recorded
     return describeOutcome('ruleset', outcome);
   }
 
@@ -200,6 +205,15 @@ export class Engine {
     if (this.parts.learning === undefined)
       return Promise.reject(new AppError('internal', 'The learning loop is not configured.'));
     return this.parts.learning.addLabels(body);
+  }
+
+  /**
+   * The governance of changes: the audit trail (`GET /api/audit`, the audited admin paths).
+   * @throws AppError `not_found` when not configured.
+   */
+  get governance(): Governance {
+    if (this.parts.governance === undefined) throw new AppError('not_found', 'Governance is not configured.');
+    return this.parts.governance;
   }
 
   /**

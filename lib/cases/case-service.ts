@@ -6,7 +6,7 @@
 import { AppError } from '../errors/errors';
 import type { Identity } from '../identity/identity';
 import type { Actor } from '../identity/principal';
-import type { Case, CaseChange, CaseEvent, CaseStore } from './case-store';
+import type { Case, CaseChange, CaseEvent, CaseState, CaseStore } from './case-store';
 import {
   encodeCaseCursor,
   parseAssignBody,
@@ -44,6 +44,20 @@ export interface CaseServiceDeps {
   readonly historyLimit?: number;
   /** Reports each verdict (telemetry counts them by verdict; never any payment data). */
   readonly on?: { verdict?(e: { readonly verdict: 'fraud' | 'legit' }): void };
+}
+
+/** A verdict given, as {@link CaseService.verdictChange} reports it. */
+export interface VerdictChange {
+  readonly case: Case;
+  readonly label: unknown;
+  /** Who gave it. */
+  readonly actor: string;
+  /** The case before the verdict. */
+  readonly prior: { readonly state: CaseState; readonly assignee?: string };
+  readonly verdict: 'fraud' | 'legit';
+  readonly reason?: string;
+  /** The list the verdict added the case's value to (`addToList`), by name only. */
+  readonly list?: string;
 }
 
 /** What `GET /api/me` answers. */
@@ -120,6 +134,15 @@ export class CaseService {
    * @throws AppError `conflict` on a closed case; `forbidden` for `addToList` without the lead role.
    */
   async verdict(headers: Lookup, rawId: string | undefined, body: unknown): Promise<{ case: Case; label: unknown }> {
+    const v = await this.verdictChange(headers, rawId, body);
+    return { case: v.case, label: v.label };
+  }
+
+  /**
+   * {@link verdict}, with who gave it and the case's state and assignee before it (the audit trail's old value;
+   * lib/governance).
+   */
+  async verdictChange(headers: Lookup, rawId: string | undefined, body: unknown): Promise<VerdictChange> {
     const actor = this.d.identity.require(headers, WORKERS);
     const id = parseCaseId(rawId);
     const v = parseVerdictBody(body);
@@ -127,8 +150,10 @@ export class CaseService {
       throw new AppError('forbidden', 'Adding to a list from a case needs the role lead.');
     const at = this.d.wallClock();
     let label: unknown;
+    let prior: VerdictChange['prior'] = { state: 'open' };
     const closed = changed(
       await this.d.store.close(id, actor.name, v.verdict, v.reason, at, async (c) => {
+        prior = c.assignee === undefined ? { state: c.state } : { state: c.state, assignee: c.assignee };
         const listAdd = v.addToList === undefined ? undefined : this.listAddition(v.addToList, c);
         label = await this.d.addLabels({
           labels: [
@@ -148,7 +173,15 @@ export class CaseService {
     } catch {
       // counting must not fail the verdict
     }
-    return { case: closed, label };
+    return {
+      case: closed,
+      label,
+      actor: actor.name,
+      prior,
+      verdict: v.verdict,
+      ...(v.reason === undefined ? {} : { reason: v.reason }),
+      ...(v.addToList === undefined ? {} : { list: v.addToList.list }),
+    };
   }
 
   /** The list name and `{ values, ttlSeconds? }` body of a verdict's `addToList`. @throws AppError `not_found`, `validation_failed`. */

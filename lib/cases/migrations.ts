@@ -60,6 +60,35 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    version: 2,
+    name: '002_audit_events',
+    statements: [
+      `CREATE TABLE audit_events (
+        id BIGSERIAL PRIMARY KEY,
+        at TIMESTAMPTZ NOT NULL,
+        actor TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('ruleset', 'list', 'model', 'case')),
+        name TEXT NOT NULL,
+        action TEXT NOT NULL,
+        old_value JSONB,
+        new_value JSONB
+      )`,
+      `CREATE INDEX audit_events_newest ON audit_events (at DESC, id DESC)`,
+      `CREATE INDEX audit_events_by_name ON audit_events (kind, name, at DESC, id DESC)`,
+      `CREATE INDEX audit_events_by_actor ON audit_events (actor, at DESC, id DESC)`,
+      // append-only: the table refuses UPDATE, DELETE and TRUNCATE (PL/pgSQL: PostgreSQL and PGlite alike)
+      `CREATE FUNCTION audit_events_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        RAISE EXCEPTION 'audit_events is append-only: % refused', TG_OP;
+      END
+      $$`,
+      `CREATE TRIGGER audit_events_no_change BEFORE UPDATE OR DELETE ON audit_events
+        FOR EACH ROW EXECUTE FUNCTION audit_events_append_only()`,
+      `CREATE TRIGGER audit_events_no_truncate BEFORE TRUNCATE ON audit_events
+        FOR EACH STATEMENT EXECUTE FUNCTION audit_events_append_only()`,
+    ],
+  },
+  {
     version: 3,
     name: '003_ruleset_drafts',
     statements: [

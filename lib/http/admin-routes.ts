@@ -26,23 +26,28 @@ export interface ArtifactAdmin {
 /** The route's `{name}`. */
 const nameOf = (request: HttpRequest): string => request.params['name'] ?? '';
 
-/** The handlers of the admin routes of one kind, over the engine's rollout of it. */
-export function adminHandlers(admin: () => Promise<ArtifactAdmin>): {
+/**
+ * The handlers of the admin routes of one kind, over the engine's rollout of it as `admin` gives it for a request
+ * (the adapters pass the audited rollout, acting as the request's actor).
+ */
+export function adminHandlers(admin: (request: HttpRequest) => Promise<ArtifactAdmin>): {
   status: HttpHandler;
   promote: HttpHandler;
   rollback: HttpHandler;
   traffic: HttpHandler;
 } {
   return {
-    status: withProblems(async (request) => jsonResponse(200, await (await admin()).status(nameOf(request)))),
+    status: withProblems(async (request) => jsonResponse(200, await (await admin(request)).status(nameOf(request)))),
     promote: withProblems(async (request) => {
-      const a = await admin();
+      const a = await admin(request);
       const body = await readJsonBody(request, ADMIN_BODY_LIMIT_BYTES);
       return jsonResponse(200, await a.promote(nameOf(request), body));
     }),
-    rollback: withProblems(async (request) => jsonResponse(200, await (await admin()).rollback(nameOf(request)))),
+    rollback: withProblems(async (request) =>
+      jsonResponse(200, await (await admin(request)).rollback(nameOf(request))),
+    ),
     traffic: withProblems(async (request) => {
-      const a = await admin();
+      const a = await admin(request);
       const body = await readJsonBody(request, ADMIN_BODY_LIMIT_BYTES);
       return jsonResponse(200, await a.traffic(nameOf(request), body));
     }),

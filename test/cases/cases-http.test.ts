@@ -117,6 +117,23 @@ describe('case queue under npm start (PGlite, development identity)', () => {
     assert.equal(again.status, 409);
     assert.equal(((await again.json()) as { code: string }).code, 'conflict');
 
+    // the verdict is in the audit trail (one entry: the refused second verdict records nothing), without payment data
+    const audit = await fetch(`${api}/audit?kind=case&name=${taken.id}`, { headers: as('lead-1', ['lead']) });
+    assert.equal(audit.status, 200);
+    const { events } = (await audit.json()) as { events: Record<string, unknown>[] };
+    assert.deepEqual(
+      events.map((e) => ({ actor: e['actor'], action: e['action'], oldValue: e['oldValue'], newValue: e['newValue'] })),
+      [
+        {
+          actor: 'alice',
+          action: 'verdict',
+          oldValue: { state: 'assigned', assignee: 'alice' },
+          newValue: { state: 'closed', verdict: 'fraud', reason: 'confirmed', list: null },
+        },
+      ],
+    );
+    assert.doesNotMatch(JSON.stringify(events), new RegExp(taken.transactionId));
+
     const detail = (await (await fetch(`${api}/cases/${taken.id}`, { headers: as('alice') })).json()) as {
       events: { action: string; actor: string }[];
     };
