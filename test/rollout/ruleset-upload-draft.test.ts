@@ -8,24 +8,14 @@ import { promises as fs, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { validEvent } from '../support/events';
-import { startEmbeddedRollout, type EmbeddedRollout } from './support/embedded-rollout';
+import { servedRulesetVersion, startEmbeddedRollout, type EmbeddedRollout } from './support/embedded-rollout';
 import { eventually } from './support/eventually';
 
 const SHIPPED = path.resolve(__dirname, '../../../rulesets/fraud-rules/1.0.0.json');
 const pglite = mkdtempSync(path.join(tmpdir(), 'test-upload-draft-'));
 let rollout: EmbeddedRollout;
-let tx = 0;
 
-async function rulesetVersion(): Promise<string | null> {
-  const res = await fetch(`${rollout.api}/score`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-deadline-ms': '10000' },
-    body: JSON.stringify(validEvent({ transactionId: `tx-draft-${++tx}` })),
-  });
-  assert.equal(res.status, 200);
-  return res.headers.get('x-ruleset-version');
-}
+const rulesetVersion = (): Promise<string | null> => servedRulesetVersion(rollout);
 
 before(async () => {
   rollout = await startEmbeddedRollout({

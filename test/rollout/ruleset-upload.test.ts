@@ -9,23 +9,13 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { RulesetStatus } from '../../lib/decisioning/ruleset-rollout';
-import { validEvent } from '../support/events';
-import { startEmbeddedRollout, type EmbeddedRollout } from './support/embedded-rollout';
+import { servedRulesetVersion, startEmbeddedRollout, type EmbeddedRollout } from './support/embedded-rollout';
 import { eventually } from './support/eventually';
 
 const SHIPPED = path.resolve(__dirname, '../../../rulesets/fraud-rules/1.0.0.json');
 let rollout: EmbeddedRollout;
-let tx = 0;
 
-async function rulesetVersion(): Promise<string | null> {
-  const res = await fetch(`${rollout.api}/score`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-deadline-ms': '10000' },
-    body: JSON.stringify(validEvent({ transactionId: `tx-upload-${++tx}` })),
-  });
-  assert.equal(res.status, 200);
-  return res.headers.get('x-ruleset-version');
-}
+const rulesetVersion = (): Promise<string | null> => servedRulesetVersion(rollout);
 
 /** Writes a ruleset document where an upload lands: `{models}/rulesets/fraud-rules/{version}.json`. */
 async function upload(doc: Record<string, unknown>): Promise<void> {

@@ -1,7 +1,9 @@
+import assert from 'node:assert/strict';
 import { sharedEngine } from '../../../lib/app';
 import type { LocalHost } from '../../../local/host';
 import { BlobFeeder } from '../../../local/blob-feeder';
 import { startHost } from '../../support/host';
+import { validEvent } from '../../support/events';
 import { copyBundled } from './models';
 
 /** The embedded default (no Redis, no storage account) with a copy of the bundled models folder feeding the blob trigger. */
@@ -47,4 +49,17 @@ export async function startEmbeddedRollout(settings: Readonly<Record<string, str
       await folder.remove();
     },
   };
+}
+
+let scored = 0;
+
+/** The ruleset version that decides a payment scored now through the host (`x-ruleset-version`). */
+export async function servedRulesetVersion(rollout: EmbeddedRollout): Promise<string | null> {
+  const res = await fetch(`${rollout.api}/score`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-deadline-ms': '10000' },
+    body: JSON.stringify(validEvent({ transactionId: `tx-served-${process.pid}-${++scored}` })),
+  });
+  assert.equal(res.status, 200);
+  return res.headers.get('x-ruleset-version');
 }
