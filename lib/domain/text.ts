@@ -59,8 +59,18 @@ export function checkText(value: string, path: string, kind: TextKind, errors: F
 function refinement(kind: TextKind) {
   return (value: string, ctx: z.RefinementCtx): void => {
     const problem = textProblem(value, kind);
-    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem, input: value });
+    // not continued: the checks after it (length, pattern) do not add a second error for the same field
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem, input: value, continue: false });
   };
+}
+
+/**
+ * A string schema that refuses the characters `kind` may not hold (the first check: chain `.min`, `.regex`…
+ * after it, they then report nothing more for a refused string).
+ * @param error the message when the value is not a string.
+ */
+export function textString(kind: TextKind, error?: string): z.ZodString {
+  return z.string(error === undefined ? undefined : { error }).superRefine(refinement(kind));
 }
 
 /** Bounds of a string schema, characters. */
@@ -71,25 +81,16 @@ export interface TextBounds {
 
 /** An identifier (id, key, name): 1 to 128 characters by default, none of them refused ({@link textProblem}). */
 export function identifierString(bounds: TextBounds = {}): z.ZodString {
-  return z
-    .string()
+  return textString('identifier')
     .min(bounds.min ?? 1)
-    .max(bounds.max ?? 128)
-    .superRefine(refinement('identifier'));
+    .max(bounds.max ?? 128);
 }
 
 /** Free text (a note, a reason, a comment): at most `max` characters (default 4000); tab, CR and LF allowed. */
 export function freeText(bounds: TextBounds = {}): z.ZodString {
-  return z
-    .string()
+  return textString('freeText')
     .min(bounds.min ?? 0)
-    .max(bounds.max ?? 4000)
-    .superRefine(refinement('freeText'));
-}
-
-/** Adds the text check of `kind` to a string schema (one with its own messages, e.g. a regex). */
-export function checkedText(schema: z.ZodString, kind: TextKind): z.ZodString {
-  return schema.superRefine(refinement(kind));
+    .max(bounds.max ?? 4000);
 }
 
 /**

@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from 'zod';
-import { checkedText } from '../domain/text';
+import { textString } from '../domain/text';
 import { parseBody } from '../errors/parse-body';
 
 /** A candidate version and its shares (percent, 0–100): canary of users, shadow of requests. */
@@ -30,13 +30,9 @@ export class AdminBodies {
    * @param example a version to show in messages, e.g. `1.2.0`.
    */
   constructor(pattern: RegExp, example: string) {
-    const version = checkedText(
-      z
-        .string({ error: `must be a version string like ${example}` })
-        .max(64, { error: 'must be at most 64 characters' })
-        .regex(pattern, { error: `must be a version like ${example}` }),
-      'identifier',
-    );
+    const version = textString('identifier', `must be a version string like ${example}`)
+      .max(64, { error: 'must be at most 64 characters' })
+      .regex(pattern, { error: `must be a version like ${example}` });
     this.promoteBody = z.strictObject({ version }, { error: `must be an object like { "version": "${example}" }` });
     this.trafficBody = z.strictObject(
       { candidate: version, canaryPercent: percent.default(0), shadowPercent: percent.default(0) },
