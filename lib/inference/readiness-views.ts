@@ -42,7 +42,10 @@ export interface Converging {
  * Readiness as the engine holds it: the sessions' health (`ready`: the model answers a sample inference), this
  * instance's place in the fleet, and the artifacts that do not yet serve their pointer's active version.
  */
-export type EngineReadiness = Health & { readonly fleet?: FleetReadiness; readonly waitingFor: readonly ArtifactWait[] };
+export type EngineReadiness = Health & {
+  readonly fleet?: FleetReadiness;
+  readonly waitingFor: readonly ArtifactWait[];
+};
 
 /**
  * Readiness as the engine already knows it, without running anything: the sessions' last sample inference,
