@@ -69,14 +69,15 @@ export function isServingPointer(r: EngineReadiness): boolean {
 }
 
 /**
- * `GET /api/health/ready`: the status and the model served; while the model is ready but an artifact does not yet
- * serve its pointer's active version, `waitingFor` names it (kind, name, versions serving and active, why).
+ * `GET /api/health/ready` (anonymous): the status and the model served; while the model is ready but an artifact
+ * does not yet serve its pointer's active version, `waitingFor` names it (kind, name, versions serving and active).
+ * No instance and no reasons (load errors): those are the admin view's.
  */
 export interface PublicReadiness {
   readonly status: 'ready' | 'not_ready';
   /** The version loaded, `null` while none is. */
   readonly model: { readonly name: string; readonly version: string } | null;
-  readonly waitingFor?: readonly ArtifactWait[];
+  readonly waitingFor?: readonly Omit<ArtifactWait, 'reason'>[];
 }
 
 /** `GET /api/models/health` (admin): the detailed view. */
@@ -105,7 +106,9 @@ export function publicReadiness(r: EngineReadiness): PublicReadiness {
   return {
     status: isServingPointer(r) ? 'ready' : 'not_ready',
     model: m === undefined ? null : { name: m.name, version: m.version },
-    ...(r.ready && r.waitingFor.length > 0 ? { waitingFor: r.waitingFor } : {}),
+    ...(r.ready && r.waitingFor.length > 0
+      ? { waitingFor: r.waitingFor.map(({ kind, name, serving, active }) => ({ kind, name, serving, active })) }
+      : {}),
   };
 }
 

@@ -184,7 +184,7 @@ describe('fleet convergence', () => {
       pub.waitingFor?.map((w) => [w.kind, w.name, w.serving, w.active]),
       [['model', 'fraud', '1.2.0', '1.3.0']],
     );
-    assert.match(pub.waitingFor?.[0]?.reason ?? '', /sha256/);
+    assert.match(B.healthDetail().reason ?? '', /model fraud: serving 1\.2\.0, active 1\.3\.0 \(.*sha256/);
     assert.equal((await B.score(validEvent())).model.version, '1.2.0');
     const status = (await A.models.status()).models[0];
     assert.ok(
