@@ -1,19 +1,23 @@
 /**
  * {@link CaseStore} on PostgreSQL: the same SQL on a server (`pg`) and on PGlite. Each change and its
- * `case_events` entry are one statement (a data-modifying CTE), so they commit together.
+ * `case_events` entry are one statement (a data-modifying CTE), so they commit together; a verdict's close, its
+ * event, its outbox rows and its step's rows (the audit entry) are one transaction.
  */
 import type { PaymentEvent } from '../domain/payment-event';
 import type { EscalationInfo } from '../scoring/escalation-info';
 import type { Reason } from '../scoring/decision';
+import { enqueueOutbox } from './case-outbox';
 import type {
   Case,
   CaseChange,
+  CaseClose,
   CaseEvent,
   CaseFilter,
   CasePage,
   CasePosition,
   CaseState,
   CaseStore,
+  CloseStep,
   NewCase,
   Verdict,
 } from './case-store';
@@ -280,17 +284,19 @@ export class SqlCaseStore implements CaseStore {
     verdict: Verdict,
     reason: string | undefined,
     at: number,
-    effects?: (c: Case) => Promise<void>,
-  ): Promise<CaseChange> {
-    return this.db.transaction(async (tx) => {
-      // the row stays locked until the case is closed: a concurrent verdict waits, then finds it closed
+    step?: CloseStep,
+  ): Promise<CaseClose> {
+    return this.db.transaction(async (tx): Promise<CaseClose> => {
+      // the row stays locked until the commit: a concurrent verdict waits, then finds it closed
       const rows = await tx.query(`SELECT ${COLS} FROM cases WHERE id = $1::bigint FOR UPDATE`, [id]);
       const row = rows[0];
-      if (row === undefined) return { ok: false, why: 'not_found' } as const;
-      const current = toCase(row);
-      if (current.state === 'closed') return { ok: false, why: 'closed' } as const;
-      await effects?.(current); // a throw rolls back: the case stays as it was
-      return this.change(
+      if (row === undefined) return { ok: false, why: 'not_found' };
+      const prior = toCase(row);
+      if (prior.state === 'closed')
+        return prior.verdict === verdict && prior.verdictReason === reason
+          ? { ok: true, repeated: true, case: prior }
+          : { ok: false, why: 'closed' };
+      const closed = await this.change(
         id,
         `state = 'closed', verdict = $4, verdict_reason = $5, closed_at = $2::timestamptz, closed_by = $3`,
         [verdict, reason ?? null],
@@ -300,6 +306,10 @@ export class SqlCaseStore implements CaseStore {
         { verdict, ...(reason === undefined ? {} : { reason }) },
         tx,
       );
+      if (!closed.ok) return closed;
+      // a throw rolls back the update, its event and every row the step wrote
+      await step?.({ query: tx.query, enqueue: (m) => enqueueOutbox(tx, id, m, at) }, { prior, case: closed.case });
+      return { ok: true, repeated: false, case: closed.case, prior };
     });
   }
 
