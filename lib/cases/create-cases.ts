@@ -14,6 +14,8 @@ import { PgliteClient } from './pglite-client';
 import { SqlCaseStore } from './sql-case-store';
 import { GuardedCaseStore } from './guarded-case-store';
 import type { SqlClient } from './sql-client';
+import type { OutboxRelay } from './outbox-relay';
+import { verdictRelay } from './verdict-relay';
 
 /** Dependencies of {@link createCases}; every one has a production default. */
 export interface CasesDeps {
@@ -47,6 +49,7 @@ export class Cases {
     private readonly writer: CaseWriter | undefined,
     private readonly store: CaseStore | undefined,
     private readonly sweep?: CaseSweep,
+    private readonly relay?: OutboxRelay,
   ) {}
 
   /** The scorer's `decided` handler (none without a store). */
@@ -73,6 +76,7 @@ export class Cases {
   async dispose(): Promise<void> {
     await this.sweep?.dispose();
     await this.writer?.dispose();
+    await this.relay?.dispose();
     await this.store?.dispose();
   }
 }
@@ -138,12 +142,20 @@ export async function createCases(config: Config, deps: CasesDeps): Promise<Case
       },
     },
   });
+  const relay = verdictRelay({
+    logger,
+    addLabels: deps.addLabels,
+    ...(deps.lists === undefined ? {} : { lists: deps.lists }),
+    sql: () => guarded.sql(),
+    timers: deps.timers ?? unrefTimers,
+    wallClock,
+  });
   const service = new CaseService({
     store,
     identity: new Identity(config.cases.identity),
-    addLabels: deps.addLabels,
     ...(deps.lists === undefined ? {} : { lists: deps.lists }),
     wallClock,
+    committed: () => relay.wake(),
     ...(deps.on?.verdict === undefined ? {} : { on: { verdict: deps.on.verdict } }),
   });
   const sweep = new CaseSweep({
@@ -161,9 +173,10 @@ export async function createCases(config: Config, deps: CasesDeps): Promise<Case
     },
   });
   sweep.start();
+  relay.start();
   logger.info('cases: review cases are stored', {
     store: config.cases.store.kind,
     identity: config.cases.identity.mode,
   });
-  return new Cases(service, writer, store, sweep);
+  return new Cases(service, writer, store, sweep, relay);
 }
