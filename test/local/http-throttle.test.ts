@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { HttpThrottle, type ThrottleRelease } from '../../local/http-throttle';
+import { ClientGoneError, HttpThrottle, type ThrottleRelease } from '../../local/http-throttle';
 
 /** Lets granted slots' promise callbacks run. */
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -77,5 +77,63 @@ describe('HttpThrottle', () => {
     const throttle = new HttpThrottle({ maxConcurrentRequests: -1 });
     for (let i = 0; i < 5000; i++) assert.ok(throttle.enter() !== undefined);
     assert.equal(throttle.stats.waiting, 0);
+  });
+
+  it('a waiter whose client goes leaves the queue at once: it never takes a slot nor counts as outstanding', async () => {
+    const throttle = new HttpThrottle({ maxConcurrentRequests: 1, maxOutstandingRequests: 3 });
+    const first = await throttle.enter();
+    assert.ok(first !== undefined);
+    const client = new AbortController();
+    const gone = throttle.enter(client.signal);
+    const next = throttle.enter();
+    assert.deepEqual(throttle.stats, { executing: 1, waiting: 2, rejected: 0 });
+    client.abort();
+    await assert.rejects(gone ?? Promise.resolve(), ClientGoneError);
+    assert.deepEqual(throttle.stats, { executing: 1, waiting: 1, rejected: 0 }, 'out of the queue');
+    first();
+    const release = await next;
+    assert.ok(release !== undefined, 'the slot went to the waiter still there');
+    assert.deepEqual(throttle.stats, { executing: 1, waiting: 0, rejected: 0 });
+    release();
+    assert.equal(throttle.outstanding, 0);
+    client.abort(); // a late abort changes nothing
+    assert.equal(throttle.outstanding, 0);
+  });
+
+  it('a request whose client is already gone is refused before it takes anything', async () => {
+    const throttle = new HttpThrottle({ maxConcurrentRequests: 1 });
+    await assert.rejects(throttle.enter(AbortSignal.abort()) ?? Promise.resolve(), ClientGoneError);
+    assert.equal(throttle.outstanding, 0);
+  });
+
+  it('whatever clients go away in whatever order, every slot comes back (no leak)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 4 }),
+        fc.array(fc.record({ leaves: fc.boolean(), at: fc.nat({ max: 10 }) }), { maxLength: 30 }),
+        async (concurrent, requests) => {
+          const throttle = new HttpThrottle({ maxConcurrentRequests: concurrent, maxOutstandingRequests: 100 });
+          const clients = requests.map(() => new AbortController());
+          const served: Promise<void>[] = requests.map((r, i) => {
+            const entered = throttle.enter(clients[i]?.signal);
+            assert.ok(entered !== undefined);
+            return entered.then(
+              async (release) => {
+                await settle(); // executing
+                release();
+              },
+              (err: unknown) => assert.ok(err instanceof ClientGoneError),
+            );
+          });
+          for (let step = 0; step <= 10; step++) {
+            requests.forEach((r, i) => r.leaves && r.at === step && clients[i]?.abort());
+            await settle();
+          }
+          await Promise.all(served);
+          assert.deepEqual(throttle.stats, { executing: 0, waiting: 0, rejected: 0 });
+        },
+      ),
+      { numRuns: 100 },
+    );
   });
 });
