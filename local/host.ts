@@ -57,9 +57,8 @@ export interface LocalHostOptions {
    */
   throttles?: HttpThrottleOptions;
   /**
-   * host.json `functionTimeout`, ms (`Infinity` = none): an invocation still running then is failed, as the
-   * Functions host fails it (HTTP: 500 and its slot back; other triggers: the invocation rejects with
-   * `FunctionTimeoutError`). Default 30 min, the host's default off the Consumption plan.
+   * host.json `functionTimeout`, ms (`Infinity` = none), enforced as the host does (`./function-timeout`):
+   * HTTP 500 and the slot back; other triggers reject with `FunctionTimeoutError`. Default 30 min.
    */
   functionTimeoutMs?: number;
   /** Directory reported to appStart hooks as `functionAppDirectory`. Default `process.cwd()`. */

@@ -202,8 +202,7 @@ export class FunctionsHttpServer {
       if (this.#opts.extraRoutes && (await this.#opts.extraRoutes(req, res))) return;
       await this.#dispatch(req, res, gone.signal);
     } catch (err) {
-      if (err instanceof ClientGoneError || gone.signal.aborted) return; // no one to answer
-
+      if (err instanceof ClientGoneError) return; // no one to answer
       this.#opts.log('error', `Unhandled error for ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);
       if (!res.headersSent) sendProblem(res, 500, 'An unexpected error occurred in the local host.');
       else res.destroy();
