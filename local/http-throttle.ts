@@ -24,10 +24,16 @@ export interface HttpThrottleOptions {
   readonly maxOutstandingRequests?: number;
 }
 
-/** Rejects a wait for a slot whose client went away first. */
+/**
+ * Rejects a wait for a slot whose client went away first. No stack: it is an expected outcome, met by the
+ * thousand when an overloaded host's clients give up, and each close must stay cheap.
+ */
 export class ClientGoneError extends Error {
   constructor() {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super('the client went away before the request was served');
+    Error.stackTraceLimit = limit;
     this.name = 'ClientGoneError';
   }
 }
