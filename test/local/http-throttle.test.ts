@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { within } from '../support/eventually';
 import { ClientGoneError, HttpThrottle, type ThrottleRelease } from '../../local/http-throttle';
 
 /** Lets granted slots' promise callbacks run. */
@@ -86,13 +87,13 @@ describe('HttpThrottle', () => {
     const client = new AbortController();
     const gone = throttle.enter(client.signal);
     const next = throttle.enter();
+    assert.ok(gone !== undefined && next !== undefined, 'both are held');
     assert.deepEqual(throttle.stats, { executing: 1, waiting: 2, rejected: 0 });
     client.abort();
-    await assert.rejects(gone ?? Promise.resolve(), ClientGoneError);
+    await assert.rejects(within(gone, 'the gone waiter to be refused', 10_000), ClientGoneError);
     assert.deepEqual(throttle.stats, { executing: 1, waiting: 1, rejected: 0 }, 'out of the queue');
     first();
-    const release = await next;
-    assert.ok(release !== undefined, 'the slot went to the waiter still there');
+    const release = await within(next, 'the slot to pass to the waiter still there', 10_000);
     assert.deepEqual(throttle.stats, { executing: 1, waiting: 0, rejected: 0 });
     release();
     assert.equal(throttle.outstanding, 0);
@@ -102,7 +103,9 @@ describe('HttpThrottle', () => {
 
   it('a request whose client is already gone is refused before it takes anything', async () => {
     const throttle = new HttpThrottle({ maxConcurrentRequests: 1 });
-    await assert.rejects(throttle.enter(AbortSignal.abort()) ?? Promise.resolve(), ClientGoneError);
+    const entered = throttle.enter(AbortSignal.abort());
+    assert.ok(entered !== undefined, 'not a 429');
+    await assert.rejects(within(entered, 'the gone request to be refused', 10_000), ClientGoneError);
     assert.equal(throttle.outstanding, 0);
   });
 
@@ -129,7 +132,7 @@ describe('HttpThrottle', () => {
             requests.forEach((r, i) => r.leaves && r.at === step && clients[i]?.abort());
             await settle();
           }
-          await Promise.all(served);
+          await within(Promise.all(served), 'every request to be served or refused', 10_000);
           assert.deepEqual(throttle.stats, { executing: 0, waiting: 0, rejected: 0 });
         },
       ),
