@@ -19,6 +19,8 @@ export interface FrontSettings {
   readonly routes: readonly { readonly name: string; readonly route: string; readonly methods: readonly string[] }[];
   readonly maxBodyBytes: number;
   readonly throttles: HttpThrottleOptions;
+  /** host.json `functionTimeout`, ms (`Infinity` = none). */
+  readonly functionTimeoutMs: number;
   /** Whether the app has extra (non-function) routes. */
   readonly extraRoutes: boolean;
 }

@@ -1,10 +1,11 @@
 /**
  * What the local host reads from the app's `host.json`, as the Functions host does: the HTTP settings
- * (`extensions.http`: route prefix and throttles) and the Service Bus trigger's concurrency.
+ * (`extensions.http`: route prefix and throttles), `functionTimeout` and the Service Bus trigger's concurrency.
  * @module
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { DEFAULT_FUNCTION_TIMEOUT_MS, parseFunctionTimeout } from './function-timeout';
 import type { HttpThrottleOptions } from './http-throttle';
 
 /** host.json `extensions.http`, as far as the local host applies it. */
@@ -15,6 +16,7 @@ export interface HostJsonHttp extends HttpThrottleOptions {
 }
 
 interface HostJson {
+  functionTimeout?: string | number;
   extensions?: {
     http?: Partial<HostJsonHttp>;
     serviceBus?: { maxConcurrentCalls?: number; maxMessageBatchSize?: number };
@@ -34,6 +36,15 @@ export function hostJsonHttp(root: string): HostJsonHttp {
     ...(http.maxOutstandingRequests === undefined ? {} : { maxOutstandingRequests: http.maxOutstandingRequests }),
     dynamicThrottlesEnabled: http.dynamicThrottlesEnabled === true,
   };
+}
+
+/**
+ * `functionTimeout` in ms (`Infinity` for `-1`); 30 min when absent, the host's default off Consumption.
+ * @throws Error naming `functionTimeout` when it is not a time span (the Functions host does not start either).
+ */
+export function hostJsonFunctionTimeout(root: string): number {
+  const value = read(root).functionTimeout;
+  return value === undefined ? DEFAULT_FUNCTION_TIMEOUT_MS : parseFunctionTimeout(value);
 }
 
 /** `extensions.serviceBus.maxConcurrentCalls` and `maxMessageBatchSize` (the host's defaults when absent). */

@@ -13,6 +13,7 @@
  */
 import { type CoreLogEntry, type CoreRegistry, type RegisteredFunction, installCoreShim } from './core-shim';
 import type { RpcBindingInfo, RpcInvocationRequest, RpcInvocationResponse, RpcLogLevel } from './core-types';
+import { DEFAULT_FUNCTION_TIMEOUT_MS, FunctionTimeoutError, withFunctionTimeout } from './function-timeout';
 import { HttpFront } from './http-front';
 import type { ExtraRoutes } from './http-server';
 import type { HttpThrottleOptions } from './http-throttle';
@@ -55,6 +56,11 @@ export interface LocalHostOptions {
    * HTTP front with the Functions host's semantics (`./http-throttle`). Default: unbounded.
    */
   throttles?: HttpThrottleOptions;
+  /**
+   * host.json `functionTimeout`, ms (`Infinity` = none), enforced as the host does (`./function-timeout`):
+   * HTTP 500 and the slot back; other triggers reject with `FunctionTimeoutError`. Default 30 min.
+   */
+  functionTimeoutMs?: number;
   /** Directory reported to appStart hooks as `functionAppDirectory`. Default `process.cwd()`. */
   functionAppDirectory?: string;
   /**
@@ -171,6 +177,7 @@ export class LocalHost {
           routes: loaded.routes,
           maxBodyBytes: opts.maxBodyBytes ?? 8 * 1024 * 1024,
           throttles: opts.throttles ?? {},
+          functionTimeoutMs: opts.functionTimeoutMs ?? DEFAULT_FUNCTION_TIMEOUT_MS,
         },
         {
           ...(opts.extraRoutes === undefined ? {} : { extraRoutes: opts.extraRoutes }),
@@ -230,7 +237,7 @@ export class LocalHost {
   /**
    * Invokes a function (any trigger type) with a plain trigger value and host-style
    * (PascalCase) trigger metadata; see {@link invoke} in `./invoke`.
-   * Rejects with the handler's error if it throws.
+   * Rejects with the handler's error if it throws, and with `FunctionTimeoutError` past `functionTimeoutMs`.
    */
   invoke(
     name: string,
@@ -238,7 +245,7 @@ export class LocalHost {
     triggerMetadata?: Record<string, unknown>,
     options?: InvokeOptions,
   ): Promise<InvokeResult> {
-    return this.#track(() =>
+    return this.#track(name, () =>
       invoke(this.registry, this.getFunction(name), triggerValue, triggerMetadata, {
         invocationLog: this.#opts.invocationLog,
         ...options,
@@ -246,9 +253,9 @@ export class LocalHost {
     );
   }
 
-  /** Invokes a function with a raw RPC invocation request; returns the raw RPC response. */
+  /** Invokes a function with a raw RPC invocation request; returns the raw RPC response (timeout as `invoke`). */
   invokeRpc(name: string, request: RpcInvocationRequest): Promise<RpcInvocationResponse> {
-    return this.#track(() =>
+    return this.#track(name, () =>
       invokeRpc(this.registry, this.getFunction(name), { ...request }, { invocationLog: this.#opts.invocationLog }),
     );
   }
@@ -273,9 +280,14 @@ export class LocalHost {
     return this.#disposing;
   }
 
-  #track<T>(run: () => Promise<T>): Promise<T> {
+  /** Runs an invocation under `functionTimeout`, tracked until it settles or times out (for `dispose`). */
+  #track<T>(name: string, run: () => Promise<T>): Promise<T> {
     if (this.#disposing) return Promise.reject(new Error('LocalHost is disposed'));
-    const p = (async () => run())(); // sync throws become rejections
+    const timeoutMs = this.#opts.functionTimeoutMs ?? DEFAULT_FUNCTION_TIMEOUT_MS;
+    const p = withFunctionTimeout((async () => run())(), name, timeoutMs); // sync throws become rejections
+    p.catch((err: unknown) => {
+      if (err instanceof FunctionTimeoutError) this.#log('error', `${err.message}.`);
+    });
     this.#pending.add(p);
     const done = (): void => void this.#pending.delete(p);
     p.then(done, done);

@@ -22,10 +22,12 @@ const waiting = new Map<
   number,
   { resolve(v: DecodedHttpResponse | PlainResponse | undefined): void; reject(e: Error): void }
 >();
-const call = <T>(send: (id: number) => FrontMessage): Promise<T> =>
+/** Sends a call to the app thread; when `abandoned` aborts first, its answer is forgotten (never awaited). */
+const call = <T>(send: (id: number) => FrontMessage, abandoned?: AbortSignal): Promise<T> =>
   new Promise<T>((resolve, reject) => {
     const id = ++nextId;
     waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
+    abandoned?.addEventListener('abort', () => waiting.delete(id), { once: true });
     post(send(id));
   });
 
@@ -56,8 +58,10 @@ async function main(): Promise<void> {
     routes,
     maxBodyBytes: settings.maxBodyBytes,
     throttle: new HttpThrottle(settings.throttles),
+    functionTimeoutMs: settings.functionTimeoutMs,
     log: (level, message) => post({ t: 'log', level, message }),
-    invokeHttp: (fn, http) => call<DecodedHttpResponse | undefined>((id) => ({ t: 'invoke', id, name: fn.name, http })),
+    invokeHttp: (fn, http, abandoned) =>
+      call<DecodedHttpResponse | undefined>((id) => ({ t: 'invoke', id, name: fn.name, http }), abandoned),
     ...(settings.extraRoutes
       ? {
           extraRoutes: async (req, res) => {

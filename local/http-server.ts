@@ -1,15 +1,19 @@
 /**
  * The HTTP server of the local host's front (it runs on the front's own thread, `./http-front-worker`):
  * routes `/{routePrefix}/...` requests to http-triggered functions, applies host.json's HTTP throttles
- * (`./http-throttle`, 429), converts requests/responses to and from RPC http data, answers errors with
- * `application/problem+json`, and shuts down gracefully (stop accepting, drain in-flight).
+ * (`./http-throttle`, 429), enforces host.json's `functionTimeout` (`./function-timeout`, 500), converts
+ * requests/responses to and from RPC http data, answers errors with `application/problem+json`, and shuts
+ * down gracefully (stop accepting, drain in-flight). A request whose client goes away never holds a slot
+ * for nothing: waiting, it leaves the throttle's queue; reading its body, it stops; executing, its slot is
+ * back when the invocation ends (at the latest at `functionTimeout`) and its answer is dropped.
  *
  * @module
  */
 import * as http from 'http';
 import type { AddressInfo } from 'net';
 import type { RpcHttpData, RpcLogLevel } from './core-types';
-import type { HttpThrottle } from './http-throttle';
+import { DEFAULT_FUNCTION_TIMEOUT_MS, FunctionTimeoutError, withFunctionTimeout } from './function-timeout';
+import { ClientGoneError, type HttpThrottle, type ThrottleRelease } from './http-throttle';
 import type { RouteTable } from './routes';
 import { type DecodedHttpResponse, toNodeResponseHeaders, toRpcHttpRequest } from './rpc';
 
@@ -32,22 +36,35 @@ export interface FunctionsHttpServerOptions {
   /** Route prefix without slashes (`api`); `''` = none. */
   routePrefix: string;
   routes: RouteTable<RouteTarget>;
-  /** Runs the function; resolves to its http response (`undefined` if it returned none). */
-  invokeHttp(fn: RouteTarget, request: RpcHttpData): Promise<DecodedHttpResponse | undefined>;
+  /**
+   * Runs the function; resolves to its http response (`undefined` if it returned none). `abandoned` aborts
+   * when the server stops waiting for the answer (`functionTimeout` passed): the caller may forget the call.
+   */
+  invokeHttp(fn: RouteTarget, request: RpcHttpData, abandoned: AbortSignal): Promise<DecodedHttpResponse | undefined>;
   extraRoutes?: ExtraRoutes;
   /** Request body cap in bytes; larger bodies get 413. */
   maxBodyBytes: number;
   /** host.json's HTTP throttles for function invocations; none = unbounded. */
   throttle?: HttpThrottle;
+  /** host.json `functionTimeout`, ms (`Infinity` = none). Default 30 min, the host's default off Consumption. */
+  functionTimeoutMs?: number;
   log(level: RpcLogLevel, message: string): void;
 }
 
 /** Thrown by {@link readBody} when the body exceeds the cap. */
 export class BodyTooLargeError extends Error {}
 
-/** Reads a request body fully, rejecting with {@link BodyTooLargeError} past `maxBytes`. */
+/**
+ * Reads a request body fully, rejecting with {@link BodyTooLargeError} past `maxBytes`, and with
+ * {@link ClientGoneError} when the client goes away before the body is complete (also when it went before the
+ * read began: a request that waited for a slot may find its socket closed).
+ */
 export function readBody(req: http.IncomingMessage, maxBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    if (req.destroyed && !req.readableEnded) {
+      reject(new ClientGoneError());
+      return;
+    }
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBytes) {
       reject(new BodyTooLargeError(`Request body of ${declared} bytes exceeds ${maxBytes} bytes`));
@@ -65,8 +82,13 @@ export function readBody(req: http.IncomingMessage, maxBytes: number): Promise<B
         reject(new BodyTooLargeError(`Request body exceeds ${maxBytes} bytes`));
       } else chunks.push(chunk);
     });
-    req.on('end', () => failed || resolve(Buffer.concat(chunks, size)));
+    let ended = false;
+    req.on('end', () => {
+      ended = true;
+      if (!failed) resolve(Buffer.concat(chunks, size));
+    });
     req.on('error', (err) => failed || reject(err));
+    req.once('close', () => ended || failed || reject(new ClientGoneError()));
   });
 }
 
@@ -169,21 +191,25 @@ export class FunctionsHttpServer {
 
   async #handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     this.#inFlight++;
+    // the response closes before it is finished only when the client went away
+    const gone = new AbortController();
     res.once('close', () => {
+      if (!res.writableFinished) gone.abort();
       if (--this.#inFlight === 0) this.#drainWaiters.splice(0).forEach((r) => r());
     });
     if (this.#closing) res.setHeader('connection', 'close');
     try {
       if (this.#opts.extraRoutes && (await this.#opts.extraRoutes(req, res))) return;
-      await this.#dispatch(req, res);
+      await this.#dispatch(req, res, gone.signal);
     } catch (err) {
+      if (err instanceof ClientGoneError) return; // no one to answer
       this.#opts.log('error', `Unhandled error for ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);
       if (!res.headersSent) sendProblem(res, 500, 'An unexpected error occurred in the local host.');
       else res.destroy();
     }
   }
 
-  async #dispatch(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  async #dispatch(req: http.IncomingMessage, res: http.ServerResponse, gone: AbortSignal): Promise<void> {
     const method = (req.method ?? 'GET').toUpperCase();
     let url: URL;
     try {
@@ -210,7 +236,7 @@ export class FunctionsHttpServer {
       });
     }
     const throttle = this.#opts.throttle;
-    const entered = throttle?.enter();
+    const entered = throttle?.enter(gone);
     if (throttle !== undefined && entered === undefined) {
       // as the Functions host answers its throttle: 429, `X-FUNCTION-SCALEOUT: 1` (a hint to the scale
       // controller), and no body
@@ -218,9 +244,13 @@ export class FunctionsHttpServer {
       res.end();
       return;
     }
-    const release = entered === undefined ? undefined : await entered;
+    // a client that goes while its request waits leaves the queue (ClientGoneError, caught in #handle); one
+    // that goes while the body is read stops the read (readBody); one that goes while its function runs leaves
+    // the slot to the invocation, which gives it back when it ends (at the latest at functionTimeout): freeing
+    // it earlier would let the app run more than maxConcurrentRequests invocations at once
+    const release: ThrottleRelease | undefined = entered === undefined ? undefined : await entered;
     try {
-      await this.#invoke(req, res, url, method, match.target, match.params);
+      await this.#invoke(req, res, url, method, match.target, match.params, gone);
     } finally {
       release?.();
     }
@@ -234,7 +264,8 @@ export class FunctionsHttpServer {
     method: string,
     fn: RouteTarget,
     params: Record<string, string>,
-  ): Promise<number> {
+    gone: AbortSignal,
+  ): Promise<number | undefined> {
     const instance = url.pathname;
     let body: Buffer;
     try {
@@ -254,13 +285,24 @@ export class FunctionsHttpServer {
       searchParams: url.searchParams,
     });
     let response: DecodedHttpResponse | undefined;
+    const abandoned = new AbortController();
+    const timeoutMs = this.#opts.functionTimeoutMs ?? DEFAULT_FUNCTION_TIMEOUT_MS;
     try {
-      response = await this.#opts.invokeHttp(fn, rpcRequest);
+      const running = this.#opts.invokeHttp(fn, rpcRequest, abandoned.signal);
+      response = await withFunctionTimeout(running, fn.name, timeoutMs);
     } catch (err) {
+      if (err instanceof FunctionTimeoutError) {
+        // as the Functions host: the invocation is failed (logged as the host logs it), the caller gets 500
+        abandoned.abort();
+        this.#opts.log('error', `${err.message}. The invocation is failed; its answer will be dropped.`);
+        sendProblem(res, 500, `The function '${fn.name}' ran past functionTimeout and was failed.`, { instance });
+        return 500;
+      }
       this.#opts.log('error', `Function '${fn.name}' failed: ${(err as Error)?.stack ?? String(err)}`);
       sendProblem(res, 500, `The function '${fn.name}' failed. See the host log for details.`, { instance });
       return 500;
     }
+    if (gone.aborted) return undefined; // the client went away: its answer is dropped
     if (!response) {
       res.writeHead(204);
       res.end();

@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { configureSharedEngine, inProcessBus, sharedEngine } from '../lib/app';
 import { InProcessTopicPublisher } from '../lib/async/result-publisher';
 import { LocalHost } from './host';
-import { hostJsonHttp, hostJsonServiceBus } from './host-json';
+import { hostJsonFunctionTimeout, hostJsonHttp, hostJsonServiceBus } from './host-json';
 import { AsyncLineWriter } from './line-writer';
 import { BlobFeeder } from './blob-feeder';
 import { ServiceBusEmulator } from './service-bus-emulator';
@@ -104,6 +104,7 @@ async function main(): Promise<void> {
     extraRoutes: serviceBus.route,
     routePrefix,
     throttles,
+    functionTimeoutMs: hostJsonFunctionTimeout(ROOT),
   });
   if (dynamicThrottlesEnabled)
     log('host.json extensions.http.dynamicThrottlesEnabled: not emulated (it reads the Azure sandbox counters)');
