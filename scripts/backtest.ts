@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { compileRuleset } from '../lib/decisioning/compile-ruleset';
 import { loadRuleset } from '../lib/decisioning/load-ruleset';
 import { FEATURE_NAMES } from '../lib/features/featurizer';
-import { backtest, notReplayable, type BacktestReport } from '../lib/learning/backtest';
+import { backtest, notReplayable, type BacktestReport, type ReplayFigures } from '../lib/learning/backtest';
 import { labelsByTransaction, readDecisions, resolveLabel } from '../lib/learning/decision-reader';
 import { manifestSchema, type ModelManifest } from '../lib/models/manifest';
 import { scoreWithOnnx } from '../lib/training/train-fraud-model';
@@ -28,7 +28,7 @@ function manifestAt(file: string): { manifest: ModelManifest; onnx: Buffer } {
 }
 
 /** Runs the backtest; returns the report (also printed). */
-export async function backtestCommand(argv: readonly string[]): Promise<BacktestReport> {
+export async function backtestCommand(argv: readonly string[]): Promise<BacktestReport & ReplayFigures> {
   const { values } = parseArgs({
     args: [...argv],
     options: {
