@@ -1,7 +1,7 @@
 /**
  * The bodies of the draft routes, checked strictly as every body is (an unknown field is named): the backtest
- * window `{ from, to, useCurrentLists? }`, the `{ comment? }` of submit, approve and reject, the text of a drafted document, and a
- * version from the route. Pure.
+ * window `{ from, to, useCurrentLists? }`, the `{ comment? }` of submit, approve and reject, the text of a drafted
+ * document, and a version from the route. Pure.
  * @module
  */
 import { z } from 'zod';

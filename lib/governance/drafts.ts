@@ -166,9 +166,9 @@ export class Drafts {
   }
 
   /**
-   * `POST …/drafts/{version}/backtest { from, to, useCurrentLists? }`: starts the backtest; the answer is the backtest, `done`
-   * when it ended within a second (200), else `running` (202: `GET` the same path until it is done).
-   * @throws AppError `validation_failed` naming `from` / `to`; `conflict` when one is running.
+   * `POST …/drafts/{version}/backtest { from, to, useCurrentLists? }`: starts the backtest; the answer is the
+   * backtest, `done` when it ended within a second (200), else `running` (202: `GET` the same path until it is done).
+   * @throws AppError `validation_failed` naming `from` / `to` / `useCurrentLists`; `conflict` when one is running.
    */
   async backtest(
     headers: Headers,

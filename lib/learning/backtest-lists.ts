@@ -55,7 +55,10 @@ export class ListReplay {
     private readonly source: CurrentLists,
   ) {}
 
-  /** The ruleset to replay `r` with (the candidate, or the candidate without rules on unrecorded lists) and the memberships. */
+  /**
+   * The memberships to replay `r` with, and the ruleset: the candidate, or the candidate without its rules on
+   * lists `r`'s decision did not consult (unless `useCurrentLists`).
+   */
   forRecord(r: DecisionRecord): { ruleset: CompiledRuleset; lists: ListMemberships } {
     const lists = new Map<string, boolean>();
     const uses = this.ruleset.listsUsed;
