@@ -1,10 +1,14 @@
 /**
- * `npm run backtest -- --ruleset <file> [--model <manifest>] --from <date> --to <date> [--lists <file>]`:
+ * `npm run backtest -- --ruleset <file> [--model <manifest>] --from <date> --to <date> [--lists <file>]
+ * [--use-current-lists]`:
  * replays the decisions logged in `[from, to)` against a candidate ruleset (and, with `--model`, the candidate
  * model's scores of the logged features), and prints the candidate next to what was decided: decision changes by
  * direction, approval and decline rates, precision and recall against the labels. `--lists` is a JSON object
- * `{ "<list>": ["raw value", ...] }`: entries are hashed with the log's key where the log holds hashes. Rules
- * that read a raw id field are listed as not replayable and left out of the replay.
+ * `{ "<list>": ["raw value", ...] }`, today's entries: entries are hashed with the log's key where the log holds
+ * hashes. A list a logged decision consulted is replayed with the membership it recorded; today's entries are
+ * used for records logged before memberships were, and, with `--use-current-lists`, for lists the logged
+ * decisions did not consult (without it, the rules on such a list are left out of the replay and listed).
+ * Rules that read a raw id field are listed as not replayable and left out of the replay.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -12,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { compileRuleset } from '../lib/decisioning/compile-ruleset';
 import { loadRuleset } from '../lib/decisioning/load-ruleset';
 import { FEATURE_NAMES } from '../lib/features/featurizer';
-import { backtest, notReplayable, type BacktestReport } from '../lib/learning/backtest';
+import { backtest, notReplayable, type BacktestReport, type ReplayFigures } from '../lib/learning/backtest';
 import { labelsByTransaction, readDecisions, resolveLabel } from '../lib/learning/decision-reader';
 import { manifestSchema, type ModelManifest } from '../lib/models/manifest';
 import { scoreWithOnnx } from '../lib/training/train-fraud-model';
@@ -24,7 +28,7 @@ function manifestAt(file: string): { manifest: ModelManifest; onnx: Buffer } {
 }
 
 /** Runs the backtest; returns the report (also printed). */
-export async function backtestCommand(argv: readonly string[]): Promise<BacktestReport> {
+export async function backtestCommand(argv: readonly string[]): Promise<BacktestReport & ReplayFigures> {
   const { values } = parseArgs({
     args: [...argv],
     options: {
@@ -32,6 +36,7 @@ export async function backtestCommand(argv: readonly string[]): Promise<Backtest
       model: { type: 'string' },
       current: { type: 'string' },
       lists: { type: 'string' },
+      'use-current-lists': { type: 'boolean' },
       from: { type: 'string' },
       to: { type: 'string' },
     },
@@ -84,6 +89,7 @@ export async function backtestCommand(argv: readonly string[]): Promise<Backtest
       ...(ruleset === undefined ? {} : { ruleset }),
       ...(scores === undefined ? {} : { scores }),
       thresholds,
+      useCurrentLists: values['use-current-lists'] === true,
       ...(lists === undefined ? {} : { lists, hash: await hashFromConfig(config) }),
     },
     excluded,
@@ -102,11 +108,26 @@ export async function backtestCommand(argv: readonly string[]): Promise<Backtest
   );
   if (report.wouldEscalate > 0)
     console.log(`the candidate would escalate ${report.wouldEscalate} (replayed without the LLM)`);
+  printLists(report);
   for (const e of report.notReplayable)
     console.log(
       `NOT REPLAYABLE: ${e.id} reads ${e.fields.join(', ')} (the log holds keyed hashes only); left out of the replay`,
     );
   return report;
+}
+
+/** How the candidate's lists were replayed (today's entries, or rules left out for lists the log did not record). */
+function printLists({ lists }: BacktestReport): void {
+  if (lists.recordsWithoutMemberships > 0)
+    console.log(
+      `${lists.recordsWithoutMemberships} records were logged before list memberships were: replayed with today's entries`,
+    );
+  if (lists.currentEntries.length > 0)
+    console.log(`lists replayed with today's entries (--lists): ${lists.currentEntries.join(', ')}`);
+  for (const n of lists.notReplayed)
+    console.log(
+      `LIST NOT REPLAYED: ${n.list} (the logged decisions did not consult it): ${n.rules.join(', ')} left out on ${n.records} records; --use-current-lists replays it with today's entries`,
+    );
 }
 
 if (require.main === module) run(() => backtestCommand(process.argv.slice(2)).then(() => undefined));

@@ -38,6 +38,11 @@ interface BacktestReport {
   rules: Record<string, { hits: number; labelled: number; fraud: number; precision: number; recall: number }>;
   firingTogether: { rules: [string, string]; count: number }[];
   notReplayable?: { rule: string; fields?: string[] }[];
+  lists?: {
+    recordsWithoutMemberships: number;
+    currentEntries: string[];
+    notReplayed: { list: string; rules: string[]; records: number }[];
+  };
 }
 interface AuditEvent {
   id: string;
@@ -156,6 +161,21 @@ export async function showNewDraft(): Promise<void> {
   );
 }
 
+/** One line on the lists replayed with today's entries, or not replayed; none when every list was as recorded. */
+function listsLine(l: BacktestReport['lists']): HTMLElement | null {
+  if (l === undefined || (l.currentEntries.length === 0 && l.notReplayed.length === 0)) return null;
+  const old = l.recordsWithoutMemberships;
+  const parts = [
+    l.currentEntries.length === 0
+      ? ''
+      : `Lists replayed with today's entries, not as the payments saw them: ${l.currentEntries.join(', ')}${old > 0 ? ` (${old} decisions were logged before list memberships were)` : ''}.`,
+    l.notReplayed.length === 0
+      ? ''
+      : `Not replayed (the logged decisions did not consult them; their rules count as not firing): ${l.notReplayed.map((n) => n.list).join(', ')}.`,
+  ];
+  return h('p', { id: 'backtest-lists' }, parts.filter((x) => x !== '').join(' '));
+}
+
 function backtestResult(b: DraftBacktest): HTMLElement {
   if (b.state === 'running')
     return h(
@@ -174,6 +194,7 @@ function backtestResult(b: DraftBacktest): HTMLElement {
       { id: 'backtest-summary' },
       `${r.decisions} decisions from ${when(b.from)} to ${when(b.to)}, ${r.labelled} labelled. Labelled fraud now caught: ${r.fraudNowCaught}. Labelled good now blocked: ${r.goodNowBlocked}, now held for review: ${r.goodNowHeld}. Review queue: ${r.reviewQueue.current} → ${r.reviewQueue.candidate} (${r.reviewQueue.growthPerDay >= 0 ? '+' : ''}${r.reviewQueue.growthPerDay} a day).`,
     ),
+    listsLine(r.lists),
     table(
       'Decisions that change',
       ['Change', 'Payments'],

@@ -28,6 +28,12 @@ export interface Prepared {
 /** A decision with the ruleset that made it. */
 export interface RulesetDecision extends DecisionOutcome {
   readonly ruleset: { readonly name: string; readonly version: string };
+  /**
+   * The memberships this decision used: for each list the deciding ruleset consulted, whether the event's key
+   * value was on it (from the prefetch; lists the store could not answer are left out). The decision log keeps
+   * them so a backtest replays lists as they were.
+   */
+  readonly lists: Readonly<Record<string, boolean>>;
 }
 
 /** How a shadow ruleset would have changed decisions: counts by `from→to` (e.g. `approve→review`). */
@@ -152,7 +158,7 @@ export class Decisioning {
       });
     if (p.shadow !== undefined && this.shadowStats !== undefined && this.candidateRs === p.shadow.ruleset)
       this.countShadow(out.decision, evaluateRuleset(p.shadow.ruleset, { ...input, lists: p.shadow.lists }).decision);
-    return { ...out, ruleset: { name: p.ruleset.name, version: p.ruleset.version } };
+    return { ...out, ruleset: { name: p.ruleset.name, version: p.ruleset.version }, lists: usedLists(p) };
   }
 
   private countShadow(active: RuleDecision, candidate: RuleDecision): void {
@@ -200,4 +206,14 @@ export class Decisioning {
     const page = await this.lookup.store.page(name, decodeListCursor(this.listKey(name), cursor), MAX_PAGE);
     return page.cursor === undefined ? page : { ...page, cursor: encodeListCursor(page.cursor) };
   }
+}
+
+/** The prefetched memberships of the lists the deciding ruleset consulted (not its shadow's). */
+function usedLists(p: Prepared): Record<string, boolean> {
+  const out: Record<string, boolean> = {};
+  for (const u of p.ruleset.listsUsed) {
+    const member = p.lists.get(u.name);
+    if (member !== undefined) out[u.name] = member;
+  }
+  return out;
 }

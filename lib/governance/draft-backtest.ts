@@ -11,6 +11,7 @@ import type { Thresholds } from '../decisioning/evaluate-ruleset';
 import type { RulesetDocument } from '../decisioning/ruleset-schema';
 import { AppError, toAppError } from '../errors/errors';
 import { BacktestReplay, notReplayable } from '../learning/backtest';
+import type { ListsReport } from '../learning/backtest-lists';
 import { labelsByTransaction, readDecisions, resolveLabel } from '../learning/decision-reader';
 import type { KeyedHash } from '../learning/keyed-hash';
 import type { LearningStore } from '../learning/learning-store';
@@ -49,6 +50,12 @@ export interface DraftBacktestResult {
   readonly rules: Readonly<Record<string, unknown>>;
   readonly firingTogether: readonly unknown[];
   readonly notReplayable: readonly { rule: string; fields: readonly string[] }[];
+  /**
+   * How the draft's lists were replayed: as each logged decision recorded them, else with today's entries
+   * (`currentEntries`: records logged before memberships were, or new lists with `useCurrentLists`), else not
+   * at all (`notReplayed`: the rules on a list the logged decisions did not consult, left out).
+   */
+  readonly lists: ListsReport & { readonly useCurrentLists: boolean };
   /** True when the window held more than `maxRecords` decisions (the newest were replayed). */
   readonly truncated: boolean;
 }
@@ -76,15 +83,16 @@ export class DraftBacktests {
 
   /**
    * Starts the draft's backtest over `[fromMs, toMs)`; resolves once its `running` state is stored.
+   * `useCurrentLists`: replay lists the logged decisions did not consult with today's entries.
    * @throws AppError `conflict` when one is running for the draft; `overloaded` when `maxRunning` are running.
    */
-  async start(d: Draft, fromMs: number, toMs: number): Promise<void> {
+  async start(d: Draft, fromMs: number, toMs: number, options: { useCurrentLists?: boolean } = {}): Promise<void> {
     if (this.running.has(key(d))) throw new AppError('conflict', 'A backtest of this draft is running.');
     if (this.running.size >= this.deps.maxRunning)
       throw new AppError('overloaded', 'Other backtests are running; retry in a minute.', { retryAfterSec: 60 });
     const window = { from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString() };
     await this.write(d, { state: 'running', ...window, progress: { replayed: 0, total: 0 } });
-    const job = this.run(d, fromMs, toMs, window)
+    const job = this.run(d, fromMs, toMs, window, options.useCurrentLists === true)
       .catch((err: unknown) => this.write(d, { state: 'failed', ...window, error: toAppError(err).message }))
       .catch(() => undefined) // the store is down: the state stays `running` and reads as interrupted later
       .finally(() => this.running.delete(key(d)));
@@ -99,7 +107,13 @@ export class DraftBacktests {
     });
   }
 
-  private async run(d: Draft, fromMs: number, toMs: number, window: { from: string; to: string }): Promise<void> {
+  private async run(
+    d: Draft,
+    fromMs: number,
+    toMs: number,
+    window: { from: string; to: string },
+    useCurrentLists: boolean,
+  ): Promise<void> {
     const learning = this.deps.learning();
     if (learning === undefined) throw new AppError('not_found', 'The decision log is off (DECISION_LOG=off).');
     const doc = d.document as RulesetDocument;
@@ -126,6 +140,7 @@ export class DraftBacktests {
         ruleset,
         thresholds: this.deps.thresholds(),
         lists,
+        useCurrentLists,
         ...(learning.hash === undefined ? {} : { hash: learning.hash }),
       },
       excluded,
@@ -163,6 +178,7 @@ export class DraftBacktests {
       rules: r.rules,
       firingTogether: r.firingTogether,
       notReplayable: excluded.map((e) => ({ rule: e.id, fields: e.fields })),
+      lists: { ...r.lists, useCurrentLists },
       truncated,
     };
     await this.write(d, {

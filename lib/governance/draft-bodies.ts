@@ -1,7 +1,7 @@
 /**
  * The bodies of the draft routes, checked strictly as every body is (an unknown field is named): the backtest
- * window `{ from, to }`, the `{ comment? }` of submit, approve and reject, the text of a drafted document, and a
- * version from the route. Pure.
+ * window `{ from, to, useCurrentLists? }`, the `{ comment? }` of submit, approve and reject, the text of a drafted
+ * document, and a version from the route. Pure.
  * @module
  */
 import { z } from 'zod';
@@ -22,15 +22,17 @@ const time = z
   .regex(/^\d{4}-\d{2}-\d{2}T/, { error: 'must be an ISO 8601 date-time' })
   .refine((v) => !Number.isNaN(Date.parse(v)), { error: 'must be an ISO 8601 date-time' });
 const windowSchema = z.strictObject(
-  { from: time, to: time },
+  { from: time, to: time, useCurrentLists: z.boolean({ error: 'must be true or false' }).optional() },
   { error: 'must be an object like { "from": "2026-11-01T00:00:00Z", "to": "2026-12-01T00:00:00Z" }' },
 );
 
 /**
- * `{ from, to }`: ISO 8601 date-times, `from < to`, at most {@link MAX_WINDOW_DAYS} apart; no other field.
+ * `{ from, to, useCurrentLists? }`: ISO 8601 date-times, `from < to`, at most {@link MAX_WINDOW_DAYS} apart;
+ * `useCurrentLists` (default false) replays lists the logged decisions did not consult with today's entries;
+ * no other field.
  * @throws AppError `validation_failed` naming every bad field.
  */
-export function parseWindow(body: unknown): { fromMs: number; toMs: number } {
+export function parseWindow(body: unknown): { fromMs: number; toMs: number; useCurrentLists: boolean } {
   const r = windowSchema.safeParse(body);
   if (!r.success) throw invalid('The backtest window is not valid.', inputFieldErrorsOf(r.error.issues, body));
   const fromMs = Date.parse(r.data.from);
@@ -40,7 +42,7 @@ export function parseWindow(body: unknown): { fromMs: number; toMs: number } {
   else if (toMs - fromMs > MAX_WINDOW_DAYS * 86_400_000)
     errors.push({ path: 'to', message: `must be at most ${MAX_WINDOW_DAYS} days after from` });
   if (errors.length > 0) throw invalid('The backtest window is not valid.', errors);
-  return { fromMs, toMs };
+  return { fromMs, toMs, useCurrentLists: r.data.useCurrentLists === true };
 }
 
 const commentSchema = z.strictObject(

@@ -166,9 +166,9 @@ export class Drafts {
   }
 
   /**
-   * `POST …/drafts/{version}/backtest { from, to }`: starts the backtest; the answer is the backtest, `done`
-   * when it ended within a second (200), else `running` (202: `GET` the same path until it is done).
-   * @throws AppError `validation_failed` naming `from` / `to`; `conflict` when one is running.
+   * `POST …/drafts/{version}/backtest { from, to, useCurrentLists? }`: starts the backtest; the answer is the
+   * backtest, `done` when it ended within a second (200), else `running` (202: `GET` the same path until it is done).
+   * @throws AppError `validation_failed` naming `from` / `to` / `useCurrentLists`; `conflict` when one is running.
    */
   async backtest(
     headers: Headers,
@@ -177,9 +177,9 @@ export class Drafts {
     body: unknown,
   ): Promise<{ status: 200 | 202; backtest: unknown }> {
     this.lead(headers);
-    const { fromMs, toMs } = parseWindow(body);
+    const { fromMs, toMs, useCurrentLists } = parseWindow(body);
     const d = await this.read(name, version);
-    await this.d.backtests.start(d, fromMs, toMs);
+    await this.d.backtests.start(d, fromMs, toMs, { useCurrentLists });
     await this.d.backtests.settle(d, ANSWER_WITHIN_MS);
     const b = (await this.read(name, version)).backtest;
     return { status: b?.state === 'running' ? 202 : 200, backtest: b };

@@ -3,12 +3,13 @@
  * candidate's decisions with the logged ones: changes by direction, approval rate, precision and recall against
  * the labels. The log holds id fields only as keyed hashes: list rules are replayed by matching hashed entries;
  * a rule that reads a hashed id field (or `note`, never logged) in any other way is reported as not replayable
- * and left out of the replay, never silently.
+ * and left out of the replay, never silently. Lists are replayed as they were when each payment was decided
+ * (the memberships the log recorded; lib/learning/backtest-lists.ts).
  */
 import type { CompiledRuleset } from '../decisioning/compile-ruleset';
 import { evaluateRuleset, thresholdDecision, type Thresholds } from '../decisioning/evaluate-ruleset';
+import { ListReplay, type CurrentLists, type ListsReport } from './backtest-lists';
 import { HASHED_FIELDS, OMITTED_FIELDS, type DecisionRecord } from './decision-record';
-import { HASH_PREFIX, type KeyedHash } from './keyed-hash';
 
 /** A rule or offset the log cannot replay, and the fields that make it so. */
 export interface NotReplayable {
@@ -65,22 +66,18 @@ export interface BacktestReport {
   readonly notReplayable: readonly NotReplayable[];
   /** Decisions the candidate sends to the LLM second opinion (replayed without it: the local decision counts). */
   readonly wouldEscalate: number;
+  /** Which lists were replayed as recorded, with today's entries, or not at all. */
+  readonly lists: ListsReport;
 }
 
-/** The candidate to replay. */
-export interface Candidate {
+/** The candidate to replay (with today's list entries, for lists the log did not record). */
+export interface Candidate extends CurrentLists {
   /** Compiled without its not-replayable rules (see {@link notReplayable}). */
   readonly ruleset?: CompiledRuleset;
   /** The candidate model's score per transaction; default the logged score. */
   readonly scores?: ReadonlyMap<string, number>;
   /** Thresholds when no profile applies: the candidate model's, else the current model's. */
   readonly thresholds: Thresholds;
-  /**
-   * List entries by list name: raw values, hashed here when the list's key field is hashed in the log, or values
-   * already hashed with the log's key (`h_…`), kept as they are.
-   */
-  readonly lists?: Readonly<Record<string, readonly string[]>>;
-  readonly hash?: KeyedHash;
 }
 
 function metrics(decisions: readonly string[], labels: readonly (0 | 1 | undefined)[]): SideMetrics {
@@ -141,7 +138,7 @@ const r4 = (v: number): number => Math.round(v * 1e4) / 1e4;
  * over every record; the drafts' backtest and `npm run backtest` share it.
  */
 export class BacktestReplay {
-  private readonly hashedEntries = new Map<string, ReadonlySet<string>>();
+  private readonly lists: ListReplay | undefined;
   private readonly changes: Record<string, number> = {};
   private readonly logged: string[] = [];
   private readonly replayed: string[] = [];
@@ -157,24 +154,13 @@ export class BacktestReplay {
     private readonly labels: ReadonlyMap<string, 0 | 1>,
     private readonly candidate: Candidate,
     private readonly excluded: readonly NotReplayable[] = [],
-  ) {}
+  ) {
+    this.lists = candidate.ruleset === undefined ? undefined : new ListReplay(candidate.ruleset, candidate);
+  }
 
   /** Decisions replayed so far. */
   get count(): number {
     return this.replayed.length;
-  }
-
-  private entries(name: string, hashed: boolean): ReadonlySet<string> {
-    const key = `${name}|${hashed}`;
-    let s = this.hashedEntries.get(key);
-    if (s === undefined) {
-      const raw = this.candidate.lists?.[name] ?? [];
-      // an entry already in hashed form (`h_…`, e.g. exported from the log's side) is kept as it is
-      const h = this.candidate.hash;
-      s = new Set(hashed && h !== undefined ? raw.map((v) => (v.startsWith(HASH_PREFIX) ? v : h.of(v))) : raw);
-      this.hashedEntries.set(key, s);
-    }
-    return s;
   }
 
   /** Replays `records`. */
@@ -185,14 +171,9 @@ export class BacktestReplay {
       const y = this.labels.get(r.transactionId);
       let decision: string;
       let fired: readonly string[] = [];
-      if (c.ruleset !== undefined) {
-        const lists = new Map(
-          c.ruleset.listsUsed.map((u) => {
-            const v = r.event[u.key];
-            return [u.name, typeof v === 'string' && this.entries(u.name, r.hashed.includes(u.key)).has(v)] as const;
-          }),
-        );
-        const out = evaluateRuleset(c.ruleset, {
+      if (this.lists !== undefined) {
+        const { ruleset, lists } = this.lists.forRecord(r);
+        const out = evaluateRuleset(ruleset, {
           event: r.event,
           features: r.features,
           velocity: r.velocity as unknown as Readonly<Record<string, number>>,
@@ -255,6 +236,7 @@ export class BacktestReplay {
       changes: { ...this.changes },
       notReplayable: this.excluded,
       wouldEscalate: this.wouldEscalate,
+      lists: this.lists?.report() ?? { recordsWithoutMemberships: 0, currentEntries: [], notReplayed: [] },
       fraudNowCaught: this.fraudNowCaught,
       goodNowBlocked: this.goodNowBlocked,
       goodNowHeld: this.goodNowHeld,

@@ -53,6 +53,14 @@ export interface DecisionRecord {
   readonly event: Readonly<Record<string, string | number>>;
   /** Which `event` fields hold keyed hashes instead of the raw value. */
   readonly hashed: readonly string[];
+  /**
+   * The list memberships the decision used: for each list the deciding ruleset consulted, whether the
+   * payment's key value was on it (`{}` without a ruleset or lists). Absent in records written before it was
+   * logged: a backtest then replays lists with today's entries and says so.
+   */
+  readonly lists?: Readonly<Record<string, boolean>>;
+  /** Reserved for the signal values the decision used (not logged yet). */
+  readonly signals?: Readonly<Record<string, number>>;
 }
 
 /** Fields a decision result may carry beside the model's (filled when rules decided the payment). */
@@ -106,5 +114,6 @@ export function toDecisionRecord(d: DecidedPayment, hash: KeyedHash, decidedAtMs
         }),
     event,
     hashed,
+    lists: { ...d.lists },
   };
 }

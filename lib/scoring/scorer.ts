@@ -97,6 +97,8 @@ export interface DecidedPayment {
   readonly velocity: Velocity;
   readonly manifest: ModelManifest;
   readonly result: ScoreResult;
+  /** The list memberships the deciding ruleset used (from its prefetch); absent without a ruleset. */
+  readonly lists?: Readonly<Record<string, boolean>>;
 }
 
 /** A local result with what it was computed from (the inputs of {@link ScorerEvents.decided}). */
@@ -105,6 +107,7 @@ interface Scored {
   readonly row: Float32Array;
   readonly velocity: Velocity;
   readonly manifest: ModelManifest;
+  readonly lists?: Readonly<Record<string, boolean>>;
 }
 
 /** Dependencies of a {@link Scorer}. */
@@ -142,7 +145,7 @@ export class Scorer {
 
   private decided(event: PaymentEvent, local: Scored, result: ScoreResult): void {
     const on = this.deps.on?.decided;
-    if (on !== undefined) on({ event, row: local.row, velocity: local.velocity, manifest: local.manifest, result });
+    if (on !== undefined) on({ ...local, event, result }); // with the memberships the ruleset used, if any
   }
 
   /**
@@ -175,7 +178,8 @@ export class Scorer {
       this.deps.router?.shadow(event.transactionId, row, { version: lease.manifest.version, score });
       const rules = this.rules(prepared, event, row, context.velocity, score, lease.manifest);
       const result = toResult(event, row, score, lease.manifest, cache, timing, rules);
-      return { result, row, velocity: context.velocity, manifest: lease.manifest };
+      const lists = rules === undefined ? {} : { lists: rules.lists };
+      return { result, row, velocity: context.velocity, manifest: lease.manifest, ...lists };
     } finally {
       lease.release();
     }
@@ -252,7 +256,8 @@ export class Scorer {
             const lookup = lookups[i] as ContextLookup;
             const rules = this.rules(prepared?.[i], e, row(i), lookup.context.velocity, score, lease.manifest);
             const result = toResult(e, row(i), score, lease.manifest, lookup.cache, timing, rules);
-            results[i] = { result, row: row(i), velocity: lookup.context.velocity, manifest: lease.manifest };
+            const lists = rules === undefined ? {} : { lists: rules.lists };
+            results[i] = { result, row: row(i), velocity: lookup.context.velocity, manifest: lease.manifest, ...lists };
           });
         }),
       );

@@ -2,7 +2,8 @@
  * Rule changes on the real PostgreSQL server (a fresh schema) and on PGlite: a draft is checked as an upload is
  * (422 naming rule and column), its backtest over a decision log and labels whose answer is known, the four-eyes
  * rule (the author's approval is 403; a promote or canary of a draft not approved is 409 and reaches nothing),
- * an approved draft's document is what the rollout reads, and two leads deciding at once: one wins.
+ * an approved draft's document is what the rollout reads, two leads deciding at once: one wins, and a list
+ * replayed as the logged decisions recorded it (a list they did not consult only with `useCurrentLists`).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -43,6 +44,33 @@ const BASE = {
   version: '1.1.0',
   rules: [{ id: 'block-merchant', when: 'event.merchantId == "m-bad"', action: 'block' }],
 };
+
+/** A draft reading a list the logged decisions consulted (`blocked_devices`) and one they did not. */
+const LISTED = {
+  name: 'fraud-rules',
+  version: '1.2.0',
+  lists: [
+    { name: 'blocked_devices', key: 'deviceId' },
+    { name: 'watched_devices', key: 'deviceId' },
+  ],
+  rules: [
+    { id: 'blocked-device', when: 'in_list("blocked_devices", event.deviceId)', action: 'block' },
+    { id: 'watched-device', when: 'in_list("watched_devices", event.deviceId)', action: 'review' },
+  ],
+};
+/** When the payments the list draft is backtested on were decided (outside the other backtest's window). */
+const LISTED_AT = NOW - 2 * 86_400_000;
+
+/** A logged approve of device `d-bad` by a ruleset that found it on no list (it was blocked later). */
+function loggedListed(tx: string): DecisionRecord {
+  return {
+    ...logged(tx, 'm-ok'),
+    decidedAt: new Date(LISTED_AT).toISOString(),
+    event: { transactionId: tx, merchantId: 'm-ok', deviceId: 'd-bad', amount: 20 },
+    ruleset: { name: 'fraud-rules', version: '1.0.0' },
+    lists: { blocked_devices: false },
+  };
+}
 
 /** A logged approve at merchant `m`. */
 function logged(tx: string, merchantId: string, decision = 'approve'): DecisionRecord {
@@ -97,6 +125,7 @@ for (const make of [serverDb, pgliteDb]) {
         logged('t-5', 'm-ok', 'review'),
       ])
         log.append(r, NOW - 3_600_000);
+      for (const tx of ['t-10', 't-11']) log.append(loggedListed(tx), LISTED_AT);
       await log.dispose();
       await new LabelStore(store, () => NOW).add([
         { transactionId: 't-1', label: 'fraud', reportedAt: new Date(NOW).toISOString() },
@@ -110,7 +139,8 @@ for (const make of [serverDb, pgliteDb]) {
           store: draftStore,
           learning: () => ({ store, hash: undefined }),
           thresholds: () => ({ review: 0.5, decline: 0.9 }),
-          lists: async () => ({}),
+          // today: d-bad is on both lists (added to blocked_devices after the payments were decided)
+          lists: async () => ({ blocked_devices: ['d-bad'], watched_devices: ['d-bad'] }),
           wallClock: () => NOW,
           maxRecords: 1000,
           maxRunning: 1,
@@ -182,6 +212,13 @@ for (const make of [serverDb, pgliteDb]) {
       assert.deepEqual(r['rules'], {
         'block-merchant': { hits: 3, labelled: 3, fraud: 2, precision: 0.6667, recall: 1 },
       });
+      // records logged before memberships were: nothing to replay here (the draft reads no list)
+      assert.deepEqual(r['lists'], {
+        recordsWithoutMemberships: 0,
+        currentEntries: [],
+        notReplayed: [],
+        useCurrentLists: false,
+      });
     });
 
     it("the author's approval is 403; a promote or a canary before approval is 409 and reaches nothing", async () => {
@@ -226,6 +263,42 @@ for (const make of [serverDb, pgliteDb]) {
         ],
       );
     });
+
+    it('replays lists as recorded: a later entry changes nothing; a new list only with useCurrentLists', async () => {
+      await drafts.create(A, 'fraud-rules', LISTED);
+      const run = async (body: Record<string, unknown>): Promise<Record<string, unknown>> => {
+        await drafts.backtest(A, 'fraud-rules', '1.2.0', body);
+        const b = (await eventually(
+          () => drafts.backtestOf(A, 'fraud-rules', '1.2.0'),
+          (x) => (x as { state: string }).state !== 'running',
+          'the list backtest to end',
+          10_000,
+        )) as { state: string; result: Record<string, unknown> };
+        assert.equal(b.state, 'done', JSON.stringify(b));
+        return b.result;
+      };
+      const window = {
+        from: new Date(LISTED_AT - 3_600_000).toISOString(),
+        to: new Date(NOW - 86_400_000).toISOString(),
+      };
+      const asRecorded = await run(window);
+      assert.equal(asRecorded['decisions'], 2);
+      assert.deepEqual(asRecorded['changes'], {}, 'd-bad was blocked after these payments: no change credited');
+      assert.deepEqual(asRecorded['lists'], {
+        recordsWithoutMemberships: 0,
+        currentEntries: [],
+        notReplayed: [{ list: 'watched_devices', rules: ['watched-device'], records: 2 }],
+        useCurrentLists: false,
+      });
+      const withToday = await run({ ...window, useCurrentLists: true });
+      assert.deepEqual(withToday['changes'], { 'approve→review': 2 });
+      assert.deepEqual(withToday['lists'], {
+        recordsWithoutMemberships: 0,
+        currentEntries: ['watched_devices'],
+        notReplayed: [],
+        useCurrentLists: true,
+      });
+    });
   });
 }
 
@@ -245,5 +318,9 @@ describe('the backtest window', () => {
     assert.deepEqual(fields({ from: '2026-11-30T00:00:00Z', to: '2026-12-01T00:00:00Z' }), []);
     assert.deepEqual(fields({ from: '2026-11-30T00:00:00Z', to: '2026-12-01T00:00:00Z', foo: 1 }), ['foo']);
     assert.deepEqual(fields(null), ['']);
+    const day = { from: '2026-11-30T00:00:00Z', to: '2026-12-01T00:00:00Z' };
+    assert.deepEqual(fields({ ...day, useCurrentLists: 'yes' }), ['useCurrentLists']);
+    assert.deepEqual(parseWindow({ ...day, useCurrentLists: true }).useCurrentLists, true);
+    assert.deepEqual(parseWindow(day).useCurrentLists, false);
   });
 });

@@ -1,4 +1,7 @@
-/** Backtest replay of rules over id fields the log keeps only as keyed hashes (`has()` guards, hashed lists). */
+/**
+ * Backtest replay of rules over id fields the log keeps only as keyed hashes (`has()` guards, hashed lists), and
+ * of lists as they were when each payment was decided (the memberships the log recorded).
+ */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { compileRuleset } from '../../lib/decisioning/compile-ruleset';
@@ -70,6 +73,81 @@ describe('backtest over hashed id fields', () => {
       assert.deepEqual(report.changes, { 'approve→decline': 1 }, JSON.stringify(entries));
       assert.equal(report.candidate.recall, 1);
       assert.equal(report.current.recall, 0);
+      // records from before memberships were logged: today's entries, and the report says so
+      assert.deepEqual(report.lists, {
+        recordsWithoutMemberships: 3,
+        currentEntries: ['blocked_devices'],
+        notReplayed: [],
+      });
     }
+  });
+});
+
+describe('backtest lists at the time of the payment', () => {
+  /** A logged approve of device `deviceId` by a ruleset that consulted the lists of `lists`. */
+  const decided = (transactionId: string, deviceId: string, lists: Record<string, boolean>): DecisionRecord => ({
+    ...logged(transactionId, deviceId),
+    ruleset: { name: 'r', version: '1.0.0' },
+    lists,
+  });
+  const DRAFT = {
+    ...DOC,
+    lists: [...DOC.lists, { name: 'watched_devices', key: 'deviceId' }],
+    rules: [
+      ...DOC.rules,
+      { id: 'watched-device', when: 'in_list("watched_devices", event.deviceId)', action: 'review' },
+    ],
+    offsets: [{ id: 'watched-offset', when: "in_list('watched_devices', event.deviceId)", offset: 0.2 }],
+  };
+  // today both lists hold dev-bad: it was added to blocked_devices after these payments were decided
+  const TODAY = { blocked_devices: ['dev-bad'], watched_devices: ['dev-bad'] };
+  const records = [
+    decided('t-1', 'dev-bad', { blocked_devices: false }),
+    decided('t-2', 'dev-bad', { blocked_devices: false }),
+    decided('t-3', 'dev-ok', { blocked_devices: false }),
+    decided('t-4', 'dev-listed', { blocked_devices: true }),
+  ];
+  const labels = new Map<string, 0 | 1>([['t-1', 1]]);
+
+  it('replays the membership each decision recorded: an entry added later changes nothing', () => {
+    const report = backtest(records, labels, {
+      ruleset: compileRuleset({ ...DOC, version: '2.0.1' }),
+      thresholds: THRESHOLDS,
+      lists: TODAY,
+      hash,
+    });
+    // t-1 and t-2 were not on the list when decided: only t-4 (recorded on it, not on today's list) changes
+    assert.deepEqual(report.changes, { 'approve→decline': 1 });
+    assert.deepEqual(Object.keys(report.rules), ['blocked-device']);
+    assert.equal(report.rules['blocked-device']?.hits, 1);
+    assert.equal(report.candidate.recall, 0, 'the fraud on t-1 is not credited to the draft');
+    assert.deepEqual(report.lists, { recordsWithoutMemberships: 0, currentEntries: [], notReplayed: [] });
+  });
+
+  it('a list the decisions did not consult: its rules are left out unless useCurrentLists, and the report says which', () => {
+    const ruleset = compileRuleset(DRAFT);
+    const without = backtest(records, labels, { ruleset, thresholds: THRESHOLDS, lists: TODAY, hash });
+    assert.deepEqual(without.changes, { 'approve→decline': 1 });
+    assert.deepEqual(without.lists, {
+      recordsWithoutMemberships: 0,
+      currentEntries: [],
+      notReplayed: [{ list: 'watched_devices', rules: ['watched-device', 'watched-offset'], records: 4 }],
+    });
+
+    const current = backtest(records, labels, {
+      ruleset,
+      thresholds: THRESHOLDS,
+      lists: TODAY,
+      hash,
+      useCurrentLists: true,
+    });
+    // today's watched_devices holds dev-bad: t-1 and t-2 go to review; blocked_devices stays as recorded
+    assert.deepEqual(current.changes, { 'approve→review': 2, 'approve→decline': 1 });
+    assert.equal(current.rules['watched-device']?.hits, 2);
+    assert.deepEqual(current.lists, {
+      recordsWithoutMemberships: 0,
+      currentEntries: ['watched_devices'],
+      notReplayed: [],
+    });
   });
 });

@@ -111,7 +111,8 @@ describe('learning loop end to end', () => {
     assert.ok(gain >= AUC_MARGIN, `AUC gain ${gain} ≥ ${AUC_MARGIN}`);
     assert.ok(manifest.drift !== undefined, 'the new manifest carries drift bins');
 
-    // backtest: the candidate model and the shipped ruleset; a block list entry matched by keyed hash
+    // backtest: the candidate model and the shipped ruleset; a block list entry added after the payments (today's
+    // entries, matched by keyed hash) is not credited: each record holds the memberships its decision used
     const listed = events[0]?.event.userId as string;
     const lists = path.join(dir, 'lists.json');
     await fs.writeFile(lists, JSON.stringify({ blocked_users: [listed] }));
@@ -125,6 +126,8 @@ describe('learning loop end to end', () => {
     assert.deepEqual(report.notReplayable, []);
     assert.ok(report.candidate.recall > report.current.recall + 0.1, JSON.stringify(report));
     assert.ok(Object.values(report.changes).reduce((a, b) => a + b, 0) > 0, 'some decisions change');
+    assert.deepEqual(report.lists, { recordsWithoutMemberships: 0, currentEntries: [], notReplayed: [] });
+    assert.equal(report.rules['blocked-user'], undefined, 'the later entry blocks nothing in the replay');
 
     // a rule that reads the raw user id is reported, not silently skipped
     const doc = JSON.parse(readFileSync(shipped, 'utf8')) as { version: string; rules: unknown[] };
@@ -134,6 +137,26 @@ describe('learning loop end to end', () => {
     await fs.writeFile(raw, JSON.stringify(doc));
     const flagged = await backtestCommand(['--ruleset', raw, '--from', from, '--to', to]);
     assert.deepEqual(flagged.notReplayable, [{ id: 'vip-users', fields: ['userId'] }]);
+
+    // a list the logged decisions did not consult: its rule is left out, unless --use-current-lists
+    const watched = JSON.parse(readFileSync(shipped, 'utf8')) as {
+      version: string;
+      lists: unknown[];
+      rules: unknown[];
+    };
+    watched.version = '1.0.2-watched';
+    watched.lists.push({ name: 'watched_users', key: 'userId' });
+    watched.rules.push({ id: 'watched-user', when: 'in_list("watched_users", event.userId)', action: 'review' });
+    const watchedFile = path.join(dir, 'watched-rule.json');
+    await fs.writeFile(watchedFile, JSON.stringify(watched));
+    await fs.writeFile(lists, JSON.stringify({ blocked_users: [listed], watched_users: [listed] }));
+    const window = ['--from', from, '--to', to];
+    const leftOut = await backtestCommand(['--ruleset', watchedFile, '--lists', lists, ...window]);
+    assert.deepEqual(leftOut.lists.notReplayed, [{ list: 'watched_users', rules: ['watched-user'], records: N }]);
+    assert.equal(leftOut.rules['watched-user'], undefined);
+    const today = await backtestCommand(['--ruleset', watchedFile, '--lists', lists, '--use-current-lists', ...window]);
+    assert.deepEqual(today.lists, { recordsWithoutMemberships: 0, currentEntries: ['watched_users'], notReplayed: [] });
+    assert.equal(today.rules['watched-user']?.hits, 1, "today's entry, asked for");
 
     // erase one user by keyed hash: their decision and labels go, nothing else
     const before = (await datasetExport(['--from', from, '--to', to, '--out', dataset])).rows;
