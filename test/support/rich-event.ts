@@ -22,4 +22,3 @@ export function richEvent(overrides: Record<string, unknown> = {}): Record<strin
     ...overrides,
   };
 }
-

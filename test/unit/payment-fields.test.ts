@@ -39,9 +39,7 @@ function withLuhn(digits: readonly number[]): string {
 const pan = fc
   .array(fc.integer({ min: 0, max: 9 }), { minLength: 12, maxLength: 18 })
   .map(withLuhn)
-  .chain((p) =>
-    fc.constantFrom('', ' ', '-').map((sep) => (sep === '' ? p : (p.match(/.{1,4}/g) ?? []).join(sep))),
-  );
+  .chain((p) => fc.constantFrom('', ' ', '-').map((sep) => (sep === '' ? p : (p.match(/.{1,4}/g) ?? []).join(sep))));
 
 describe('payment event: fraud-signal fields', () => {
   it('accepts every new field; email keeps its local part and lower-cases its domain; IPv6 is canonical', () => {
@@ -133,9 +131,7 @@ describe('payment event: fraud-signal fields', () => {
     assert.deepEqual(paths(richEvent({ billingAddress: { country: 'FR', street: '1 rue X' } })), [
       'billingAddress.street',
     ]);
-    assert.deepEqual(paths(richEvent({ shippingAddress: { country: 'FR', city: 'Paris' } })), [
-      'shippingAddress.city',
-    ]);
+    assert.deepEqual(paths(richEvent({ shippingAddress: { country: 'FR', city: 'Paris' } })), ['shippingAddress.city']);
   });
 
   it('names every bad field at once', () => {
