@@ -39,7 +39,11 @@ function withLuhn(digits: readonly number[]): string {
 const pan = fc
   .array(fc.integer({ min: 0, max: 9 }), { minLength: 12, maxLength: 18 })
   .map(withLuhn)
-  .chain((p) => fc.constantFrom('', ' ', '-').map((sep) => (sep === '' ? p : (p.match(/.{1,4}/g) ?? []).join(sep))));
+  .chain((p) =>
+    fc
+      .tuple(fc.constantFrom('', ' ', '-'), fc.integer({ min: 2, max: 6 }))
+      .map(([sep, size]) => (sep === '' ? p : (p.match(new RegExp(`.{1,${size}}`, 'g')) ?? []).join(sep))),
+  );
 
 describe('payment event: fraud-signal fields', () => {
   it('accepts every new field; email keeps its local part and lower-cases its domain; IPv6 is canonical', () => {
@@ -251,5 +255,7 @@ describe('payment event: fraud-signal fields (properties)', () => {
     );
     assert.equal(containsCardNumber('order 12345, 3 items, 2026-12-01'), false);
     assert.equal(containsCardNumber('Chrome/131.0.6778.86'), false);
+    assert.equal(containsCardNumber('Mozilla/5.0 4111 1111 1111 1111'), true, 'a run starting with the 0 of 5.0');
+    assert.equal(containsCardNumber('411 111 111 111 1111'), true, 'groups of three');
   });
 });
