@@ -13,6 +13,7 @@ import { DEV_DECISION_LOG_HASH_KEY } from '../../lib/config/learning-settings';
 import { parsePaymentEvent } from '../../lib/domain/payment-event';
 import { parseRecords } from '../../lib/learning/decision-reader';
 import { toDecisionRecord, type DecisionRecord } from '../../lib/learning/decision-record';
+import { unreplayableFields } from '../../lib/learning/backtest';
 import { eraseUser } from '../../lib/learning/erase';
 import { FolderLearningStore } from '../../lib/learning/folder-store';
 import { KeyedHash } from '../../lib/learning/keyed-hash';
@@ -81,6 +82,18 @@ describe('fraud-signal fields in the decision log', () => {
     assert.equal(r.event['shippingAddress'], undefined);
     const plain = record({ ...richEvent(), email: undefined, ipAddress: undefined, card: undefined });
     assert.ok(!('email' in plain.event) && !('card' in plain.event) && !plain.hashed.includes('email'));
+  });
+});
+
+describe('backtest: rules on the new fields', () => {
+  it('a rule reading a hashed or omitted new field is not replayable; one on card.bin or a country is', () => {
+    assert.deepEqual(unreplayableFields('event.email.endsWith("@example.com")'), ['email']);
+    assert.deepEqual(unreplayableFields('event.ipAddress == "203.0.113.7"'), ['ipAddress']);
+    assert.deepEqual(unreplayableFields('event.card.fingerprint == "fp"'), ['card.fingerprint']);
+    assert.deepEqual(unreplayableFields('event.card.last4 == "4242"'), ['card.last4']);
+    assert.deepEqual(unreplayableFields('event.metadata.giftWrap'), ['metadata']);
+    assert.deepEqual(unreplayableFields('has(event.email) && event.card.bin.startsWith("4")'), []);
+    assert.deepEqual(unreplayableFields('event.billingAddress.country != event.shippingAddress.country'), []);
   });
 });
 
