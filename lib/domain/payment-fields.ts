@@ -125,6 +125,7 @@ export const MAX_METADATA_VALUE_CHARS = 256;
 export type MetadataValue = string | number | boolean;
 
 function metadataKeyProblem(k: string): string | undefined {
+  if (k === '__proto__') return 'key __proto__ is reserved';
   if (k.length < 1 || k.length > MAX_METADATA_KEY_CHARS) return `key must be 1 to ${MAX_METADATA_KEY_CHARS} characters`;
   const bad = textProblem(k, 'identifier');
   if (bad !== undefined) return `key ${bad}`;
@@ -145,14 +146,18 @@ function metadataValueProblem(v: unknown): string | undefined {
  * (free text: tab, CR, LF allowed), finite numbers or booleans. Every bad key or value is named (`metadata.<key>`).
  */
 export const metadataSchema = z
-  .record(z.string(), z.unknown(), { error: 'must be an object' })
+  .unknown()
   .superRefine((m, ctx) => {
-    const keys = Object.keys(m);
-    if (keys.length > MAX_METADATA_KEYS)
+    if (typeof m !== 'object' || m === null || Array.isArray(m)) {
+      ctx.addIssue({ code: 'custom', message: 'must be an object', input: m });
+      return;
+    }
+    const entries = Object.entries(m); // own keys as sent (`__proto__` too: refused below, never dropped silently)
+    if (entries.length > MAX_METADATA_KEYS)
       ctx.addIssue({ code: 'custom', message: `must have at most ${MAX_METADATA_KEYS} keys`, input: m });
-    for (const k of keys) {
-      const problem = metadataKeyProblem(k) ?? metadataValueProblem(m[k]);
-      if (problem !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: problem, input: m[k] });
+    for (const [k, v] of entries) {
+      const problem = metadataKeyProblem(k) ?? metadataValueProblem(v);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: problem, input: v });
     }
   })
-  .transform((m) => m as Readonly<Record<string, MetadataValue>>);
+  .transform((m) => Object.fromEntries(Object.entries(m as object)) as Readonly<Record<string, MetadataValue>>);

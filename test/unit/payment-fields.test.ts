@@ -122,6 +122,11 @@ describe('payment event: fraud-signal fields', () => {
       assert.ok(!(errors[0]?.message ?? '').includes('jane'), 'the message never echoes the value');
     });
 
+  it('refuses a __proto__ metadata key naming it, never drops it silently', () => {
+    const body = JSON.parse('{"metadata":{"__proto__":{"x":1},"ok":1}}') as Record<string, unknown>;
+    assert.deepEqual(paths(richEvent(body)), ['metadata.__proto__']);
+  });
+
   it('keeps metadata at the bounds: 32 keys, 64-character keys, 256-character values, free text', () => {
     const m = Object.fromEntries(Array.from({ length: 32 }, (_, i) => [`${'k'.repeat(60)}${i}`, 'v'.repeat(256)]));
     assert.equal(Object.keys(parsePaymentEvent(richEvent({ metadata: m })).metadata ?? {}).length, 32);
