@@ -5,6 +5,12 @@
  * `in_list(name, event.<key>)` — whether the event's key field is on the declared list. Memberships are
  * resolved before evaluation (no I/O inside CEL): {@link withMemberships} makes them visible to `in_list`
  * for one synchronous evaluation.
+ *
+ * `event` is the validated payment event as a map of its fields (lib/domain/payment-event.ts), optional fields
+ * present only when sent: `event.email`, `event.ipAddress`, `event.userAgent`, the nested maps `event.card`
+ * (`bin`, `last4`, `fingerprint`), `event.billingAddress` / `event.shippingAddress` (`country`, `postalCode`)
+ * and `event.metadata` (string, double or bool values). Guard an optional field with `has()`:
+ * `has(event.card) && has(event.card.bin) && event.card.bin.startsWith("4")`.
  */
 import { Environment } from '@marcbachmann/cel-js';
 

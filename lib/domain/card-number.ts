@@ -12,3 +12,32 @@ export function isCardNumber(value: string): boolean {
   }
   return sum % 10 === 0;
 }
+
+/** Maximal runs of digit groups split by single spaces or dashes (`4111 1111-…`; one group: plain digits). */
+const DIGIT_RUN = /\d+(?:[ -]\d+)*/g;
+
+/**
+ * Whether a string holds a card number anywhere: consecutive digit groups of one run (groups split by single
+ * spaces or dashes; one group is a plain digit run) whose 13–19 digits pass the Luhn check ({@link isCardNumber}).
+ * For fields where a card number could be smuggled inside other text (metadata values, user agent, tokens):
+ * `Mozilla/5.0 4111 1111 1111 1111` holds one, though its run starts with the `0` of `5.0`.
+ */
+export function containsCardNumber(value: string): boolean {
+  let count = 0;
+  for (let i = 0; i < value.length && count < 13; i++) {
+    const c = value.charCodeAt(i);
+    if (c >= 48 && c <= 57) count++;
+  }
+  if (count < 13) return false; // the common case: too few digits to hold one
+  for (const m of value.matchAll(DIGIT_RUN)) {
+    const groups = m[0].split(/[ -]/);
+    for (let i = 0; i < groups.length; i++) {
+      let digits = '';
+      for (let j = i; j < groups.length && digits.length <= 19; j++) {
+        digits += groups[j] ?? '';
+        if (digits.length >= 13 && digits.length <= 19 && isCardNumber(digits)) return true;
+      }
+    }
+  }
+  return false;
+}

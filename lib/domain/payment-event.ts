@@ -1,8 +1,16 @@
 import { z } from 'zod';
 import { AppError } from '../errors/errors';
 import { inputFieldErrorsOf } from '../errors/field-errors';
-import { isCardNumber } from './card-number';
 import { COUNTRY_CODES, CURRENCY_CODES } from './iso-codes';
+import {
+  addressSchema,
+  cardSchema,
+  emailSchema,
+  fingerprintString,
+  ipAddressSchema,
+  metadataSchema,
+  userAgentSchema,
+} from './payment-fields';
 import { freeText, identifierString } from './text';
 
 /** Largest accepted `amount`, in currency units. */
@@ -12,12 +20,8 @@ export const MAX_AMOUNT = 1e9;
 const id = identifierString({ max: 128 });
 const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 
-/**
- * Schema of one payment event (HTTP body and Service Bus message body). Unknown fields are rejected, and so are
- * control characters and lone surrogates in any string (`note` may hold tab, CR and LF).
- * Messages never echo submitted values: they may be payment data.
- */
-export const paymentEventSchema = z.strictObject({
+/** The fields of a payment event, before `card.fingerprint` and `cardFingerprint` are reconciled. */
+const paymentFields = z.strictObject({
   transactionId: id,
   userId: id,
   sessionId: id.optional(),
@@ -36,14 +40,11 @@ export const paymentEventSchema = z.strictObject({
     .optional(),
   deviceId: id.optional(),
   /**
-   * Opaque card token from the payment processor (what card lists are keyed by). A card number (13–19 digits
-   * passing the Luhn check) is refused: card numbers must never reach this service.
+   * Opaque card token from the payment processor (what card lists are keyed by). A value holding a card number
+   * (13–19 digits passing the Luhn check) is refused: card numbers must never reach this service. Filled from
+   * `card.fingerprint` when only that is sent; when both are sent they must be equal.
    */
-  cardFingerprint: id
-    .refine((v) => !isCardNumber(v), {
-      error: 'looks like a card number (13-19 digits passing the Luhn check): send the processor fingerprint',
-    })
-    .optional(),
+  cardFingerprint: fingerprintString.optional(),
   channel: z.enum(['web', 'app', 'pos'], { error: 'must be one of web, app, pos' }),
   timestamp: z
     .string()
@@ -52,7 +53,39 @@ export const paymentEventSchema = z.strictObject({
   note: freeText({ max: 4000 }).optional(),
   /** `"deep"` asks for an LLM second opinion (README "LLM escalation"); it counts against the share cap. */
   analysis: z.enum(['deep'], { error: 'must be deep' }).optional(),
+  // fraud signals (lib/domain/payment-fields.ts); personal data: keyed hashes in the decision log, never logged
+  email: emailSchema.optional(),
+  ipAddress: ipAddressSchema.optional(),
+  card: cardSchema.optional(),
+  billingAddress: addressSchema.optional(),
+  shippingAddress: addressSchema.optional(),
+  userAgent: userAgentSchema.optional(),
+  metadata: metadataSchema.optional(),
 });
+
+/**
+ * Schema of one payment event (HTTP body and Service Bus message body). Unknown fields are rejected (inside
+ * `card` and the addresses too), and so are control characters and lone surrogates in any string (`note` and
+ * `metadata` string values may hold tab, CR and LF), and a card number in any field that could carry one.
+ * `cardFingerprint` is the card's key (lists, rules, aggregates): `card.fingerprint` is its alias, filling it
+ * when absent and refused when the two differ. Messages never echo submitted values: they may be payment data.
+ */
+export const paymentEventSchema = paymentFields
+  .superRefine((e, ctx) => {
+    const fp = e.card?.fingerprint;
+    if (fp !== undefined && e.cardFingerprint !== undefined && fp !== e.cardFingerprint)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['card', 'fingerprint'],
+        message: 'must equal cardFingerprint when both are sent',
+        input: fp,
+      });
+  })
+  .transform((e) =>
+    e.card?.fingerprint === undefined || e.cardFingerprint !== undefined
+      ? e
+      : { ...e, cardFingerprint: e.card.fingerprint },
+  );
 
 /** A validated payment event. */
 export type PaymentEvent = z.infer<typeof paymentEventSchema>;

@@ -1,16 +1,37 @@
 /**
- * One line of the decision log: what was decided, with what, from which inputs. Id fields are keyed hashes,
- * and the free-text `note` is never recorded (docs/learning-loop.md "What is logged").
+ * One line of the decision log: what was decided, with what, from which inputs. Id fields and personal data
+ * (email, IP address, user agent, card fingerprint, postal codes) are keyed hashes; the free-text `note`,
+ * `metadata` and `card.last4` are never recorded (docs/learning-loop.md "What is logged").
  */
 import type { Velocity } from '../domain/user-context';
 import type { DecidedPayment } from '../scoring/scorer';
 import type { KeyedHash } from './keyed-hash';
 
-/** Event fields that identify a person or a device: logged only as keyed hashes ({@link KeyedHash}). */
-export const HASHED_FIELDS = ['userId', 'deviceId', 'cardFingerprint', 'sessionId'] as const;
+/**
+ * Event fields that identify a person or a device: logged only as keyed hashes ({@link KeyedHash}). A field of
+ * a nested object is named by its path (`card.fingerprint`); the object itself is logged as an object.
+ */
+export const HASHED_FIELDS = [
+  'userId',
+  'deviceId',
+  'cardFingerprint',
+  'sessionId',
+  'email',
+  'ipAddress',
+  'userAgent',
+  'card.fingerprint',
+  'billingAddress.postalCode',
+  'shippingAddress.postalCode',
+] as const;
 
-/** Event fields never logged in any form. */
-export const OMITTED_FIELDS = ['note'] as const;
+/**
+ * Event fields never logged in any form: free text, the merchant's metadata, and the card's last 4 digits
+ * (with the BIN, which is kept, they narrow the card number to a few thousand).
+ */
+export const OMITTED_FIELDS = ['note', 'metadata', 'card.last4'] as const;
+
+/** A logged event value: a string or number, or one level of nested object (`card`, the addresses). */
+export type LoggedValue = string | number | Readonly<Record<string, string | number>>;
 
 /** The format version of a {@link DecisionRecord} (`v`). */
 export const DECISION_RECORD_VERSION = 1;
@@ -49,9 +70,9 @@ export interface DecisionRecord {
     readonly localDecision: string;
     readonly llmDecision?: string;
   };
-  /** The event fields rules can see: id fields as keyed hashes, `note` left out. */
-  readonly event: Readonly<Record<string, string | number>>;
-  /** Which `event` fields hold keyed hashes instead of the raw value. */
+  /** The event fields rules can see: {@link HASHED_FIELDS} as keyed hashes, {@link OMITTED_FIELDS} left out. */
+  readonly event: Readonly<Record<string, LoggedValue>>;
+  /** Which `event` fields (paths: `card.fingerprint`) hold keyed hashes instead of the raw value. */
   readonly hashed: readonly string[];
   /**
    * The list memberships the decision used: for each list the deciding ruleset consulted, whether the
@@ -73,17 +94,36 @@ interface RuleFields {
 const HASHED: ReadonlySet<string> = new Set(HASHED_FIELDS);
 const OMITTED: ReadonlySet<string> = new Set(OMITTED_FIELDS);
 
+/**
+ * The logged form of `fields` (the event, or one of its objects at `prefix`): strings and numbers as they are,
+ * hashed and omitted paths applied, objects one level deep (an empty one left out). Pushes hashed paths.
+ */
+function loggedFields(
+  fields: object,
+  prefix: string,
+  hash: KeyedHash,
+  hashed: string[],
+): Record<string, string | number> | Record<string, LoggedValue> {
+  const out: Record<string, LoggedValue> = {};
+  for (const [k, v] of Object.entries(fields) as [string, unknown][]) {
+    const path = prefix === '' ? k : `${prefix}.${k}`;
+    if (v === undefined || OMITTED.has(path)) continue;
+    if (HASHED.has(path)) {
+      out[k] = hash.of(String(v));
+      hashed.push(path);
+    } else if (typeof v === 'string' || typeof v === 'number') out[k] = v;
+    else if (prefix === '' && typeof v === 'object' && v !== null && !Array.isArray(v)) {
+      const inner = loggedFields(v, path, hash, hashed) as Record<string, string | number>;
+      if (Object.keys(inner).length > 0) out[k] = inner;
+    }
+  }
+  return out;
+}
+
 /** Builds the record of one decided payment (copies everything it keeps: the row may be reused). */
 export function toDecisionRecord(d: DecidedPayment, hash: KeyedHash, decidedAtMs: number): DecisionRecord {
-  const event: Record<string, string | number> = {};
   const hashed: string[] = [];
-  for (const [k, v] of Object.entries(d.event) as [string, unknown][]) {
-    if (v === undefined || OMITTED.has(k)) continue;
-    if (HASHED.has(k)) {
-      event[k] = hash.of(String(v));
-      hashed.push(k);
-    } else if (typeof v === 'string' || typeof v === 'number') event[k] = v;
-  }
+  const event = loggedFields(d.event, '', hash, hashed);
   const features: Record<string, number> = {};
   d.manifest.features.forEach((f, i) => (features[f.name] = d.row[i] ?? Number.NaN));
   const r = d.result;

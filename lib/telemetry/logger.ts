@@ -16,8 +16,12 @@ export interface Logger {
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
-/** Keys whose values are always replaced by `[redacted]`, whatever a caller passes. */
-const SECRET_KEY = /pass(word)?|secret|token|key|connection|authorization|card|pan|note/i;
+/**
+ * Keys whose values are always replaced by `[redacted]`, whatever a caller passes: secrets, and the payment's
+ * personal fields (card, note, email, IP and postal addresses, user agent, metadata).
+ */
+const SECRET_KEY =
+  /pass(word)?|secret|token|key|connection|authorization|card|pan|note|email|address|agent|postal|metadata/i;
 
 /** Replaces values of secret-looking keys by `[redacted]`. */
 export function redact(fields: LogFields | undefined): Record<string, unknown> {
