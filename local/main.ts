@@ -98,12 +98,12 @@ async function main(): Promise<void> {
   // The embedded bus feeds the trigger locally, so results go to its topic even if a namespace is configured.
   // Its case intake queue is journalled on disk (BUS_JOURNAL_DIR, default .data/bus): a stop loses no case.
   const intakeQueue = process.env['CASE_INTAKE_QUEUE'] ?? 'case-intake';
-  const bus = new InProcessBus({
-    journal: new BusJournal({
-      dir: path.resolve(ROOT, process.env['BUS_JOURNAL_DIR'] ?? '.data/bus'),
-      queues: [intakeQueue],
-    }),
-  });
+  const journalDir = process.env['BUS_JOURNAL_DIR'] ?? '.data/bus'; // `none`: all in memory
+  const bus = new InProcessBus(
+    journalDir === 'none'
+      ? {}
+      : { journal: new BusJournal({ dir: path.resolve(ROOT, journalDir), queues: [intakeQueue] }) },
+  );
   configureSharedEngine({
     bus,
     publisher: new InProcessTopicPublisher(bus, process.env['RESULTS_TOPIC'] ?? 'risk-completed'),

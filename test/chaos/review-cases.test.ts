@@ -124,11 +124,9 @@ describe('chaos: review cases under npm start when PostgreSQL stops and the inst
       const answers = await load.done;
       const reviewed = reviewedOf(answers);
       assert.ok(answeredBeforeStop > 0 && reviewed.length > answeredBeforeStop, 'reviews answered before and during');
-      assert.equal(
-        answers.filter((a) => a.status !== 200).length,
-        0,
-        'scoring answers every payment while PostgreSQL is down',
-      );
+      // scoring never waits for PostgreSQL: a payment is refused only by admission (a busy machine), never for the cases
+      const refused = answers.filter((a) => a.status !== 200 && !(a.status === 503 && a.decision === 'overloaded'));
+      assert.deepEqual(refused, [], 'every payment answered 200 (or refused by admission) while PostgreSQL is down');
       await expectCases(pg, reviewed, Math.max(1, 60_000 - (Date.now() - back)), 'within 60 s of PostgreSQL’s return');
     } finally {
       await stopChild(host.child, 'npm start to exit after SIGTERM', 60_000);

@@ -2,8 +2,8 @@
  * The chaos tests' load client, in its own process: `node review-load-client.js <api url> <rate/s> <seconds> <tx
  * prefix>` sends review-bound payments (the shipped ruleset reviews 1000 or more from a device the user has not used
  * before) at a fixed rate, open loop (each request at its due time, whatever the previous ones do), and prints one
- * line per answer as it comes: `<transactionId> <status> <decision>` (status 0: no answer, e.g. the host was
- * killed). Prints `DONE` when every request has ended.
+ * line per answer as it comes: `<transactionId> <status> <decision, or the problem's code>` (status 0: no answer,
+ * e.g. the host was killed). Prints `DONE` when every request has ended.
  */
 import { validEvent } from '../support/events';
 
@@ -27,8 +27,8 @@ async function main(): Promise<void> {
         signal: AbortSignal.timeout(30_000),
       });
       status = res.status;
-      const json = (await res.json()) as { decision?: string };
-      decision = json.decision ?? '-';
+      const json = (await res.json()) as { decision?: string; code?: string };
+      decision = json.decision ?? json.code ?? '-'; // a problem's code (e.g. overloaded) when refused
     } catch {
       // no answer (the host is gone, or the request timed out): status 0
     }
