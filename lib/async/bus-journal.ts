@@ -23,7 +23,7 @@ export interface JournalMessage {
 
 /** Options of a {@link BusJournal}. */
 export interface BusJournalOptions {
-  /** The folder of the journal files (created if missing). */
+  /** The folder of the journal files (created with the first file: a bus that journals nothing writes nothing). */
   readonly dir: string;
   /** Queues kept on disk; every other entity stays in memory only. */
   readonly queues: readonly string[];
@@ -47,7 +47,6 @@ export class BusJournal {
   constructor(private readonly o: BusJournalOptions) {
     this.durable = new Set(o.queues);
     this.compactBytes = o.compactBytes ?? 64 * 1024 ** 2;
-    fs.mkdirSync(o.dir, { recursive: true });
   }
 
   /** Whether `queue` is kept on disk. */
@@ -64,11 +63,12 @@ export class BusJournal {
    * Call once per queue, before any append.
    */
   replay(queue: string): JournalMessage[] {
-    let text = '';
+    let text: string;
     try {
       text = fs.readFileSync(this.file(queue), 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      return []; // nothing journalled yet: the file is made by the first append
     }
     const pending = new Map<string, JournalMessage[]>(); // id → sends not acked yet (ids may repeat)
     const order: JournalMessage[] = [];
@@ -116,6 +116,7 @@ export class BusJournal {
     if (old !== undefined) fs.closeSync(old.fd);
     const file = this.file(queue);
     const tmp = `${file}.tmp`;
+    fs.mkdirSync(this.o.dir, { recursive: true });
     const text = pending.map((s) => JSON.stringify({ s }) + '\n').join('');
     fs.writeFileSync(tmp, text);
     const fd = fs.openSync(tmp, 'r+');
@@ -128,6 +129,7 @@ export class BusJournal {
   private append(queue: string, text: string): void {
     let f = this.files.get(queue);
     if (f === undefined) {
+      fs.mkdirSync(this.o.dir, { recursive: true });
       f = { fd: fs.openSync(this.file(queue), 'a'), bytes: 0 };
       this.files.set(queue, f);
     }

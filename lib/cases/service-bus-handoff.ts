@@ -10,6 +10,9 @@ import { AppError } from '../errors/errors';
 import { caseMessage, type CaseHandOff } from './case-handoff';
 import type { NewCase } from './case-store';
 
+/** Bytes per batch: the Standard tier's message size limit (a Premium namespace allows more; this fits both). */
+const BATCH_BYTES = 256 * 1024;
+
 /** Hands cases to a Service Bus queue. */
 export class ServiceBusCaseHandOff implements CaseHandOff {
   private constructor(
@@ -30,13 +33,13 @@ export class ServiceBusCaseHandOff implements CaseHandOff {
   async send(cases: readonly NewCase[]): Promise<{ readonly refused: number }> {
     let refused = 0;
     try {
-      let batch = await this.sender.createMessageBatch();
+      let batch = await this.sender.createMessageBatch({ maxSizeInBytes: BATCH_BYTES });
       for (const c of cases) {
         const m = toServiceBusMessage(caseMessage(c));
         if (batch.tryAddMessage(m)) continue;
         if (batch.count > 0) {
           await this.sender.sendMessages(batch);
-          batch = await this.sender.createMessageBatch();
+          batch = await this.sender.createMessageBatch({ maxSizeInBytes: BATCH_BYTES });
           if (batch.tryAddMessage(m)) continue;
         }
         refused++;
