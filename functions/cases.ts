@@ -57,8 +57,8 @@ app.http('casesNotes', {
 });
 
 /**
- * POST /api/cases/{id}/verdict `{ verdict, reason?, addToList?: { list, ttlSeconds? } }`: the label, the list entry
- * (leads), then the case closes (409 if it already was); the verdict is audited (`GET /api/audit`).
+ * POST /api/cases/{id}/verdict `{ verdict, reason?, addToList?: { list, ttlSeconds? } }`: the case closes with its
+ * label, list entry (leads) and audit entry in one transaction (the same verdict again: 200; another: 409).
  */
 app.http('casesVerdict', {
   route: 'cases/{id}/verdict',

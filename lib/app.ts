@@ -214,7 +214,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     ...(deps.oipModels === undefined ? {} : { staticModels: deps.oipModels }),
     decorateCatalog: (c) => tracedCatalog(c, telemetry),
     server: serverInfo(),
-    isReady: () => currentReadiness(sessions, rollout).ready,
+    isReady: () => currentReadiness(sessions, rollout, [rollout, decisioning?.rollout]).ready, // as /api/health/ready
     ...clock,
   });
   const insights = createInsights(config, {

@@ -252,9 +252,10 @@ export class Engine {
     return this.parts.learning;
   }
 
-  /** Loads and warms the model (single-flight). Logs the outcome; rethrows a failure. */
+  /** Loads and warms the model (single-flight), then follows the model pointer once. Logs the outcome; rethrows a failure. */
   async start(): Promise<void> {
     await this.parts.sessions.ensureReady();
+    await this.parts.rollout?.converge(); // readiness waits until the pointer has been read
   }
 
   /**
@@ -393,13 +394,20 @@ export class Engine {
    * Readiness as the engine already knows it, without running anything: the last sample inference (at
    * load and at every swap, then every `HEALTH_PROBE_INTERVAL_SEC` in the background), plus this
    * instance's place in the fleet (`fleet.stale`: it could not load the version the pointer names and
-   * serves an older one). Starts loading if nothing is loaded yet. The detailed view: admin only.
+   * serves an older one), and `waitingFor`: the model or ruleset that does not yet serve its pointer's active
+   * version. Starts loading if nothing is loaded yet. The detailed view: admin only.
    */
   readiness(): EngineReadiness {
-    return currentReadiness(this.parts.sessions, this.parts.rollout);
+    return currentReadiness(this.parts.sessions, this.parts.rollout, [
+      this.parts.rollout,
+      this.parts.decisioning?.rollout,
+    ]);
   }
 
-  /** The anonymous readiness answer (`GET /api/health/ready`): status and model only, nothing else. */
+  /**
+   * The anonymous readiness answer (`GET /api/health/ready`): status and model, and while an artifact does not yet
+   * serve its pointer's active version, what readiness waits for (kind, name, versions).
+   */
   ready(): PublicReadiness {
     return publicReadiness(this.readiness());
   }

@@ -1,9 +1,12 @@
 /**
  * Validation of the case API's inputs: the list query (with its opaque cursor), the case id, and the bodies of
- * notes, verdicts and reassignments. Every invalid field is named (`validation_failed`), never a throw of another kind.
+ * notes, verdicts and reassignments. Every invalid field is named (`validation_failed`), never a throw of another kind;
+ * control characters and lone surrogates are refused in every string (lib/domain/text.ts; the query's `rule` and
+ * `merchantId` and the list name allow printable ASCII only).
  */
 import { z } from 'zod';
 import { ttlSecondsSchema } from '../decisioning/list-values';
+import { freeText, identifierString } from '../domain/text';
 import { AppError, type FieldError } from '../errors/errors';
 import { inputFieldErrorsOf } from '../errors/field-errors';
 import { CASE_STATES, type CaseFilter, type CasePosition, type CaseState, type Verdict } from './case-store';
@@ -108,10 +111,10 @@ function parseWith<T>(schema: z.ZodType<T>, body: unknown): T {
   });
 }
 
-const noteSchema = z.strictObject({ text: z.string().trim().min(1).max(4000) });
+const noteSchema = z.strictObject({ text: freeText({ max: 4000 }).trim().min(1) });
 const verdictSchema = z.strictObject({
   verdict: z.enum(['fraud', 'legit'], { error: 'must be fraud or legit' }),
-  reason: z.string().max(1000).optional(),
+  reason: freeText({ max: 1000 }).optional(),
   addToList: z
     .strictObject({
       list: z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/, { error: 'must be a list name like blocked_users' }),
@@ -119,7 +122,7 @@ const verdictSchema = z.strictObject({
     })
     .optional(),
 });
-const assignSchema = z.strictObject({ assignee: z.string().trim().min(1).max(256) });
+const assignSchema = z.strictObject({ assignee: identifierString({ max: 256 }).trim().min(1) });
 
 /** A `POST /api/cases/{id}/verdict` body. */
 export interface VerdictBody {

@@ -1,12 +1,15 @@
 /**
  * The case API's operations (`/api/cases`, `/api/me`): who is acting (lib/identity), the queue, a case with the
- * user's other cases, notes, verdicts and reassignment. A verdict becomes the transaction's label through the labels
- * path (idempotent) and, for a lead, a list entry through the lists path. Every action records its actor and time.
+ * user's other cases, notes, verdicts and reassignment. A verdict closes the case and writes, in the same
+ * transaction, the transaction's label and (for a lead) a list entry to the case outbox, which the relay delivers
+ * to the labels path and the lists path after the commit (lib/cases/outbox-relay.ts). Every action records its actor
+ * and time.
  */
 import { AppError } from '../errors/errors';
 import type { Identity } from '../identity/identity';
 import type { Actor } from '../identity/principal';
-import type { Case, CaseChange, CaseEvent, CaseState, CaseStore } from './case-store';
+import type { OutboxLabel, OutboxListAddition } from './case-outbox';
+import type { Case, CaseChange, CaseEvent, CaseState, CaseStore, CloseTransaction } from './case-store';
 import {
   encodeCaseCursor,
   parseAssignBody,
@@ -32,9 +35,7 @@ export interface CaseLists {
 export interface CaseServiceDeps {
   readonly store: CaseStore;
   readonly identity: Identity;
-  /** The labels path (`POST /api/labels`'s validation and store; lib/learning). */
-  readonly addLabels: (body: unknown) => Promise<unknown>;
-  /** The lists path; absent without a ruleset (then `addToList` answers 404). */
+  /** The lists path (a verdict's `addToList` is checked against it); absent without a ruleset (then 404). */
   readonly lists?: CaseLists;
   /** Wall clock, ms. */
   readonly wallClock: () => number;
@@ -42,6 +43,8 @@ export interface CaseServiceDeps {
   readonly pageSize?: number;
   /** The user's other cases shown with a case. Default 20. */
   readonly historyLimit?: number;
+  /** Called right after a verdict commits (wakes the outbox relay). */
+  readonly committed?: () => void;
   /** Reports each verdict (telemetry counts them by verdict; never any payment data). */
   readonly on?: { verdict?(e: { readonly verdict: 'fraud' | 'legit' }): void };
 }
@@ -49,7 +52,8 @@ export interface CaseServiceDeps {
 /** A verdict given, as {@link CaseService.verdictChange} reports it. */
 export interface VerdictChange {
   readonly case: Case;
-  readonly label: unknown;
+  /** The transaction's label the verdict makes (delivered to the labels store after the commit). */
+  readonly label: OutboxLabel;
   /** Who gave it. */
   readonly actor: string;
   /** The case before the verdict. */
@@ -58,7 +62,15 @@ export interface VerdictChange {
   readonly reason?: string;
   /** The list the verdict added the case's value to (`addToList`), by name only. */
   readonly list?: string;
+  /** The case was already closed with this verdict and reason: nothing was written. */
+  readonly repeated: boolean;
 }
+
+/**
+ * A step run in the verdict's transaction after the case's update, with the change (the audit trail's row,
+ * lib/governance); a throw rolls the verdict back.
+ */
+export type VerdictStep = (tx: Pick<CloseTransaction, 'query'>, change: VerdictChange) => Promise<void>;
 
 /** What `GET /api/me` answers. */
 export interface Me extends Actor {
@@ -67,10 +79,15 @@ export interface Me extends Actor {
 
 const WORKERS = ['analyst', 'lead'] as const;
 
+function changedError(why: 'not_found' | 'closed'): AppError {
+  return why === 'not_found'
+    ? new AppError('not_found', 'No such case.')
+    : new AppError('conflict', 'The case is closed.');
+}
+
 function changed(c: CaseChange): Case {
   if (c.ok) return c.case;
-  if (c.why === 'not_found') throw new AppError('not_found', 'No such case.');
-  throw new AppError('conflict', 'The case is closed.');
+  throw changedError(c.why);
 }
 
 /** The case API of one engine. */
@@ -128,10 +145,12 @@ export class CaseService {
   }
 
   /**
-   * `POST /api/cases/{id}/verdict` `{ verdict, reason?, addToList? }`: with the case locked, stores the label
-   * (idempotent), adds the list entry (leads only: the value is the case payment's field the list is keyed by), then
-   * closes the case; if the label or the list fails, the case stays open (a retry is safe).
-   * @throws AppError `conflict` on a closed case; `forbidden` for `addToList` without the lead role.
+   * `POST /api/cases/{id}/verdict` `{ verdict, reason?, addToList? }`: in one transaction with the case locked, closes
+   * the case and writes the label and the list entry (leads only: the value is the case payment's field the list is
+   * keyed by) to the outbox; they reach the labels store and the lists after the commit. If anything fails, nothing is
+   * written and the case stays as it was (a retry is safe). The same verdict and reason on a case already closed with
+   * them answers the case again and writes nothing.
+   * @throws AppError `conflict` on a case closed with another verdict; `forbidden` for `addToList` without the lead role.
    */
   async verdict(headers: Lookup, rawId: string | undefined, body: unknown): Promise<{ case: Case; label: unknown }> {
     const v = await this.verdictChange(headers, rawId, body);
@@ -140,55 +159,67 @@ export class CaseService {
 
   /**
    * {@link verdict}, with who gave it and the case's state and assignee before it (the audit trail's old value;
-   * lib/governance).
+   * lib/governance), running `inTransaction` in the verdict's transaction (not for a repeated verdict).
    */
-  async verdictChange(headers: Lookup, rawId: string | undefined, body: unknown): Promise<VerdictChange> {
+  async verdictChange(
+    headers: Lookup,
+    rawId: string | undefined,
+    body: unknown,
+    inTransaction?: VerdictStep,
+  ): Promise<VerdictChange> {
     const actor = this.d.identity.require(headers, WORKERS);
     const id = parseCaseId(rawId);
     const v = parseVerdictBody(body);
     if (v.addToList !== undefined && !actor.roles.includes('lead'))
       throw new AppError('forbidden', 'Adding to a list from a case needs the role lead.');
     const at = this.d.wallClock();
-    let label: unknown;
-    let prior: VerdictChange['prior'] = { state: 'open' };
-    const closed = changed(
-      await this.d.store.close(id, actor.name, v.verdict, v.reason, at, async (c) => {
-        prior = c.assignee === undefined ? { state: c.state } : { state: c.state, assignee: c.assignee };
-        const listAdd = v.addToList === undefined ? undefined : this.listAddition(v.addToList, c);
-        label = await this.d.addLabels({
-          labels: [
-            {
-              transactionId: c.transactionId,
-              label: v.verdict,
-              reportedAt: new Date(at).toISOString(),
-              source: 'case',
-            },
-          ],
-        });
-        if (listAdd !== undefined) await this.d.lists?.addToList(listAdd.list, listAdd.body);
-      }),
-    );
-    try {
-      this.d.on?.verdict?.({ verdict: v.verdict });
-    } catch {
-      // counting must not fail the verdict
-    }
-    return {
-      case: closed,
-      label,
+    const base = {
       actor: actor.name,
-      prior,
       verdict: v.verdict,
       ...(v.reason === undefined ? {} : { reason: v.reason }),
       ...(v.addToList === undefined ? {} : { list: v.addToList.list }),
     };
+    const changeOf = (closed: Case, prior: Case): VerdictChange => ({
+      ...base,
+      case: closed,
+      label: labelOf(prior.transactionId, v.verdict, at),
+      prior: prior.assignee === undefined ? { state: prior.state } : { state: prior.state, assignee: prior.assignee },
+      repeated: false,
+    });
+    const r = await this.d.store.close(id, actor.name, v.verdict, v.reason, at, async (t, c) => {
+      const change = changeOf(c.case, c.prior);
+      await t.enqueue({ kind: 'label', payload: change.label });
+      if (v.addToList !== undefined)
+        await t.enqueue({ kind: 'list', payload: this.listAddition(v.addToList, c.prior) });
+      await inTransaction?.(t, change);
+    });
+    if (!r.ok) throw changedError(r.why);
+    if (r.repeated) {
+      const closedAt = Date.parse(r.case.closedAt ?? '');
+      return {
+        ...base,
+        case: r.case,
+        label: labelOf(r.case.transactionId, v.verdict, Number.isFinite(closedAt) ? closedAt : at),
+        prior: { state: 'closed' },
+        repeated: true,
+      };
+    }
+    this.quietly(() => this.d.committed?.());
+    this.quietly(() => this.d.on?.verdict?.({ verdict: v.verdict }));
+    return changeOf(r.case, r.prior);
   }
 
-  /** The list name and `{ values, ttlSeconds? }` body of a verdict's `addToList`. @throws AppError `not_found`, `validation_failed`. */
-  private listAddition(
-    a: { readonly list: string; readonly ttlSeconds?: number },
-    c: Case,
-  ): { list: string; body: { values: string[]; ttlSeconds?: number } } {
+  /** Runs a notification; its failure never fails the verdict, which has committed. */
+  private quietly(fn: () => void): void {
+    try {
+      fn();
+    } catch {
+      // counting or waking must not fail a committed verdict
+    }
+  }
+
+  /** The list addition of a verdict's `addToList`. @throws AppError `not_found`, `validation_failed`. */
+  private listAddition(a: { readonly list: string; readonly ttlSeconds?: number }, c: Case): OutboxListAddition {
     if (this.d.lists === undefined) throw new AppError('not_found', 'No ruleset is configured: no lists.');
     const key = this.d.lists.listKey(a.list);
     const value = (c.payment as unknown as Record<string, unknown>)[key];
@@ -196,9 +227,11 @@ export class CaseService {
       throw new AppError('validation_failed', '1 invalid field.', {
         errors: [{ path: 'addToList.list', message: `the case's payment has no ${key} to add` }],
       });
-    return {
-      list: a.list,
-      body: { values: [value], ...(a.ttlSeconds === undefined ? {} : { ttlSeconds: a.ttlSeconds }) },
-    };
+    return { list: a.list, values: [value], ...(a.ttlSeconds === undefined ? {} : { ttlSeconds: a.ttlSeconds }) };
   }
+}
+
+/** The label a verdict makes for `transactionId` at `at`. */
+function labelOf(transactionId: string, verdict: 'fraud' | 'legit', at: number): OutboxLabel {
+  return { transactionId, label: verdict, reportedAt: new Date(at).toISOString(), source: 'case' };
 }

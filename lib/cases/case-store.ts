@@ -6,6 +6,8 @@
 import type { PaymentEvent } from '../domain/payment-event';
 import type { EscalationInfo } from '../scoring/escalation-info';
 import type { Reason } from '../scoring/decision';
+import type { OutboxMessage } from './case-outbox';
+import type { SqlClient } from './sql-client';
 
 /** A case's state: `open` (in the queue), `assigned` (an analyst works it), `closed` (a verdict was given). */
 export type CaseState = 'open' | 'assigned' | 'closed';
@@ -83,6 +85,27 @@ export interface CasePage {
 export type CaseChange =
   { readonly ok: true; readonly case: Case } | { readonly ok: false; readonly why: 'not_found' | 'closed' };
 
+/**
+ * Result of {@link CaseStore.close}: the case closed now (`repeated: false`, with the case as it was before), or
+ * already closed with the same verdict and reason (`repeated: true`: nothing was written), or why not (`closed`: it
+ * was closed with another verdict or reason).
+ */
+export type CaseClose =
+  | { readonly ok: true; readonly repeated: false; readonly case: Case; readonly prior: Case }
+  | { readonly ok: true; readonly repeated: true; readonly case: Case }
+  | { readonly ok: false; readonly why: 'not_found' | 'closed' };
+
+/** What a close's `step` may write in the close's transaction (committed with the case, or not at all). */
+export interface CloseTransaction {
+  /** Adds a message to the case outbox, delivered after the commit (lib/cases/outbox-relay.ts). */
+  enqueue(message: OutboxMessage): Promise<void>;
+  /** Runs a statement in the transaction (the verdict's audit row, lib/governance). */
+  query: SqlClient['query'];
+}
+
+/** A close's step: runs after the case's update, before the commit; a throw rolls everything back. */
+export type CloseStep = (t: CloseTransaction, closed: { readonly prior: Case; readonly case: Case }) => Promise<void>;
+
 /** The case store. Times are given by the caller (ms since the epoch), so tests control them. */
 export interface CaseStore {
   /** Opens one case per transaction: a transaction that already has a case is skipped. Returns how many opened. */
@@ -101,9 +124,11 @@ export interface CaseStore {
   /** Assigns a case that is not closed to `assignee` (a lead's reassignment). */
   assign(id: string, actor: string, assignee: string, at: number): Promise<CaseChange>;
   /**
-   * Closes a case that is not closed yet with `verdict`. `effects` (the label, the list entry) run first, on the
-   * case as it is, while the case is locked: a concurrent close waits and then finds it closed; when `effects`
-   * throws, the case is left as it was and the error is thrown.
+   * Closes a case that is not closed yet with `verdict`, in one transaction with the case's row locked: the update,
+   * its `case_events` entry, then `step` (the outbox's label and list entry, the audit row) on the same transaction.
+   * When anything throws, nothing is written, the case is left as it was and the error is thrown. A case already
+   * closed with the same verdict and reason answers `repeated` and writes nothing; a concurrent close waits for the
+   * lock, then finds the case closed.
    */
   close(
     id: string,
@@ -111,8 +136,8 @@ export interface CaseStore {
     verdict: Verdict,
     reason: string | undefined,
     at: number,
-    effects?: (c: Case) => Promise<void>,
-  ): Promise<CaseChange>;
+    step?: CloseStep,
+  ): Promise<CaseClose>;
   /** The user's other cases, newest first (at most `limit`). */
   userCases(userId: string, exceptId: string, limit: number): Promise<Case[]>;
   /** Deletes every case of `userId` (erasure); returns how many. */

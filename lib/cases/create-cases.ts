@@ -18,6 +18,8 @@ import { PgliteClient } from './pglite-client';
 import { SqlCaseStore } from './sql-case-store';
 import { GuardedCaseStore } from './guarded-case-store';
 import type { SqlClient } from './sql-client';
+import type { OutboxRelay } from './outbox-relay';
+import { verdictRelay } from './verdict-relay';
 
 /** Dependencies of {@link createCases}; every one has a production default. */
 export interface CasesDeps {
@@ -60,6 +62,7 @@ export class Cases {
     private readonly writer: CaseWriter | undefined,
     private readonly store: CaseStore | undefined,
     private readonly sweep?: CaseSweep,
+    private readonly relay?: OutboxRelay,
     private readonly handOff?: CaseHandOff,
     private readonly consumer?: CaseIntake,
   ) {}
@@ -99,6 +102,7 @@ export class Cases {
     await this.sweep?.dispose();
     await this.writer?.dispose();
     await this.handOff?.dispose();
+    await this.relay?.dispose();
     await this.store?.dispose();
   }
 }
@@ -174,12 +178,20 @@ export async function createCases(config: Config, deps: CasesDeps): Promise<Case
       },
     },
   });
+  const relay = verdictRelay({
+    logger,
+    addLabels: deps.addLabels,
+    ...(deps.lists === undefined ? {} : { lists: deps.lists }),
+    sql: () => guarded.sql(),
+    timers: deps.timers ?? unrefTimers,
+    wallClock,
+  });
   const service = new CaseService({
     store,
     identity: new Identity(config.cases.identity),
-    addLabels: deps.addLabels,
     ...(deps.lists === undefined ? {} : { lists: deps.lists }),
     wallClock,
+    committed: () => relay.wake(),
     ...(deps.on?.verdict === undefined ? {} : { on: { verdict: deps.on.verdict } }),
   });
   const sweep = new CaseSweep({
@@ -197,6 +209,7 @@ export async function createCases(config: Config, deps: CasesDeps): Promise<Case
     },
   });
   sweep.start();
+  relay.start();
   logger.info('cases: review cases are stored', {
     store: config.cases.store.kind,
     identity: config.cases.identity.mode,
@@ -217,7 +230,7 @@ export async function createCases(config: Config, deps: CasesDeps): Promise<Case
       },
     },
   });
-  return new Cases(service, writer, store, sweep, handOff, consumer);
+  return new Cases(service, writer, store, sweep, relay, handOff, consumer);
 }
 
 /** The intake queue: Service Bus when a namespace is configured, else the embedded bus (`npm start`). */

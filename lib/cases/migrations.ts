@@ -108,6 +108,28 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX ruleset_drafts_by_update ON ruleset_drafts (name, updated_at DESC)`,
     ],
   },
+  {
+    version: 4,
+    name: '004_case_outbox',
+    statements: [
+      // what a verdict's transaction hands to the labels store and the lists (lib/cases/case-outbox.ts); a case's
+      // rows go with it (erasure, retention)
+      `CREATE TABLE case_outbox (
+        id BIGSERIAL PRIMARY KEY,
+        case_id BIGINT NOT NULL REFERENCES cases (id) ON DELETE CASCADE,
+        kind TEXT NOT NULL CHECK (kind IN ('label', 'list')),
+        payload JSONB NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at TIMESTAMPTZ NOT NULL,
+        delivered_at TIMESTAMPTZ,
+        last_error TEXT
+      )`,
+      `CREATE INDEX case_outbox_due ON case_outbox (next_attempt_at, id) WHERE delivered_at IS NULL`,
+      `CREATE INDEX case_outbox_delivered ON case_outbox (delivered_at) WHERE delivered_at IS NOT NULL`,
+      `CREATE INDEX case_outbox_by_case ON case_outbox (case_id)`,
+    ],
+  },
 ];
 
 /** The lock key serializing migrations across instances (`pg_advisory_xact_lock`). */

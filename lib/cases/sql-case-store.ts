@@ -1,133 +1,25 @@
 /**
  * {@link CaseStore} on PostgreSQL: the same SQL on a server (`pg`) and on PGlite. Each change and its
- * `case_events` entry are one statement (a data-modifying CTE), so they commit together.
+ * `case_events` entry are one statement (a data-modifying CTE), so they commit together; a verdict's close, its
+ * event, its outbox rows and its step's rows (the audit entry) are one transaction.
  */
-import type { PaymentEvent } from '../domain/payment-event';
-import type { EscalationInfo } from '../scoring/escalation-info';
-import type { Reason } from '../scoring/decision';
+import { enqueueOutbox } from './case-outbox';
+import { CASTS, COLS, INSERT_COLS, insertValues, iso, toCase } from './case-rows';
 import type {
   Case,
   CaseChange,
+  CaseClose,
   CaseEvent,
   CaseFilter,
   CasePage,
   CasePosition,
-  CaseState,
   CaseStore,
+  CloseStep,
   NewCase,
   Verdict,
 } from './case-store';
 import { migrate } from './migrations';
 import type { SqlClient } from './sql-client';
-
-/** Columns of a case row, as {@link toCase} reads them. */
-const COLS = `id::text AS id, transaction_id, payment, score, decision, reasons, rules, rule_errors, model_name,
-  model_version, ruleset_name, ruleset_version, profile_id, escalation, decided_at, opened_at, state, assignee,
-  assigned_at, verdict, verdict_reason, closed_at, closed_by`;
-
-/** Parameters per inserted case. */
-const INSERT_COLS = [
-  'transaction_id',
-  'user_id',
-  'merchant_id',
-  'payment',
-  'score',
-  'decision',
-  'reasons',
-  'rules',
-  'rule_ids',
-  'rule_errors',
-  'model_name',
-  'model_version',
-  'ruleset_name',
-  'ruleset_version',
-  'profile_id',
-  'escalation',
-  'decided_at',
-  'opened_at',
-] as const;
-const CASTS: Partial<Record<(typeof INSERT_COLS)[number], string>> = {
-  payment: '::jsonb',
-  reasons: '::jsonb',
-  rules: '::jsonb',
-  rule_ids: '::text[]',
-  rule_errors: '::jsonb',
-  escalation: '::jsonb',
-  decided_at: '::timestamptz',
-  opened_at: '::timestamptz',
-  score: '::float8',
-};
-
-type Row = Record<string, unknown>;
-
-function iso(v: unknown): string | undefined {
-  if (v === null || v === undefined) return undefined;
-  return (v instanceof Date ? v : new Date(String(v))).toISOString();
-}
-
-function str(v: unknown): string | undefined {
-  return v === null || v === undefined ? undefined : String(v);
-}
-
-/** A row of {@link COLS} as a {@link Case}. */
-function toCase(r: Row): Case {
-  const rulesetName = str(r['ruleset_name']);
-  const rulesetVersion = str(r['ruleset_version']);
-  const profile = str(r['profile_id']);
-  const opt = {
-    assignee: str(r['assignee']),
-    assignedAt: iso(r['assigned_at']),
-    verdict: str(r['verdict']) as Verdict | undefined,
-    verdictReason: str(r['verdict_reason']),
-    closedAt: iso(r['closed_at']),
-    closedBy: str(r['closed_by']),
-  };
-  return {
-    id: String(r['id']),
-    transactionId: String(r['transaction_id']),
-    payment: r['payment'] as PaymentEvent,
-    score: r['score'] === null ? null : Number(r['score']),
-    decision: String(r['decision']),
-    reasons: r['reasons'] as Reason[],
-    rules: r['rules'] as { id: string; action: string }[],
-    ruleErrors: r['rule_errors'] as string[],
-    model: { name: String(r['model_name']), version: String(r['model_version']) },
-    ...(rulesetName !== undefined && rulesetVersion !== undefined
-      ? { ruleset: { name: rulesetName, version: rulesetVersion } }
-      : {}),
-    ...(profile === undefined ? {} : { profile: { id: profile } }),
-    ...(r['escalation'] === null || r['escalation'] === undefined
-      ? {}
-      : { escalation: r['escalation'] as EscalationInfo }),
-    decidedAt: iso(r['decided_at']) ?? '',
-    openedAt: iso(r['opened_at']) ?? '',
-    state: String(r['state']) as CaseState,
-    ...(Object.fromEntries(Object.entries(opt).filter(([, v]) => v !== undefined)) as Partial<Case>),
-  };
-}
-
-function insertValues(c: NewCase, openedAt: string): unknown[] {
-  return [
-    c.transactionId,
-    c.payment.userId,
-    c.payment.merchantId,
-    JSON.stringify(c.payment),
-    c.score,
-    c.decision,
-    JSON.stringify(c.reasons),
-    JSON.stringify(c.rules),
-    c.rules.map((r) => r.id),
-    JSON.stringify(c.ruleErrors),
-    c.model.name,
-    c.model.version,
-    c.ruleset?.name ?? null,
-    c.ruleset?.version ?? null,
-    c.profile?.id ?? null,
-    c.escalation === undefined ? null : JSON.stringify(c.escalation),
-    new Date(c.decidedAt).toISOString(),
-    openedAt,
-  ];
-}
 
 /** The case store on a PostgreSQL {@link SqlClient}. */
 export class SqlCaseStore implements CaseStore {
@@ -280,17 +172,19 @@ export class SqlCaseStore implements CaseStore {
     verdict: Verdict,
     reason: string | undefined,
     at: number,
-    effects?: (c: Case) => Promise<void>,
-  ): Promise<CaseChange> {
-    return this.db.transaction(async (tx) => {
-      // the row stays locked until the case is closed: a concurrent verdict waits, then finds it closed
+    step?: CloseStep,
+  ): Promise<CaseClose> {
+    return this.db.transaction(async (tx): Promise<CaseClose> => {
+      // the row stays locked until the commit: a concurrent verdict waits, then finds it closed
       const rows = await tx.query(`SELECT ${COLS} FROM cases WHERE id = $1::bigint FOR UPDATE`, [id]);
       const row = rows[0];
-      if (row === undefined) return { ok: false, why: 'not_found' } as const;
-      const current = toCase(row);
-      if (current.state === 'closed') return { ok: false, why: 'closed' } as const;
-      await effects?.(current); // a throw rolls back: the case stays as it was
-      return this.change(
+      if (row === undefined) return { ok: false, why: 'not_found' };
+      const prior = toCase(row);
+      if (prior.state === 'closed')
+        return prior.verdict === verdict && prior.verdictReason === reason
+          ? { ok: true, repeated: true, case: prior }
+          : { ok: false, why: 'closed' };
+      const closed = await this.change(
         id,
         `state = 'closed', verdict = $4, verdict_reason = $5, closed_at = $2::timestamptz, closed_by = $3`,
         [verdict, reason ?? null],
@@ -300,6 +194,10 @@ export class SqlCaseStore implements CaseStore {
         { verdict, ...(reason === undefined ? {} : { reason }) },
         tx,
       );
+      if (!closed.ok) return closed;
+      // a throw rolls back the update, its event and every row the step wrote
+      await step?.({ query: tx.query, enqueue: (m) => enqueueOutbox(tx, id, m, at) }, { prior, case: closed.case });
+      return { ok: true, repeated: false, case: closed.case, prior };
     });
   }
 

@@ -35,7 +35,9 @@ const envShape = z.object({
         .regex(/^\d+\.\d+\.\d+$/, { error: 'must be a semantic version like 1.0.0' })
         .optional(),
     )
-    .describe('Pins the version to serve; unset = the newest version in the models folder.'),
+    .describe(
+      "Pins the version served while no rollout pointer names one; unset = the version the models folder's `shipped.json` names (a folder without it: its newest).",
+    ),
   ORT_EXECUTION_PROVIDERS: z
     .preprocess(
       emptyToUndefined,

@@ -1,5 +1,6 @@
 /**
- * What a list accepts, by its key field: ids of 1–128 characters, ISO country codes, or card fingerprints
+ * What a list accepts, by its key field: ids of 1–128 characters (no control character, tab, CR, LF or lone
+ * surrogate: lib/domain/text.ts), ISO country codes, or card fingerprints
  * (opaque processor tokens; a 13–19 digit Luhn-valid value is a card number and refused). Messages never
  * quote the value.
  */
@@ -7,6 +8,7 @@ import { z } from 'zod';
 import { AppError, type FieldError } from '../errors/errors';
 import { fieldErrorsOf } from '../errors/field-errors';
 import { isCardNumber } from '../domain/card-number';
+import { textProblem } from '../domain/text';
 import { COUNTRY_CODES } from '../domain/iso-codes';
 import { MAX_VALUES_PER_ADD } from './list-store';
 import type { ListKeyField } from './ruleset-schema';
@@ -17,6 +19,8 @@ export function listValueProblem(key: ListKeyField, value: unknown): string | un
   if (key === 'country' || key === 'ipCountry')
     return COUNTRY_CODES.has(value) ? undefined : 'must be an ISO 3166-1 alpha-2 code (e.g. FR)';
   if (value.length < 1 || value.length > 128) return 'must be 1 to 128 characters';
+  const bad = textProblem(value, 'identifier');
+  if (bad !== undefined) return bad;
   if (key === 'cardFingerprint' && isCardNumber(value))
     return 'looks like a card number (13-19 digits passing the Luhn check): send the processor fingerprint, never the card number';
   return undefined;

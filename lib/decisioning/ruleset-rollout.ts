@@ -7,6 +7,7 @@
  */
 import { AppError, toAppError } from '../errors/errors';
 import type { ArtifactAdmin } from '../http/admin-routes';
+import type { ArtifactWait } from '../inference/readiness-views';
 import { PointerFollower } from '../pointer/pointer-follower';
 import type { PointerStore, Rejection } from '../pointer/pointer-store';
 import { UploadPipeline, type ArtifactUpload, type UploadOutcome } from '../pointer/upload-pipeline';
@@ -57,14 +58,28 @@ export interface RulesetStatus {
   readonly shadow: ReturnType<Decisioning['shadowReport']>;
 }
 
+/**
+ * After a pass that could not load what the pointer names (e.g. an approved draft while the case database is not
+ * open yet), the next one runs after this, ms, doubling up to {@link RETRY_MAX_MS} (never past the reconcile period).
+ */
+export const RETRY_FIRST_MS = 250;
+/** The longest wait between retries of an incomplete pass, ms. */
+export const RETRY_MAX_MS = 2000;
+
 /** Ruleset rollout on one instance. */
 export class RulesetRollout implements ArtifactAdmin {
   private readonly loaded = new Map<string, CompiledRuleset>();
   private readonly follower: PointerFollower;
   private readonly upload: UploadPipeline<CompiledRuleset>;
+  /** The pointer's active version at the last read (`null`: none, the shipped one serves); unset before the first. */
+  private desired: string | null | undefined;
+  /** Why the pointer's active version could not be loaded at the last pass. */
+  private failure: string | undefined;
 
   constructor(private readonly deps: RulesetRolloutDeps) {
-    this.follower = new PointerFollower({ ...deps, intervalMs: deps.reconcileMs }, () => this.follow());
+    this.follower = new PointerFollower({ ...deps, intervalMs: deps.reconcileMs }, () => this.follow(), {
+      retry: { firstMs: RETRY_FIRST_MS, maxMs: RETRY_MAX_MS },
+    });
     const kind = new RulesetKind({
       name: deps.name,
       store: deps.store,
@@ -110,29 +125,60 @@ export class RulesetRollout implements ArtifactAdmin {
     return this.follower.converge();
   }
 
-  /** One pass: swaps to the pointer's active version and sets its candidate. */
-  private async follow(): Promise<void> {
+  /** What readiness waits for: the pointer not read yet, or its active version not served here yet. */
+  waiting(): ArtifactWait | undefined {
+    const want = this.desired;
+    const serving = this.serving ?? null;
+    if (want === null || (want !== undefined && serving === want)) return undefined;
+    return {
+      kind: 'ruleset',
+      name: this.deps.name,
+      serving,
+      active: want ?? null,
+      reason:
+        want === undefined
+          ? 'the ruleset pointer has not been read yet'
+          : (this.failure ?? 'loading the active version'),
+    };
+  }
+
+  /**
+   * One pass: swaps to the pointer's active version and sets its candidate. `false` (retried soon) when the pointer,
+   * its active version or its candidate could not be read.
+   */
+  private async follow(): Promise<boolean> {
     let state: RulesetState;
     try {
       state = (await this.deps.store.read(this.deps.name)) ?? EMPTY_STATE;
-    } catch {
-      return; // the next reconcile retries
+    } catch (err) {
+      this.failure = `the pointer store is unavailable: ${toAppError(err).message}`;
+      return false;
     }
+    this.desired = state.active ?? null;
     const d = this.deps.decisioning;
+    let complete = true;
     if (state.active !== undefined) {
       try {
         d.swap(await this.compiled(state.active));
+        this.failure = undefined;
       } catch (err) {
-        this.deps.on?.followFailed?.({ version: state.active, reason: toAppError(err).message });
+        this.failure = toAppError(err).message;
+        this.deps.on?.followFailed?.({ version: state.active, reason: this.failure });
+        complete = false;
       }
     }
     const t = state.traffic;
-    if (t === undefined) return d.setCandidate(undefined, undefined);
+    if (t === undefined) {
+      d.setCandidate(undefined, undefined);
+      return complete;
+    }
     try {
       d.setCandidate(await this.compiled(t.candidate), t);
+      return complete;
     } catch (err) {
       d.setCandidate(undefined, undefined); // every user on the active version rather than a stale candidate
       this.deps.on?.followFailed?.({ version: t.candidate, reason: toAppError(err).message });
+      return false;
     }
   }
 

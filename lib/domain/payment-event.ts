@@ -3,15 +3,18 @@ import { AppError } from '../errors/errors';
 import { inputFieldErrorsOf } from '../errors/field-errors';
 import { isCardNumber } from './card-number';
 import { COUNTRY_CODES, CURRENCY_CODES } from './iso-codes';
+import { freeText, identifierString } from './text';
 
 /** Largest accepted `amount`, in currency units. */
 export const MAX_AMOUNT = 1e9;
 
-const id = z.string().min(1).max(128);
+/** Ids: 1 to 128 characters, no control character, tab, CR, LF or lone surrogate (lib/domain/text.ts). */
+const id = identifierString({ max: 128 });
 const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 
 /**
- * Schema of one payment event (HTTP body and Service Bus message body). Unknown fields are rejected.
+ * Schema of one payment event (HTTP body and Service Bus message body). Unknown fields are rejected, and so are
+ * control characters and lone surrogates in any string (`note` may hold tab, CR and LF).
  * Messages never echo submitted values: they may be payment data.
  */
 export const paymentEventSchema = z.strictObject({
@@ -46,7 +49,7 @@ export const paymentEventSchema = z.strictObject({
     .string()
     .regex(ISO_WITH_ZONE, { error: 'must be an ISO 8601 date-time with a zone (Z or ±hh:mm)' })
     .refine((t) => Number.isFinite(Date.parse(t)), { error: 'must be a valid date-time' }),
-  note: z.string().max(4000).optional(),
+  note: freeText({ max: 4000 }).optional(),
   /** `"deep"` asks for an LLM second opinion (README "LLM escalation"); it counts against the share cap. */
   analysis: z.enum(['deep'], { error: 'must be deep' }).optional(),
 });

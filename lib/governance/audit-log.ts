@@ -3,6 +3,7 @@
  * updated or deleted by the service (the table refuses it).
  * @module
  */
+import type { SqlClient } from '../cases/sql-client';
 
 /** What an entry is about. */
 export type AuditKind = 'ruleset' | 'list' | 'model' | 'case';
@@ -48,6 +49,8 @@ export interface AuditQuery {
 export interface AuditLog {
   /** Appends an entry, stamped with the time now. @throws AppError `dependency_unavailable`. */
   record(entry: AuditEntry): Promise<void>;
+  /** Appends an entry on `tx`, the caller's transaction in the case database (a verdict's): committed with it. */
+  recordIn(tx: Pick<SqlClient, 'query'>, entry: AuditEntry): Promise<void>;
   /** Entries newest first, one page; `cursor` when there are more. */
   list(query: AuditQuery): Promise<{ events: AuditEvent[]; cursor?: string }>;
 }

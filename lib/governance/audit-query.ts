@@ -1,9 +1,10 @@
 /**
  * The query of `GET /api/audit?kind=&name=&actor=&from=&to=&cursor=&limit=` → an {@link AuditQuery}, and the page
  * cursor (opaque: base64url of the last entry's time and id). Pure. Empty parameters count as absent; unknown ones are
- * ignored.
+ * ignored; a control character or lone surrogate in `name` or `actor` is refused (lib/domain/text.ts).
  * @module
  */
+import { checkText } from '../domain/text';
 import { AppError, type FieldError } from '../errors/errors';
 import type { AuditKind, AuditQuery } from './audit-log';
 
@@ -86,8 +87,9 @@ export function parseAuditQuery(query: QueryLookup): AuditQuery {
   for (const k of ['name', 'actor'] as const) {
     const v = get(k);
     if (v === undefined) continue;
-    if (v.length <= MAX_FILTER_CHARS) out[k] = v;
-    else errors.push({ path: k, message: `must be at most ${MAX_FILTER_CHARS} characters` });
+    if (v.length > MAX_FILTER_CHARS)
+      errors.push({ path: k, message: `must be at most ${MAX_FILTER_CHARS} characters` });
+    else if (checkText(v, k, 'identifier', errors)) out[k] = v;
   }
   for (const k of ['from', 'to'] as const) {
     const v = get(k);

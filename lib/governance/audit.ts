@@ -3,12 +3,14 @@
  * verdict and the blob uploads. Each change is performed first, then its entry is appended (the old and new values are
  * only known around the change). A failed change records nothing. When the entry cannot be appended (the database
  * is unavailable), the change has happened but its caller gets 503 `dependency_unavailable` and the log an error naming
- * the entry's kind, name and action: a change never passes silently unaudited. Without a case database
+ * the entry's kind, name and action: a change never passes silently unaudited. A case verdict is the exception: its
+ * entry is written in the verdict's own transaction, so the verdict and its entry commit together or not at all. Without a case database
  * (`CASE_STORE=none`) there is no audit trail: the decorators pass through and {@link Audit.list} answers 404.
  * Entries never hold payment data: a verdict's entry holds the case's state, assignee, verdict, reason and list name.
  * @module
  */
-import type { Lookup, VerdictChange } from '../cases/case-service';
+import type { Lookup, VerdictChange, VerdictStep } from '../cases/case-service';
+import type { SqlClient } from '../cases/sql-client';
 import type { Case } from '../cases/case-store';
 import { AppError } from '../errors/errors';
 import type { ArtifactAdmin } from '../http/admin-routes';
@@ -31,9 +33,14 @@ export interface ListsAdmin {
   listPage(name: string, cursor: string | undefined): Promise<unknown>;
 }
 
-/** What gives a verdict with its old and new values (lib/cases' `CaseService`). */
+/** What gives a verdict with its old and new values (lib/cases' `CaseService`), running a step in its transaction. */
 export interface VerdictSource {
-  verdictChange(headers: Lookup, rawId: string | undefined, body: unknown): Promise<VerdictChange>;
+  verdictChange(
+    headers: Lookup,
+    rawId: string | undefined,
+    body: unknown,
+    inTransaction?: VerdictStep,
+  ): Promise<VerdictChange>;
 }
 
 /** Dependencies of an {@link Audit}. */
@@ -161,7 +168,9 @@ export class Audit {
 
   /**
    * `POST /api/cases/{id}/verdict` through `cases`, recorded as kind `case`, name the case id, action `verdict`: old
-   * `{ state, assignee }`, new `{ state: 'closed', verdict, reason, list }` (no payment data).
+   * `{ state, assignee }`, new `{ state: 'closed', verdict, reason, list }` (no payment data). The entry is written in
+   * the verdict's own transaction: a verdict whose entry cannot be written is not given (503, the case stays as it
+   * was), and one that fails writes no entry. A repeated verdict (the same one again) writes nothing.
    */
   async verdict(
     cases: VerdictSource,
@@ -169,16 +178,42 @@ export class Audit {
     rawId: string | undefined,
     body: unknown,
   ): Promise<{ case: Case; label: unknown }> {
-    const v = await cases.verdictChange(headers, rawId, body);
-    await this.record({
+    const log = this.d.log;
+    const v = await cases.verdictChange(
+      headers,
+      rawId,
+      body,
+      log === undefined ? undefined : (tx, change) => this.recordVerdict(log, tx, change),
+    );
+    return { case: v.case, label: v.label };
+  }
+
+  /** Appends a verdict's entry in its transaction. @throws AppError `dependency_unavailable` (logged, naming it). */
+  private async recordVerdict(log: AuditLog, tx: Pick<SqlClient, 'query'>, v: VerdictChange): Promise<void> {
+    const entry: AuditEntry = {
       actor: v.actor,
       kind: 'case',
       name: v.case.id,
       action: 'verdict',
       oldValue: { state: v.prior.state, assignee: v.prior.assignee ?? null },
       newValue: { state: 'closed', verdict: v.verdict, reason: v.reason ?? null, list: v.list ?? null },
-    });
-    return { case: v.case, label: v.label };
+    };
+    try {
+      await log.recordIn(tx, entry);
+    } catch (err) {
+      this.d.logger.error('audit: a verdict was refused because its audit entry could not be recorded', {
+        kind: entry.kind,
+        name: entry.name,
+        action: entry.action,
+        actor: entry.actor,
+        error: err instanceof Error ? err.message : String(err),
+      });
+      throw new AppError(
+        'dependency_unavailable',
+        `The verdict was not given: its audit entry (case ${entry.name}) could not be recorded; retry the call.`,
+        { cause: err, transient: true, retryAfterSec: 5 },
+      );
+    }
   }
 
   /** A blob upload's outcome (published, unchanged or rejected), actor {@link BLOB_UPLOAD_ACTOR}, action `upload`. */

@@ -14,19 +14,17 @@ import { AppError, toAppError } from '../errors/errors';
 import type { ArtifactAdmin } from '../http/admin-routes';
 import type { Identity } from '../identity/identity';
 import type { AuditEntry } from './audit-log';
+import { checkDocumentText, checkRouteVersion, parseComment, parseWindow } from './draft-bodies';
 import type { DraftBacktests } from './draft-backtest';
 import type { Draft, DraftState, DraftStore } from './draft-store';
 
 /** Headers, as the adapters pass them. */
 type Headers = { get(name: string): string | null };
 
-/** Longest backtest window, days. */
-export const MAX_WINDOW_DAYS = 92;
 /** A `running` backtest not written for this long was interrupted (its instance stopped), ms. */
 export const INTERRUPTED_AFTER_MS = 5 * 60_000;
 /** How long a backtest request waits for its result before answering 202, ms. */
 const ANSWER_WITHIN_MS = 1_000;
-const MAX_COMMENT = 500;
 
 /** Dependencies of {@link Drafts}. */
 export interface DraftsDeps {
@@ -70,6 +68,7 @@ export class Drafts {
   async create(headers: Headers, name: string, body: unknown): Promise<Draft> {
     const author = this.lead(headers);
     this.check(name);
+    checkDocumentText(body);
     return this.draftOf(name, author, JSON.stringify(body ?? null), `draft of ${name}`, true);
   }
 
@@ -109,6 +108,7 @@ export class Drafts {
 
   private async draftOf(name: string, author: string, text: string, source: string, isNew: boolean): Promise<Draft> {
     const rs = loadRuleset(text, GOLDEN_THRESHOLDS, source);
+    checkDocumentText(rs.document); // an upload's too: PostgreSQL refuses NUL
     if (rs.name !== name)
       throw new AppError('ruleset_invalid', `The document is ruleset ${rs.name}, not ${name}.`, {
         errors: [{ path: 'name', message: `must be ${name}` }],
@@ -151,6 +151,7 @@ export class Drafts {
 
   private async read(name: string, version: string): Promise<Draft> {
     this.check(name);
+    checkRouteVersion(version);
     const d = await this.d.store.get(name, version);
     if (d === undefined) throw new AppError('not_found', `No draft ${name} ${version.slice(0, 64)}.`);
     const b = d.backtest;
@@ -294,34 +295,4 @@ export class Drafts {
       },
     };
   }
-}
-
-/** `{ from, to }`: ISO 8601 date-times, `from < to`, at most {@link MAX_WINDOW_DAYS} apart. */
-export function parseWindow(body: unknown): { fromMs: number; toMs: number } {
-  const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  const errors: { path: string; message: string }[] = [];
-  const at = (k: 'from' | 'to'): number => {
-    const v = b[k];
-    const t = typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(v) ? Date.parse(v) : Number.NaN;
-    if (Number.isNaN(t)) errors.push({ path: k, message: 'must be an ISO 8601 date-time' });
-    return t;
-  };
-  const fromMs = at('from');
-  const toMs = at('to');
-  if (errors.length === 0 && !(fromMs < toMs)) errors.push({ path: 'to', message: 'must be after from' });
-  if (errors.length === 0 && toMs - fromMs > MAX_WINDOW_DAYS * 86_400_000)
-    errors.push({ path: 'to', message: `must be at most ${MAX_WINDOW_DAYS} days after from` });
-  if (errors.length > 0) throw new AppError('validation_failed', 'The backtest window is not valid.', { errors });
-  return { fromMs, toMs };
-}
-
-/** `{ comment? }`: a string of at most 500 characters; `undefined` when absent or empty. */
-export function parseComment(body: unknown): string | undefined {
-  const c = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['comment'] : undefined;
-  if (c === undefined || c === null || c === '') return undefined;
-  if (typeof c !== 'string' || c.length > MAX_COMMENT)
-    throw new AppError('validation_failed', 'The comment is not valid.', {
-      errors: [{ path: 'comment', message: `must be a string of at most ${MAX_COMMENT} characters` }],
-    });
-  return c;
 }

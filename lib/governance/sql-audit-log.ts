@@ -62,24 +62,28 @@ export class SqlAuditLog implements AuditLog {
 
   /** Appends an entry at the time now, its values bounded ({@link boundedValue}). */
   async record(entry: AuditEntry): Promise<void> {
-    const at = new Date(this.d.wallClock()).toISOString();
     try {
-      await this.d.sql().query(
-        `INSERT INTO audit_events (at, actor, kind, name, action, old_value, new_value)
-         VALUES ($1::timestamptz, $2, $3, $4, $5, $6::jsonb, $7::jsonb)`,
-        [
-          at,
-          entry.actor,
-          entry.kind,
-          entry.name,
-          entry.action,
-          JSON.stringify(boundedValue(entry.oldValue)),
-          JSON.stringify(boundedValue(entry.newValue)),
-        ],
-      );
+      await this.recordIn(this.d.sql(), entry);
     } catch (err) {
       throw unavailable(err);
     }
+  }
+
+  /** {@link record} on `tx` (the caller's transaction): the entry commits or rolls back with it. */
+  async recordIn(tx: Pick<SqlClient, 'query'>, entry: AuditEntry): Promise<void> {
+    await tx.query(
+      `INSERT INTO audit_events (at, actor, kind, name, action, old_value, new_value)
+       VALUES ($1::timestamptz, $2, $3, $4, $5, $6::jsonb, $7::jsonb)`,
+      [
+        new Date(this.d.wallClock()).toISOString(),
+        entry.actor,
+        entry.kind,
+        entry.name,
+        entry.action,
+        JSON.stringify(boundedValue(entry.oldValue)),
+        JSON.stringify(boundedValue(entry.newValue)),
+      ],
+    );
   }
 
   /** One page newest first (at most {@link AUDIT_MAX_LIMIT}); `cursor` when there may be more. */

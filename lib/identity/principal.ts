@@ -3,6 +3,7 @@
  * authentication sets (base64 of JSON `{ auth_typ, claims: [{ typ, val }], name_typ, role_typ }`), decoded into
  * the actor's name and roles. Pure: garbage gives `unauthenticated`, never another error.
  */
+import { textProblem } from '../domain/text';
 import { AppError } from '../errors/errors';
 
 /** The roles of the case API: `analyst` works cases; `lead` also reassigns and adds to lists from a case. */
@@ -75,6 +76,8 @@ export function decodePrincipal(header: string, development = false): Actor {
     if (name !== undefined) break;
   }
   if (name === undefined || name.length > 256) throw unauthenticated('must name the user (name_typ claim)');
+  const bad = textProblem(name, 'identifier');
+  if (bad !== undefined) throw unauthenticated(`the user's name ${bad}`);
   const roleTypes = new Set(roleTyp === undefined ? ROLE_FALLBACKS : [roleTyp, ...ROLE_FALLBACKS]);
   const roles = new Set<Role>();
   for (const c of claims) if (roleTypes.has(c.typ) && isRole(c.val)) roles.add(c.val);

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { identifierString } from '../domain/text';
 import { AppError, type FieldError } from '../errors/errors';
 import { inputFieldErrorsOf } from '../errors/field-errors';
 import type { LearningStore } from './learning-store';
@@ -20,13 +21,13 @@ export const MAX_LABELS_PER_CALL = 1000;
 const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 
 const labelSchema = z.strictObject({
-  transactionId: z.string().min(1).max(128),
+  transactionId: identifierString({ max: 128 }),
   label: z.enum(LABELS, { error: `must be one of ${LABELS.join(', ')}` }),
   reportedAt: z
     .string({ error: 'must be an ISO 8601 date-time with a zone' })
     .regex(ISO_WITH_ZONE, { error: 'must be an ISO 8601 date-time with a zone (Z or ±hh:mm)' })
     .refine((t) => Number.isFinite(Date.parse(t)), { error: 'must be a valid date-time' }),
-  source: z.string().min(1).max(64).optional(),
+  source: identifierString({ max: 64 }).optional(),
 });
 
 /** One label as submitted. */

@@ -3,6 +3,7 @@
  * engine's generic tensor request. Pure. Every problem is named (`inputs.0.shape`, …); at most
  * {@link MAX_ERRORS} are reported.
  */
+import { textProblem } from '../domain/text';
 import { AppError, type FieldError } from '../errors/errors';
 import type { NamedTensor, TensorRequest } from '../inference/tensor';
 import { isOipDatatype, isRefusedDatatype, tensorTypeOf } from './datatypes';
@@ -46,6 +47,12 @@ class Problems {
   add(path: string, message: string): void {
     if (this.list.length < MAX_ERRORS) this.list.push({ path, message });
   }
+  /** Adds the problem of a string with a refused character (lib/domain/text.ts); whether it was clean. */
+  text(path: string, s: string): boolean {
+    const problem = textProblem(s, 'identifier');
+    if (problem !== undefined) this.add(path, problem);
+    return problem === undefined;
+  }
   get any(): boolean {
     return this.list.length > 0;
   }
@@ -82,7 +89,7 @@ function parameters(v: unknown, path: string, p: Problems): Parameters | undefin
     if (FORBIDDEN_KEYS.has(k)) p.add(`${path}.${k}`, 'is a forbidden key');
     else if (typeof x !== 'string' && typeof x !== 'number' && typeof x !== 'boolean')
       p.add(`${path}.${k}`, 'must be a string, number or boolean');
-    else out[k] = x;
+    else if (p.text(`${path}.${k}`, k) && (typeof x !== 'string' || p.text(`${path}.${k}`, x))) out[k] = x;
   }
   return { ...out };
 }
@@ -181,6 +188,7 @@ export function parseInferRequest(body: unknown, model: ModelView): ParsedInfer 
   if (o === undefined) throw invalid(p, body);
   const id = o['id'];
   if (id !== undefined && typeof id !== 'string') p.add('id', 'must be a string');
+  else if (typeof id === 'string') p.text('id', id);
   const params = parameters(o['parameters'], 'parameters', p);
   const rawInputs = o['inputs'];
   const inputs: NamedTensor[] = [];

@@ -1,6 +1,7 @@
 /**
- * The models the Open Inference Protocol endpoints serve: the rollout's model (its validated versions; the
- * active one and a loaded candidate can run) and, optionally, models loaded as they are ({@link StaticCatalog}).
+ * The models the Open Inference Protocol endpoints serve: the rollout's model (the versions this instance serves:
+ * the active one and a loaded canary or shadow candidate) and, optionally, models loaded as they are
+ * ({@link StaticCatalog}).
  */
 import { AppError } from '../errors/errors';
 import type { BackendFactory, InferenceBackend } from '../inference/backend';
@@ -26,7 +27,7 @@ export interface ModelCatalog {
   has(name: string): boolean;
   /** Model names (for error messages). */
   readonly names: readonly string[];
-  /** Versions of `name` that may be requested, ascending. */
+  /** Versions of `name` this instance serves (each answers ready and infer here), ascending. */
   versions(name: string): Promise<readonly string[]>;
   /**
    * A loaded version: exactly `version`, or the active one when `undefined`.
@@ -49,7 +50,11 @@ export interface RolloutCatalogDeps {
   readonly store: FleetStore;
 }
 
-/** The rollout's model: versions from the fleet pointer, runs on the active version or the loaded candidate. */
+/**
+ * The rollout's model: lists and runs the versions this instance serves (the active version and the loaded
+ * candidate), never another validated version of the pointer (it would answer 409 here); such a version is still
+ * described from its manifest when named.
+ */
 export class RolloutCatalog implements ModelCatalog {
   constructor(private readonly deps: RolloutCatalogDeps) {}
 
@@ -61,14 +66,19 @@ export class RolloutCatalog implements ModelCatalog {
     return name === this.deps.name;
   }
 
-  async versions(): Promise<readonly string[]> {
-    const state = await this.deps.store.read(this.deps.name).catch(() => undefined);
-    const all = new Set(Object.keys(state?.versions ?? {}));
+  versions(): Promise<readonly string[]> {
+    const all = new Set<string>();
     const active = this.deps.sessions.manifest?.version;
     const candidate = this.deps.router.candidateVersion;
     if (active !== undefined) all.add(active);
     if (candidate !== undefined) all.add(candidate);
-    return [...all].sort(compareVersions);
+    return Promise.resolve([...all].sort(compareVersions));
+  }
+
+  /** Whether `version` is validated (in the pointer) without being served here. */
+  private async validated(version: string): Promise<boolean> {
+    const state = await this.deps.store.read(this.deps.name).catch(() => undefined);
+    return state?.versions[version] !== undefined;
   }
 
   async acquire(name: string, version: string | undefined): Promise<ServedModel> {
@@ -77,7 +87,7 @@ export class RolloutCatalog implements ModelCatalog {
     if (lease !== undefined)
       return { name, version: lease.manifest.version, backend: lease.backend, release: () => lease.release() };
     const v = version as string;
-    if (!(await this.versions()).includes(v)) throw unknownVersion(name, v);
+    if (!(await this.validated(v)) && !(await this.versions()).includes(v)) throw unknownVersion(name, v);
     throw new AppError(
       'conflict',
       `Version "${v}" of model "${name}" is validated but not loaded on this instance (it runs the active version and a canary or shadow candidate only).`,

@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from 'zod';
+import { textString } from '../domain/text';
 import { parseBody } from '../errors/parse-body';
 
 /** A candidate version and its shares (percent, 0–100): canary of users, shadow of requests. */
@@ -29,8 +30,7 @@ export class AdminBodies {
    * @param example a version to show in messages, e.g. `1.2.0`.
    */
   constructor(pattern: RegExp, example: string) {
-    const version = z
-      .string({ error: `must be a version string like ${example}` })
+    const version = textString('identifier', `must be a version string like ${example}`)
       .max(64, { error: 'must be at most 64 characters' })
       .regex(pattern, { error: `must be a version like ${example}` });
     this.promoteBody = z.strictObject({ version }, { error: `must be an object like { "version": "${example}" }` });

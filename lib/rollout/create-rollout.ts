@@ -30,6 +30,7 @@ import { fullGc, MemoryReclaimer } from './reclaim';
 import { fleetStore, MODEL_KIND } from './redis-fleet-reports';
 import { createPointerStore } from '../pointer/create-pointer-store';
 import { ShadowRecorder } from './shadow-stats';
+import { ShippedModelSource } from './shipped-model';
 import { TrafficRouter } from './traffic-router';
 import { ModelKind } from './model-upload';
 import { UploadPipeline } from '../pointer/upload-pipeline';
@@ -98,7 +99,7 @@ function agentLogEvents(logger: Logger, extra: Partial<FleetAgentEvents> = {}): 
 /**
  * Step one: the fleet store (Redis when configured, else in-process), the models container (blob storage
  * when configured, else the local models folder) and the startup source.
- * @param base the bundled model folder source (the fallback).
+ * @param base the bundled model folder source: without a pointer its shipped version serves (`shipped-model.ts`).
  * @throws AppError `config_invalid` for unusable storage settings.
  */
 export function planRollout(config: Config, base: ModelSource, deps: RolloutDeps): RolloutPlan {
@@ -134,7 +135,7 @@ export function planRollout(config: Config, base: ModelSource, deps: RolloutDeps
     store,
     repository,
     bundled,
-    base,
+    base: new ShippedModelSource(base, FEATURE_NAMES),
     featureNames: FEATURE_NAMES,
     maxBytes: r.maxModelBytes,
     logger,

@@ -6,7 +6,7 @@
  */
 import { toAppError } from '../errors/errors';
 import type { Timers } from '../time/timers';
-import type { FleetReadiness } from '../inference/readiness-views';
+import type { ArtifactWait, FleetReadiness } from '../inference/readiness-views';
 import type { SessionManager } from '../inference/session-manager';
 import type { FleetState, VersionRecord } from './fleet-state';
 import type { FleetStore } from './fleet-store';
@@ -58,12 +58,15 @@ export class FleetAgent {
   private applied = 0;
   private stale: { desired: string; reason: string } | undefined;
   private candidateError: string | undefined;
+  /** The pointer's active version at the last read (`null`: no pointer, the shipped version serves); unset before. */
+  private desired: { version: string; sha256: string } | null | undefined;
   private disposed = false;
   private readonly follower: PointerFollower;
 
   constructor(private readonly deps: FleetAgentDeps) {
     this.follower = new PointerFollower(deps, () => this.pass(), {
       everyPeriod: () => this.flushShadow(),
+      retry: { firstMs: 500, maxMs: 4000 }, // a pointer read that failed (a load that failed waits for the period)
       subscribeFailed: (message) => deps.on?.storeError?.({ stage: 'subscribe', message }),
     });
   }
@@ -87,6 +90,24 @@ export class FleetAgent {
     };
   }
 
+  /** What readiness waits for: the pointer not read yet, or its active version not served (loading, or stale). */
+  waiting(): ArtifactWait | undefined {
+    const have = this.deps.sessions.manifest;
+    const want = this.desired;
+    if (want === null || (want !== undefined && have?.version === want.version && have.sha256 === want.sha256))
+      return undefined;
+    return {
+      kind: 'model',
+      name: this.deps.name,
+      serving: have?.version ?? null,
+      active: want?.version ?? null,
+      reason:
+        want === undefined
+          ? 'the model pointer has not been read yet'
+          : (this.stale?.reason ?? 'loading the active version'),
+    };
+  }
+
   /** Reconciles now; resolves when this instance has applied the pointer as read after the call (or failed to). */
   converge(): Promise<void> {
     return this.follower.converge();
@@ -106,24 +127,26 @@ export class FleetAgent {
     }
   }
 
-  private async pass(): Promise<void> {
+  /** One pass; `false` when the pointer could not be read (retried soon). */
+  private async pass(): Promise<boolean> {
     const { sessions, store, name } = this.deps;
     // Until the first load (which already follows the pointer) is done, there is nothing to swap; the
     // composition root converges again when it completes.
-    if (!sessions.isReady) return;
+    if (!sessions.isReady) return true;
     let state: FleetState | undefined;
     try {
       state = await store.read(name);
     } catch (err) {
       this.deps.on?.storeError?.({ stage: 'read', message: toAppError(err).message });
-      return;
+      return false;
     }
+    this.desired = state === undefined ? null : { version: state.active.version, sha256: state.active.sha256 };
     // The store is the single source of truth (a read never returns an older generation, unless the
     // pointer was deleted and published anew): whatever it says now is what this instance follows.
     if (state === undefined) {
       this.applyTraffic(undefined);
       await this.report();
-      return;
+      return true;
     }
     await this.convergeActive(state);
     await this.convergeCandidate(state);
@@ -134,6 +157,7 @@ export class FleetAgent {
     );
     this.applied = state.generation;
     await this.report();
+    return true;
   }
 
   private async convergeActive(state: FleetState): Promise<void> {

@@ -1,8 +1,8 @@
 /**
  * The model source of an instance's first load: the version the fleet pointer names (read from the models
  * container, sha256-verified), so an instance started after a rollout comes up on the right version at
- * once. Without a pointer, or if it cannot be read, the bundled model folder (the reconcile loop then
- * retries, and readiness reports the instance stale until it converges).
+ * once. Without a pointer, or if it cannot be read, the shipped version (never the folder's newest file: uploads
+ * land there before they are validated); the reconcile loop then retries, and readiness waits until it converges.
  */
 import type { ModelArtifact, ModelSource } from '../models/model-folder';
 import { verifyArtifact } from '../models/model-folder';
@@ -17,7 +17,7 @@ export interface FleetModelSourceDeps {
   readonly repository: ModelRepository;
   /** The app's bundled models folder, as a repository (pointers with `source: 'bundled'`). */
   readonly bundled: ModelRepository;
-  /** The fallback: the bundled folder's configured or newest version. */
+  /** The fallback: the shipped version (`MODEL_VERSION`, else the one the folder's `shipped.json` names). */
   readonly base: ModelSource;
   readonly featureNames: readonly string[];
   readonly maxBytes: number;

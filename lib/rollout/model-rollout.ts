@@ -4,7 +4,7 @@
  */
 import type { ArtifactAdmin } from '../http/admin-routes';
 import type { SessionManager } from '../inference/session-manager';
-import type { FleetReadiness } from '../inference/readiness-views';
+import type { ArtifactWait, FleetReadiness } from '../inference/readiness-views';
 import type { FleetAgent } from './fleet-agent';
 import type { FleetStore } from './fleet-store';
 import type { ModelAdmin, ModelStatus } from './model-admin';
@@ -85,6 +85,10 @@ export class ModelRollout implements ArtifactAdmin {
   /** This instance's fleet status (part of readiness). */
   readiness(): FleetReadiness {
     return this.parts.agent.readiness();
+  }
+  /** What readiness waits for: the model pointer not read yet, or its active version not served here yet. */
+  waiting(): ArtifactWait | undefined {
+    return this.parts.agent.waiting();
   }
   /** A retired version was released: schedules a full GC so its model buffers are returned promptly (`MODEL_RECLAIM_AFTER_SWAP`). */
   reclaim(): void {

@@ -121,6 +121,26 @@ describe('async scoring on the (embedded) Service Bus, through the real trigger'
     assert.equal(bus.deadLettered('payments').filter((m) => m.messageId.startsWith('bad-')).length, 0);
   });
 
+  it('a message with NUL or a lone surrogate goes to the rejected queue naming the field, and is not retried', async () => {
+    send(validEvent({ transactionId: `nul-${randomUUID()}`, note: 'a\u0000b' }), 'nul-1');
+    send(validEvent({ transactionId: `lone-${randomUUID()}`, userId: 'u\uD800' }), 'nul-2');
+    await sb.idle();
+    const rejected = bus.messages('scoring-rejected').map((m) => m.body as Record<string, unknown>);
+    for (const [id, field] of [
+      ['nul-1', 'note'],
+      ['nul-2', 'userId'],
+    ] as const) {
+      const r = rejected.find((b) => b['messageId'] === id);
+      assert.equal(r?.['reason'], 'validation_failed', id);
+      assert.deepEqual(
+        (r?.['errors'] as { path: string }[]).map((e) => e.path),
+        [field],
+      );
+      assert.equal(r?.['deliveryCount'], 1, 'delivered once: not retried');
+    }
+    assert.equal(bus.deadLettered('payments').filter((m) => m.messageId.startsWith('nul-')).length, 0);
+  });
+
   it('a transient failure is redelivered and then succeeds', async () => {
     const tx = `transient-${randomUUID()}`;
     let failures = 2;

@@ -1,11 +1,14 @@
 /**
  * One contract for the case store on the real PostgreSQL server (127.0.0.1:5432, database `test`, a fresh schema
  * per run) and on PGlite (a temporary folder): migrations from empty and once, one case per transaction, the queue
- * (`next` never hands a case out twice, even to concurrent callers), notes, verdicts, paging, erasure, retention.
+ * (`next` never hands a case out twice, even to concurrent callers), notes, verdicts (atomic with their outbox rows
+ * and audit row: a failure inside the transaction leaves nothing; the same verdict again writes nothing), paging,
+ * erasure, retention.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { CaseStore } from '../../lib/cases/case-store';
+import type { Case, CaseStore, CloseStep } from '../../lib/cases/case-store';
+import type { SqlClient } from '../../lib/cases/sql-client';
 import { MIGRATIONS, migrate } from '../../lib/cases/migrations';
 import { SqlCaseStore } from '../../lib/cases/sql-case-store';
 import { newCase, pgliteDb, serverDb, suiteStore, type TestDb } from './support';
@@ -17,8 +20,10 @@ for (const make of [serverDb, pgliteDb]) {
   const db: TestDb = make();
   describe(`case store contract: ${db.name}`, () => {
     let store: CaseStore;
+    let sql: SqlClient;
     before(async () => {
       const client = await db.client();
+      sql = client;
       assert.deepEqual(
         await migrate(client),
         MIGRATIONS.map((m) => m.version),
@@ -89,6 +94,9 @@ for (const make of [serverDb, pgliteDb]) {
       assert.equal(closed.case.verdictReason, 'confirmed');
       assert.equal(closed.case.closedBy, 'alice');
       assert.deepEqual(await store.close(c.id, 'bob', 'legit', undefined, T0 + 3), { ok: false, why: 'closed' });
+      const repeat = await store.close(c.id, 'bob', 'fraud', 'confirmed', T0 + 3);
+      assert.ok(repeat.ok && repeat.repeated, 'the same verdict again is a repeat');
+      assert.equal(repeat.case.closedBy, 'alice');
       assert.deepEqual(await store.assign(c.id, 'lead', 'bob', T0 + 3), { ok: false, why: 'closed' });
       assert.deepEqual(await store.close('999999999', 'bob', 'legit', undefined, T0), { ok: false, why: 'not_found' });
       const events = (await store.get(c.id))?.events ?? [];
@@ -102,33 +110,133 @@ for (const make of [serverDb, pgliteDb]) {
       );
     });
 
-    it('a verdict runs its effects with the case locked: a failing effect leaves it open; of two at once, one wins', async () => {
-      await store.open([newCase('e-1', T0)], T0);
-      const c = (await store.list({ status: 'open' }, 'oldest', 100)).cases.find((x) => x.transactionId === 'e-1');
-      assert.ok(c !== undefined);
-      await assert.rejects(
-        store.close(c.id, 'alice', 'fraud', undefined, T0, () => Promise.reject(new Error('label store down'))),
-        /label store down/,
-      );
-      assert.equal((await store.get(c.id))?.case.state, 'open', 'a failed effect changes nothing');
-      const ran: string[] = [];
-      const effect = (who: string) => async (seen: { state: string }) => {
-        assert.notEqual(seen.state, 'closed');
-        ran.push(who);
-        await new Promise((r) => setImmediate(r));
+    /** A fresh open case of transaction `tx`. */
+    const opened = async (tx: string): Promise<Case> => {
+      await store.open([newCase(tx, T0)], T0);
+      const c = (await store.list({ status: 'open' }, 'oldest', 1000)).cases.find((x) => x.transactionId === tx);
+      assert.ok(c !== undefined, `the case of ${tx}`);
+      return c;
+    };
+    const count = async (table: 'case_outbox' | 'audit_events', caseId: string): Promise<number> => {
+      const where = table === 'case_outbox' ? 'case_id = $1::bigint' : `kind = 'case' AND name = $1`;
+      const rows = await sql.query(`SELECT count(*)::int AS n FROM ${table} WHERE ${where}`, [caseId]);
+      return Number(rows[0]?.['n']);
+    };
+    /** A step writing what a verdict writes: the label to the outbox, an audit row on the transaction. */
+    const verdictStep =
+      (fail?: string): CloseStep =>
+      async (t, c) => {
+        await t.enqueue({
+          kind: 'label',
+          payload: {
+            transactionId: c.prior.transactionId,
+            label: 'fraud',
+            reportedAt: '2026-12-01T08:00:00Z',
+            source: 'case',
+          },
+        });
+        await t.query(
+          `INSERT INTO audit_events (at, actor, kind, name, action) VALUES (now(), 'alice', 'case', $1, 'verdict')`,
+          [c.case.id],
+        );
+        assert.equal(c.case.state, 'closed', 'the step runs after the update');
+        assert.notEqual(c.prior.state, 'closed');
+        if (fail !== undefined) throw new Error(fail);
       };
+
+    it('a verdict whose step fails after the update leaves nothing: case open, no outbox row, no audit row', async () => {
+      const c = await opened('e-1');
+      await assert.rejects(
+        store.close(c.id, 'alice', 'fraud', undefined, T0, verdictStep('audit insert failed')),
+        /audit insert failed/,
+      );
+      const got = await store.get(c.id);
+      assert.equal(got?.case.state, 'open', 'the case is as it was');
+      assert.deepEqual(
+        got?.events.map((e) => e.action),
+        ['opened'],
+        'no verdict event',
+      );
+      assert.equal(await count('case_outbox', c.id), 0, 'no label in the outbox');
+      assert.equal(await count('audit_events', c.id), 0, 'no audit row');
+
+      // the database itself refusing the update (a NUL byte in the reason) leaves nothing either
+      await assert.rejects(store.close(c.id, 'alice', 'fraud', 'bad\u0000reason', T0, verdictStep()));
+      assert.equal((await store.get(c.id))?.case.state, 'open');
+      assert.equal(await count('case_outbox', c.id), 0);
+      assert.equal(await count('audit_events', c.id), 0);
+
+      // the retry commits the close, its label and its audit row together
+      const r = await store.close(c.id, 'alice', 'fraud', 'confirmed', T0 + 1, verdictStep());
+      assert.ok(r.ok && !r.repeated);
+      assert.equal(r.prior.state, 'open');
+      assert.equal(await count('case_outbox', c.id), 1);
+      assert.equal(await count('audit_events', c.id), 1);
+    });
+
+    it('the same verdict again answers the closed case and writes nothing; another verdict is refused', async () => {
+      const c = await opened('i-1');
+      const first = await store.close(c.id, 'alice', 'fraud', 'confirmed', T0, verdictStep());
+      assert.ok(first.ok && !first.repeated);
+      let ran = 0;
+      const again = await store.close(c.id, 'bob', 'fraud', 'confirmed', T0 + MIN, async () => void ran++);
+      assert.ok(again.ok && again.repeated, 'the same verdict and reason: repeated');
+      assert.deepEqual(again.case, first.case, 'the case as the first verdict closed it');
+      assert.equal(ran, 0, 'no step runs for a repeat');
+      assert.equal(await count('case_outbox', c.id), 1, 'one label');
+      assert.equal(await count('audit_events', c.id), 1, 'one audit row');
+      assert.deepEqual(await store.close(c.id, 'bob', 'fraud', 'other reason', T0, verdictStep()), {
+        ok: false,
+        why: 'closed',
+      });
+      assert.deepEqual(await store.close(c.id, 'bob', 'fraud', undefined, T0, verdictStep()), {
+        ok: false,
+        why: 'closed',
+      });
+      assert.deepEqual(await store.close(c.id, 'bob', 'legit', 'confirmed', T0, verdictStep()), {
+        ok: false,
+        why: 'closed',
+      });
+      const events = (await store.get(c.id))?.events ?? [];
+      assert.equal(events.filter((e) => e.action === 'verdict').length, 1);
+      assert.equal(await count('case_outbox', c.id), 1);
+      assert.equal(await count('audit_events', c.id), 1);
+    });
+
+    it('of two verdicts at once, one wins and only its step runs; the same two at once are one verdict', async () => {
+      const c = await opened('e-2');
+      const ran: string[] = [];
+      const step =
+        (who: string): CloseStep =>
+        async (t, x) => {
+          await verdictStep()(t, x);
+          ran.push(who);
+          await new Promise((r) => setImmediate(r));
+        };
       const [a, b] = await Promise.all([
-        store.close(c.id, 'alice', 'fraud', undefined, T0 + 1, effect('alice')),
-        store.close(c.id, 'bob', 'legit', undefined, T0 + 2, effect('bob')),
+        store.close(c.id, 'alice', 'fraud', undefined, T0 + 1, step('alice')),
+        store.close(c.id, 'bob', 'legit', undefined, T0 + 2, step('bob')),
       ]);
       assert.equal([a, b].filter((x) => x.ok).length, 1, 'one verdict wins');
       assert.deepEqual(
         [a, b].find((x) => !x.ok),
         { ok: false, why: 'closed' },
       );
-      assert.equal(ran.length, 1, "only the winner's effects ran");
-      const events = (await store.get(c.id))?.events ?? [];
-      assert.equal(events.filter((e) => e.action === 'verdict').length, 1);
+      assert.equal(ran.length, 1, "only the winner's step ran");
+      assert.equal(await count('case_outbox', c.id), 1);
+
+      const d = await opened('e-3');
+      const same = await Promise.all([
+        store.close(d.id, 'alice', 'legit', 'ok', T0, step('a')),
+        store.close(d.id, 'alice', 'legit', 'ok', T0, step('b')),
+      ]);
+      assert.deepEqual(
+        same.map((x) => x.ok && x.repeated).sort(),
+        [false, true],
+        'one closes, the retry racing it is a repeat',
+      );
+      assert.equal(await count('case_outbox', d.id), 1);
+      assert.equal(await count('audit_events', d.id), 1);
     });
 
     it('a lead reassigns an open case', async () => {

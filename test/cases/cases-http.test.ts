@@ -1,7 +1,8 @@
 /**
  * The case queue under `npm start` on its embedded defaults (PGlite in a temporary folder, the development
  * identity): a payment the ruleset sends to review opens one case, once per transaction; `next` hands it out; a
- * verdict closes it and its label is in the dataset export; a second verdict is 409; twenty concurrent `next`
+ * verdict closes it and its label is in the dataset export (delivered after the commit); the same verdict again is 200
+ * and records nothing; another verdict is 409; twenty concurrent `next`
  * calls get twenty distinct cases; bad input is a problem naming every field.
  */
 import assert from 'node:assert/strict';
@@ -108,16 +109,23 @@ describe('case queue under npm start (PGlite, development identity)', () => {
     assert.equal(note.status, 200);
     const verdict = await post(`cases/${taken.id}/verdict`, { verdict: 'fraud', reason: 'confirmed' }, as('alice'));
     assert.equal(verdict.status, 200);
-    const closed = (await verdict.json()) as { case: CaseBody; label: { accepted: number } };
+    const closed = (await verdict.json()) as { case: CaseBody; label: Record<string, unknown> };
     assert.equal(closed.case.state, 'closed');
     assert.equal(closed.case.verdict, 'fraud');
-    assert.equal(closed.label.accepted, 1);
+    assert.deepEqual(
+      { ...closed.label, reportedAt: typeof closed.label['reportedAt'] },
+      { transactionId: 'tx-case-1', label: 'fraud', source: 'case', reportedAt: 'string' },
+    );
 
+    const retried = await post(`cases/${taken.id}/verdict`, { verdict: 'fraud', reason: 'confirmed' }, as('alice'));
+    assert.equal(retried.status, 200, 'the same verdict again (a retry) answers the closed case');
+    assert.deepEqual(await retried.json(), closed);
     const again = await post(`cases/${taken.id}/verdict`, { verdict: 'legit' }, as('bob'));
     assert.equal(again.status, 409);
     assert.equal(((await again.json()) as { code: string }).code, 'conflict');
 
-    // the verdict is in the audit trail (one entry: the refused second verdict records nothing), without payment data
+    // the verdict is in the audit trail (one entry: the retry and the refused second verdict record nothing), without
+    // payment data
     const audit = await fetch(`${api}/audit?kind=case&name=${taken.id}`, { headers: as('lead-1', ['lead']) });
     assert.equal(audit.status, 200);
     const { events } = (await audit.json()) as { events: Record<string, unknown>[] };
@@ -217,8 +225,16 @@ describe('case queue under npm start (PGlite, development identity)', () => {
       as('lena', ['lead']),
     );
     assert.equal(v.status, 200);
-    const blocked = await post('score', validEvent({ transactionId: 'tx-lead-2', userId: 'user-to-block' }));
-    const r = (await blocked.json()) as { decision: string; rules?: { id: string }[] };
+    // the list entry is delivered by the outbox relay right after the verdict's commit
+    let n = 0;
+    const r = await eventually(
+      async () =>
+        (await (
+          await post('score', validEvent({ transactionId: `tx-lead-2-${n++}`, userId: 'user-to-block' }))
+        ).json()) as { decision: string; rules?: { id: string }[] },
+      (x) => x.decision === 'decline',
+      "the user blocked by the lead's verdict",
+    );
     assert.equal(r.decision, 'decline');
     assert.deepEqual(
       r.rules?.map((x) => x.id),

@@ -63,6 +63,16 @@ describe('Easy Auth principal decoder', () => {
     );
   });
 
+  it('refuses a principal whose user name holds NUL or another control character, naming the header', () => {
+    for (const name of ['a\u0000b', 'tab\there', 'lone\ud800']) {
+      assert.throws(
+        () => decodePrincipal(encodePrincipal(name, ['lead'])),
+        (e) => e instanceof AppError && e.code === 'unauthenticated' && e.errors?.[0]?.path === 'x-ms-client-principal',
+        JSON.stringify(name),
+      );
+    }
+  });
+
   it('property: any string gives an actor or an unauthenticated problem, never another error', () => {
     fc.assert(fc.property(fc.string({ maxLength: 400 }), unauthenticatedOrActor), { numRuns: 500 });
   });

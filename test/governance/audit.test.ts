@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Lookup, VerdictChange } from '../../lib/cases/case-service';
+import type { Lookup, VerdictChange, VerdictStep } from '../../lib/cases/case-service';
 import type { Case } from '../../lib/cases/case-store';
 import { migrate } from '../../lib/cases/migrations';
 import type { SqlClient } from '../../lib/cases/sql-client';
@@ -310,22 +310,46 @@ describe('audit decorators over a PGlite trail', () => {
     });
   });
 
-  it('records a case verdict with the prior state and assignee, never the payment', async () => {
+  it('records a case verdict in its own transaction, with the prior state and assignee, never the payment', async () => {
     const closed = { id: '42', state: 'closed', payment: { userId: 'user-secret', cardFingerprint: 'card-secret' } };
-    const cases = {
-      verdictChange: (): Promise<VerdictChange> =>
-        Promise.resolve({
-          case: closed as unknown as Case,
-          label: { accepted: 1 },
-          actor: 'erin',
-          prior: { state: 'assigned', assignee: 'erin' },
-          verdict: 'fraud',
-          reason: 'confirmed by the cardholder',
-          list: 'blocked_users',
-        }),
+    const label = {
+      transactionId: 'tx-42',
+      label: 'fraud',
+      reportedAt: '2026-12-01T10:00:00.000Z',
+      source: 'case',
+    } as const;
+    const change: VerdictChange = {
+      case: closed as unknown as Case,
+      label,
+      actor: 'erin',
+      prior: { state: 'assigned', assignee: 'erin' },
+      verdict: 'fraud',
+      reason: 'confirmed by the cardholder',
+      list: 'blocked_users',
+      repeated: false,
     };
+    let steps = 0;
+    const cases = {
+      // the case store runs the step in the verdict's transaction; here a transaction that rolls back when told
+      verdictChange: async (_h: Lookup, _id: string | undefined, body: unknown, step?: VerdictStep) => {
+        await sql
+          .transaction(async (tx) => {
+            steps++;
+            await step?.(tx, change);
+            if (body === 'fail after the entry') throw new Error('the update failed');
+          })
+          .catch((e: unknown) => {
+            if (body !== 'fail after the entry') throw e;
+          });
+        return change;
+      },
+    };
+    const before = (await newest(100, { kind: 'case' })).length;
+    await audit.verdict(cases, as('erin'), '42', 'fail after the entry');
+    assert.equal((await newest(100, { kind: 'case' })).length, before, 'a rolled-back verdict leaves no entry');
     const answer = await audit.verdict(cases, as('erin'), '42', {});
-    assert.deepEqual(answer, { case: closed, label: { accepted: 1 } });
+    assert.equal(steps, 2, 'the entry is written through the step, in the transaction');
+    assert.deepEqual(answer, { case: closed, label });
     const [e] = await newest(1, { kind: 'case' });
     assert.deepEqual(bare(e), {
       actor: 'erin',
@@ -360,6 +384,7 @@ describe('audit decorators over a PGlite trail', () => {
 describe('audit when the entry cannot be recorded, and without a trail', () => {
   const failing: AuditLog = {
     record: () => Promise.reject(new AppError('dependency_unavailable', 'The audit database is unavailable.')),
+    recordIn: () => Promise.reject(new Error('insert into audit_events failed')),
     list: () => Promise.reject(new AppError('dependency_unavailable', 'The audit database is unavailable.')),
   };
 
@@ -377,6 +402,40 @@ describe('audit when the entry cannot be recorded, and without a trail', () => {
     assert.deepEqual(
       { ...(logger.errors[0]?.fields as Record<string, unknown>), error: undefined },
       { kind: 'list', name: 'blocked_users', action: 'add', actor: 'alice', error: undefined },
+    );
+  });
+
+  it('refuses a verdict whose entry cannot be written in its transaction: 503, the error thrown into it, logged', async () => {
+    const logger = recordingLogger();
+    const audit = new Audit({ log: failing, identity: identity('development'), logger });
+    let thrownInside: unknown;
+    const cases = {
+      verdictChange: async (_h: Lookup, _id: string | undefined, _b: unknown, step?: VerdictStep) => {
+        const change = {
+          case: { id: '7' },
+          actor: 'erin',
+          prior: { state: 'open' },
+          verdict: 'legit',
+        } as VerdictChange;
+        try {
+          await step?.({ query: () => Promise.resolve([]) }, change);
+        } catch (e) {
+          thrownInside = e; // the case store rolls the verdict back and rethrows
+          throw e;
+        }
+        return change;
+      },
+    };
+    await assert.rejects(
+      audit.verdict(cases, as('erin'), '7', {}),
+      (e: unknown) => e instanceof AppError && e.code === 'dependency_unavailable' && e.status === 503,
+    );
+    assert.ok(thrownInside instanceof AppError, 'the failure is thrown inside the transaction, which rolls back');
+    assert.equal(logger.errors.length, 1);
+    assert.match(logger.errors[0]?.msg ?? '', /verdict was refused/);
+    assert.deepEqual(
+      { ...(logger.errors[0]?.fields as Record<string, unknown>), error: undefined },
+      { kind: 'case', name: '7', action: 'verdict', actor: 'erin', error: undefined },
     );
   });
 

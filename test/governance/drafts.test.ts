@@ -19,7 +19,8 @@ import { encodePrincipal } from '../../lib/identity/principal';
 import type { AuditEntry } from '../../lib/governance/audit-log';
 import { DraftBacktests } from '../../lib/governance/draft-backtest';
 import { DraftStore } from '../../lib/governance/draft-store';
-import { Drafts, parseWindow } from '../../lib/governance/drafts';
+import { parseWindow } from '../../lib/governance/draft-bodies';
+import { Drafts } from '../../lib/governance/drafts';
 import { DecisionLog } from '../../lib/learning/decision-log';
 import type { DecisionRecord } from '../../lib/learning/decision-record';
 import { FolderLearningStore } from '../../lib/learning/folder-store';
@@ -142,6 +143,21 @@ for (const make of [serverDb, pgliteDb]) {
       assert.deepEqual(audit, [], 'nothing refused is audited');
     });
 
+    it('refuses NUL in a document (created or uploaded) naming the field, before PostgreSQL sees it', async () => {
+      const nul = { ...BASE, version: '1.0.9', rules: [{ ...BASE.rules[0], description: 'x\u0000' }] };
+      const e = await drafts.create(A, 'fraud-rules', nul).catch((x: unknown) => x);
+      assert.ok(e instanceof AppError && e.code === 'validation_failed', String(e));
+      assert.deepEqual(
+        e.errors.map((f) => f.path),
+        ['rules.0.description'],
+      );
+      const up = await drafts.upload('rulesets/fraud-rules/1.0.9.json', Buffer.from(JSON.stringify(nul)));
+      assert.equal(up.warn, true, 'refused, not retried');
+      assert.match(up.text, /refused as a draft.*rules\.0\.description must not contain control character U\+0000/);
+      await assert.rejects(drafts.get(A, 'fraud-rules', '1.0.9'), { code: 'not_found' });
+      assert.deepEqual(audit, [], 'nothing refused is audited');
+    });
+
     it("a draft's backtest gives the known answer, in chunks, stored with the draft", async () => {
       const d = await drafts.create(A, 'fraud-rules', BASE);
       assert.equal(d.state, 'draft');
@@ -227,5 +243,7 @@ describe('the backtest window', () => {
     assert.deepEqual(fields({ from: '2026-12-02T00:00:00Z', to: '2026-12-01T00:00:00Z' }), ['to']);
     assert.deepEqual(fields({ from: '2026-01-01T00:00:00Z', to: '2026-12-01T00:00:00Z' }), ['to']);
     assert.deepEqual(fields({ from: '2026-11-30T00:00:00Z', to: '2026-12-01T00:00:00Z' }), []);
+    assert.deepEqual(fields({ from: '2026-11-30T00:00:00Z', to: '2026-12-01T00:00:00Z', foo: 1 }), ['foo']);
+    assert.deepEqual(fields(null), ['']);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Open Inference Protocol versions while a canary is active (the embedded default: the local models folder
  * feeds the blob trigger, in-process fleet store): without a version the active one serves; with a version,
- * exactly that one (the canary candidate too); a validated version not loaded here is a 409.
+ * exactly that one (the canary candidate too); the metadata lists only the versions served here; a validated version
+ * not loaded here is not listed, and is a 409.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -37,10 +38,12 @@ before(async () => {
   const manifest = await manifestFor('1.1.0', shifted, { golden: undefined, explanation: undefined });
   await writeFolderModel(folder.dir, '1.1.0', shifted, manifest, { rollout: 'candidate', force: 'true' });
   await eventually(
-    async () => (await call('GET', `${api}/v2/models/fraud`)).json['versions'],
-    (v) => JSON.stringify(v) === '["1.0.0","1.1.0"]',
-    'the candidate upload validated',
+    async () => (await call('GET', `${api}/v2/models/fraud/versions/1.1.0`)).status,
+    (s) => s === 200,
+    'the candidate upload validated (described from its manifest)',
   );
+  const listed = await call('GET', `${api}/v2/models/fraud`);
+  assert.deepEqual(listed.json['versions'], ['1.0.0'], 'validated, not loaded: not listed');
   const put = await call('PUT', `${api}/models/fraud/traffic`, { candidate: '1.1.0', canaryPercent: 50 });
   assert.equal(put.status, 200, JSON.stringify(put.json));
   await eventually(
@@ -68,7 +71,7 @@ describe('OIP versions with a canary', () => {
     }
   });
 
-  it('lists the validated versions and describes the candidate from its graph', async () => {
+  it('lists the versions served here (active and canary candidate) and describes the candidate from its graph', async () => {
     const r = await call('GET', `${api}/v2/models/fraud/versions/1.1.0`);
     assert.equal(r.status, 200);
     assert.deepEqual(r.json['versions'], ['1.0.0', '1.1.0']);
@@ -79,6 +82,7 @@ describe('OIP versions with a canary', () => {
     const p = await call('POST', `${api}/models/fraud/promote`, { version: '1.1.0' });
     assert.equal(p.status, 200, JSON.stringify(p.json));
     assert.equal((await infer('')).version, '1.1.0');
+    assert.deepEqual((await call('GET', `${api}/v2/models/fraud`)).json['versions'], ['1.1.0']);
     const old = await call('POST', `${api}/v2/models/fraud/versions/1.0.0/infer`, body);
     assertError(old, 409, /validated but not loaded on this instance/);
     assertError(await call('GET', `${api}/v2/models/fraud/versions/1.0.0/ready`), 400, /not loaded on this instance/);

@@ -3,7 +3,7 @@
  * models container, and hand-driven reconcile timers: a change reaches the other instance by pub/sub;
  * concurrent notifications load a version once; a missed message is repaired by the reconcile loop; an
  * instance started later comes up on the pointer; one that cannot load the pointer keeps serving and
- * reports itself stale until it can.
+ * reports itself stale (readiness 503 naming the version it waits for) until it can.
  */
 import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
@@ -174,10 +174,17 @@ describe('fleet convergence', () => {
     timeB.advance(30_000);
     await eventually(() => B.models.readiness().stale, 'B stale');
     const ready = await B.readiness();
-    assert.equal(ready.ready, true, 'still serving');
+    assert.equal(ready.ready, true, 'still serving (the model answers its sample inference)');
     assert.ok(ready.ready && ready.model.version === '1.2.0');
     assert.equal(ready.fleet?.desiredVersion, '1.3.0');
     assert.match(ready.fleet?.reason ?? '', /sha256/);
+    const pub = B.ready();
+    assert.equal(pub.status, 'not_ready', "not on the pointer's version: out of rotation");
+    assert.deepEqual(
+      pub.waitingFor?.map((w) => [w.kind, w.name, w.serving, w.active]),
+      [['model', 'fraud', '1.2.0', '1.3.0']],
+    );
+    assert.match(B.healthDetail().reason ?? '', /model fraud: serving 1\.2\.0, active 1\.3\.0 \(.*sha256/);
     assert.equal((await B.score(validEvent())).model.version, '1.2.0');
     const status = (await A.models.status()).models[0];
     assert.ok(
@@ -189,5 +196,6 @@ describe('fleet convergence', () => {
     timeB.advance(30_000);
     await eventually(() => version(B) === '1.3.0', 'B converged once the file was right');
     assert.equal(B.models.readiness().stale, false);
+    assert.deepEqual(B.ready(), { status: 'ready', model: { name: 'fraud', version: '1.3.0' } });
   });
 });
