@@ -1,5 +1,6 @@
 /**
- * What `npm run bench:cpu` needs to measure the case queue's cost (`cpu.marginal.cases`): a ruleset that sends
+ * What `npm run bench:cpu` needs to measure the case queue's cost (`cpu.marginal.cases`): the server of the arm
+ * (the durable intake path: the embedded bus journalled on disk, delivered to the `caseIntake` function), a ruleset that sends
  * 10 % of the benchmark's payments to review (the shipped ruleset's lists and profiles with one rule on the amount:
  * the bodies of ./payment-body cycle through 500 amounts, 50 of them above 459), and a database of its own on the PostgreSQL
  * server the tests use (`BENCH_PG_HOST`, default 127.0.0.1; dropped at the end).
@@ -8,6 +9,9 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
+
+/** The `cases` arm's server: the service with the case intake path of `npm start` (./servers/service-cases). */
+export const CASES_SERVER = 'servers/service-cases';
 
 /** Writes the shipped ruleset with the 10 % review rule to a temporary rulesets folder; returns the folder. */
 export async function reviewTenPercentRulesets(root: string, name = 'fraud-rules'): Promise<string> {
@@ -51,8 +55,16 @@ export async function caseDatabase(): Promise<{
   } finally {
     await admin.end();
   }
+  const journal = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-bus-'));
   return {
-    env: { CASE_STORE: 'postgres', PG_HOST: host, PG_USER: user, PG_DATABASE: database, IDENTITY_MODE: 'disabled' },
+    env: {
+      CASE_STORE: 'postgres',
+      PG_HOST: host,
+      PG_USER: user,
+      PG_DATABASE: database,
+      IDENTITY_MODE: 'disabled',
+      BUS_JOURNAL_DIR: journal,
+    },
     count: async () => {
       const c = new Client({ host, user, database });
       await c.connect();
@@ -66,6 +78,7 @@ export async function caseDatabase(): Promise<{
       }
     },
     drop: async () => {
+      await fs.rm(journal, { recursive: true, force: true });
       const c = new Client({ host, user, database: 'postgres' });
       await c.connect();
       try {

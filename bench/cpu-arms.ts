@@ -2,6 +2,7 @@
  * The arms of `npm run bench:cpu` (bench/cpu.ts): which servers run, under which settings, loaded with which
  * bodies, and which pairs of arms give each feature's marginal cost.
  */
+import { CASES_SERVER } from './case-arms';
 import { startServer, type Runtime, type ServerChild } from './children';
 import { newUserPaymentBody, paymentBody } from './payment-body';
 
@@ -70,7 +71,7 @@ export async function startArm(
     case 'review_10pct':
       return startServer('servers/service', { ...serviceEnv, RULESET_DIR: setup.reviewRulesets });
     case 'cases':
-      return startServer('servers/service', {
+      return startServer(CASES_SERVER, {
         ...serviceEnv,
         RULESET_DIR: setup.reviewRulesets,
         ...setup.caseEnv,

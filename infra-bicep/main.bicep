@@ -233,6 +233,7 @@ var useFlex = !useContainerApps
 var scoringQueueName = 'payments'
 var resultsTopicName = 'risk-completed'
 var rejectedQueueName = 'scoring-rejected'
+var caseIntakeQueueName = 'case-intake'
 var modelsContainerName = 'models'
 var flexDeploymentContainerName = 'app-package-${resourceToken}'
 
@@ -378,6 +379,7 @@ module serviceBus 'modules/servicebus.bicep' = {
     resultsTopicName: resultsTopicName
     resultsSubscriptionName: resultsSubscriptionName
     rejectedQueueName: rejectedQueueName
+    caseIntakeQueueName: caseIntakeQueueName
     duplicateDetectionWindowSec: idempotencyTtlSec
     appPrincipalId: identity.outputs.principalId
   }
@@ -490,6 +492,10 @@ var appSettings = [
   {
     name: 'REJECTED_QUEUE'
     value: serviceBus.outputs.rejectedQueueName
+  }
+  {
+    name: 'CASE_INTAKE_QUEUE'
+    value: serviceBus.outputs.caseIntakeQueueName
   }
   // Exactly once: the app checks IDEMPOTENCY_TTL_SEC <= RESULTS_DUPLICATE_WINDOW_SEC at startup.
   {
@@ -769,6 +775,8 @@ output RESULTS_TOPIC string = serviceBus.outputs.resultsTopicName
 output RESULTS_SUBSCRIPTION string = serviceBus.outputs.resultsSubscriptionName
 @description('Rejected-events queue.')
 output REJECTED_QUEUE string = serviceBus.outputs.rejectedQueueName
+@description('Case intake queue.')
+output CASE_INTAKE_QUEUE string = serviceBus.outputs.caseIntakeQueueName
 @description('Redis endpoint, host:port (TLS; Managed Redis 10000, classic 6380).')
 output REDIS_HOST string = redis.outputs.endpoint
 @description('Blob-trigger function the postdeploy hook subscribes to BlobCreated events.')

@@ -146,6 +146,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     logger,
     addLabels: (body) => learning.addLabels(body),
     ...(decisioning === undefined ? {} : { lists: decisioning.decisioning }),
+    bus: deps.bus ?? inProcessBus(),
     ...deps.cases,
     on: caseHandlers(telemetry, deps.cases?.on),
   });
@@ -301,6 +302,7 @@ function caseHandlers(telemetry: Telemetry, extra: CasesDeps['on']): NonNullable
   const t = telemetry.caseEvents();
   return {
     writer: combineHandlers(t.writer, extra?.writer),
+    intake: combineHandlers(t.intake, extra?.intake),
     sweep: combineHandlers(t.sweep, extra?.sweep),
     verdict: (e) => {
       t.verdict(e);

@@ -20,6 +20,7 @@ import type { SessionManager } from './inference/session-manager';
 import type { LabelsAdded } from './learning/labels';
 import type { Learning } from './learning/learning';
 import type { Cases } from './cases/create-cases';
+import type { IntakeMessage, RejectedCase } from './cases/case-intake';
 import type { Governance } from './governance/governance';
 import type { CaseService } from './cases/case-service';
 import type { ModelRollout } from './rollout/model-rollout';
@@ -224,6 +225,19 @@ export class Engine {
     const s = this.parts.cases?.service;
     if (s === undefined) throw new AppError('not_found', 'The case queue is not configured (CASE_STORE=none).');
     return s;
+  }
+
+  /**
+   * Writes a delivery batch of the case intake queue to the case store (the `caseIntake` function).
+   * @throws AppError `not_found` with `CASE_STORE=none`; `dependency_unavailable` (after a backoff wait) while the
+   *   database is unavailable, so the queue redelivers the batch.
+   */
+  intakeCases(
+    messages: readonly IntakeMessage[],
+  ): Promise<{ readonly opened: number; readonly rejected: RejectedCase[] }> {
+    const c = this.parts.cases;
+    if (c === undefined) throw new AppError('not_found', 'The case queue is not configured (CASE_STORE=none).');
+    return c.intake(messages);
   }
 
   /** The console's views: rules, drift, what serves. @throws AppError `not_found` when the engine has none. */

@@ -11,7 +11,9 @@ import './local-settings'; // first: local.settings.json Values, read by the tel
 import '../lib/telemetry/preload'; // then telemetry, before the modules it instruments load
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { configureSharedEngine, inProcessBus, sharedEngine } from '../lib/app';
+import { configureSharedEngine, sharedEngine } from '../lib/app';
+import { BusJournal } from '../lib/async/bus-journal';
+import { InProcessBus } from '../lib/async/in-process-bus';
 import { InProcessTopicPublisher } from '../lib/async/result-publisher';
 import { LocalHost } from './host';
 import { hostJsonFunctionTimeout, hostJsonHttp, hostJsonServiceBus } from './host-json';
@@ -38,6 +40,7 @@ const BINDING_DEFAULTS: Record<string, string> = {
   SCORING_QUEUE: 'payments',
   RESULTS_TOPIC: 'risk-completed',
   REJECTED_QUEUE: 'scoring-rejected',
+  CASE_INTAKE_QUEUE: 'case-intake',
   MODELS_CONTAINER: 'models',
   RULESETS_CONTAINER: 'models',
 };
@@ -52,6 +55,9 @@ const NPM_START_DEFAULTS: Record<string, string> = {
   CASE_STORE: 'pglite',
   IDENTITY_MODE: 'development',
 };
+
+/** Deliveries of an intake batch before it is dead-lettered, as infra-bicep sets the queue's (docs/cases.md). */
+const INTAKE_MAX_DELIVERY_COUNT = 100;
 
 const unset = (k: string): boolean => (process.env[k] ?? '').trim() === '';
 
@@ -90,10 +96,24 @@ async function main(): Promise<void> {
   const out = new AsyncLineWriter();
   const log = (line: string): void => out.write(line);
   // The embedded bus feeds the trigger locally, so results go to its topic even if a namespace is configured.
+  // Its case intake queue is journalled on disk (BUS_JOURNAL_DIR, default .data/bus): a stop loses no case.
+  const intakeQueue = process.env['CASE_INTAKE_QUEUE'] ?? 'case-intake';
+  const journalDir = process.env['BUS_JOURNAL_DIR'] ?? '.data/bus'; // `none`: all in memory
+  const bus = new InProcessBus(
+    journalDir === 'none'
+      ? {}
+      : { journal: new BusJournal({ dir: path.resolve(ROOT, journalDir), queues: [intakeQueue] }) },
+  );
   configureSharedEngine({
-    publisher: new InProcessTopicPublisher(inProcessBus(), process.env['RESULTS_TOPIC'] ?? 'risk-completed'),
+    bus,
+    publisher: new InProcessTopicPublisher(bus, process.env['RESULTS_TOPIC'] ?? 'risk-completed'),
   });
-  const serviceBus = new ServiceBusEmulator({ bus: inProcessBus(), ...hostJsonServiceBus(ROOT), log });
+  const serviceBus = new ServiceBusEmulator({
+    bus,
+    ...hostJsonServiceBus(ROOT),
+    maxDeliveryCountByQueue: { [intakeQueue]: INTAKE_MAX_DELIVERY_COUNT },
+    log,
+  });
   const { routePrefix, dynamicThrottlesEnabled, ...throttles } = hostJsonHttp(ROOT);
   const host = await LocalHost.create({
     port,

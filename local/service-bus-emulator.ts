@@ -18,6 +18,8 @@ export interface ServiceBusEmulatorOptions {
   readonly bus: InProcessBus;
   /** Deliveries before a message is dead-lettered (the queue's `maxDeliveryCount`). Default 10. */
   readonly maxDeliveryCount?: number;
+  /** `maxDeliveryCount` of particular queues (the case intake's is higher). */
+  readonly maxDeliveryCountByQueue?: Readonly<Record<string, number>>;
   /** Concurrent deliveries per queue for `cardinality: 'one'` triggers (host.json `maxConcurrentCalls`). Default 16. */
   readonly maxConcurrentCalls?: number;
   /** Most messages per call of a `cardinality: 'many'` trigger (host.json `maxMessageBatchSize`). Default 1000. */
@@ -194,7 +196,7 @@ export class ServiceBusEmulator {
       this.log(
         `[servicebus] ${t.fn.name}: a batch of ${batch.length} message(s) failed (${reason}); abandoning all of them`,
       );
-      for (const m of batch) this.bus.abandon(t.queue, m, this.maxDeliveryCount, reason);
+      for (const m of batch) this.bus.abandon(t.queue, m, this.deliveries(t.queue), reason);
     } finally {
       for (const w of [...this.settledWaiters]) w();
     }
@@ -227,10 +229,14 @@ export class ServiceBusEmulator {
       this.log(
         `[servicebus] ${t.fn.name}: delivery ${m.deliveryCount} of message ${m.messageId} failed (${reason}); abandoning`,
       );
-      this.bus.abandon(t.queue, m, this.maxDeliveryCount, reason);
+      this.bus.abandon(t.queue, m, this.deliveries(t.queue), reason);
     } finally {
       for (const w of [...this.settledWaiters]) w();
     }
+  }
+
+  private deliveries(queue: string): number {
+    return this.options.maxDeliveryCountByQueue?.[queue] ?? this.maxDeliveryCount;
   }
 
   /** Sends what the function set on its Service Bus output bindings (arrays are several messages). */

@@ -2,7 +2,12 @@
 //   queue  `payments`          SCORING_QUEUE   scoring requests (trigger); maxDeliveryCount 10, then DLQ
 //   topic  `risk-completed`    RESULTS_TOPIC   scored results; duplicate detection on (MessageId = transactionId),
 //                                              window = the app's IDEMPOTENCY_TTL_SEC (6 h; README "Exactly once")
-//   queue  `scoring-rejected`  REJECTED_QUEUE  events the pipeline refused (validation / model errors)
+//   queue  `scoring-rejected`  REJECTED_QUEUE  events the pipeline refused (validation / model errors), and intake
+//                                              messages that can never become a case
+//   queue  `case-intake`       CASE_INTAKE_QUEUE  review cases on their way to PostgreSQL (caseIntake trigger);
+//                                              duplicate detection on (MessageId = transactionId); maxDeliveryCount
+//                                              200: with the app's backoff (1 s doubling to 20 s per delivery) it
+//                                              rides out about an hour of PostgreSQL outage (docs/cases.md)
 // plus one subscription on the topic for the downstream consumer.
 
 @description('Namespace name (6-50 chars).')
@@ -34,6 +39,14 @@ param resultsSubscriptionName string = 'risk-consumers'
 
 @description('Rejected-events queue (REJECTED_QUEUE).')
 param rejectedQueueName string = 'scoring-rejected'
+
+@description('Case intake queue (CASE_INTAKE_QUEUE).')
+param caseIntakeQueueName string = 'case-intake'
+
+@description('Deliveries of a case intake batch before it is dead-lettered; each failed delivery waits up to 20 s in the app first.')
+@minValue(10)
+@maxValue(2000)
+param caseIntakeMaxDeliveryCount int = 200
 
 @description('Duplicate-detection window of the results topic, s: at least the app\'s IDEMPOTENCY_TTL_SEC, so a result re-published on a late redelivery is dropped (Service Bus allows 20 s to 7 days).')
 @minValue(60)
@@ -96,6 +109,25 @@ resource rejectedQueue 'Microsoft.ServiceBus/namespaces/queues@2024-01-01' = {
   }
 }
 
+// Review cases handed off by the scorer, written to PostgreSQL by the caseIntake function. The app waits (backoff by
+// delivery count, at most 20 s, under the lock) before giving a batch back while PostgreSQL is down.
+// requiresDuplicateDetection cannot be changed after the queue exists.
+resource caseIntakeQueue 'Microsoft.ServiceBus/namespaces/queues@2024-01-01' = {
+  parent: namespace
+  name: caseIntakeQueueName
+  properties: {
+    maxDeliveryCount: caseIntakeMaxDeliveryCount
+    lockDuration: 'PT1M'
+    defaultMessageTimeToLive: 'P14D'
+    deadLetteringOnMessageExpiration: true
+    requiresDuplicateDetection: true
+    duplicateDetectionHistoryTimeWindow: 'PT1H'
+    requiresSession: false
+    enableBatchedOperations: true
+    maxSizeInMegabytes: 1024
+  }
+}
+
 // requiresDuplicateDetection cannot be changed after the topic exists.
 resource resultsTopic 'Microsoft.ServiceBus/namespaces/topics@2024-01-01' = {
   parent: namespace
@@ -122,7 +154,7 @@ resource resultsSubscription 'Microsoft.ServiceBus/namespaces/topics/subscriptio
   }
 }
 
-// Receive `payments`, send to `risk-completed` and `scoring-rejected`.
+// Receive `payments` and `case-intake`, send to `risk-completed`, `scoring-rejected` and `case-intake`.
 resource appReceiver 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   name: guid(namespace.id, appPrincipalId, roleIds.dataReceiver)
   scope: namespace
@@ -164,8 +196,19 @@ output fullyQualifiedNamespace string = split(split(namespace.properties.service
 @description('Scoring queue name.')
 output scoringQueueName string = scoringQueue.name
 
+@description('Case intake queue name.')
+output caseIntakeQueueName string = caseIntakeQueue.name
+
 @description('Results topic name.')
 output resultsTopicName string = resultsTopic.name
+
+@description('Case intake queue (CASE_INTAKE_QUEUE).')
+param caseIntakeQueueName string = 'case-intake'
+
+@description('Deliveries of a case intake batch before it is dead-lettered; each failed delivery waits up to 20 s in the app first.')
+@minValue(10)
+@maxValue(2000)
+param caseIntakeMaxDeliveryCount int = 200
 
 @description('Duplicate-detection window of the results topic, s (the app\'s RESULTS_DUPLICATE_WINDOW_SEC).')
 output duplicateDetectionWindowSec int = duplicateDetectionWindowSec

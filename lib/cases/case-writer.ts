@@ -1,46 +1,56 @@
 /**
- * Opens cases off the response path: the scorer's `decided` event queues a `review` payment ({@link CaseWriter.offer},
- * O(1), never throws, never waits); a bounded queue is drained in batches (one `INSERT … ON CONFLICT DO NOTHING`
- * per batch, one write at a time); a full queue or a failed write drops the cases and counts them; `dispose`
- * writes what is queued (a graceful stop loses nothing).
+ * Hands cases off the response path to the durable intake queue (lib/cases/case-handoff.ts); the `caseIntake`
+ * function writes them to the store. The scorer's `decided` event offers a `review` payment
+ * ({@link CaseWriter.offer}: never throws, never waits for a network). With a local queue (the embedded bus's
+ * journal) the case is handed off before the payment is answered; otherwise, or when that fails, it waits in a bounded
+ * queue drained in batches, one hand-off at a time, retried with backoff (`retryBaseMs` doubling to `retryMaxMs`)
+ * while the queue is unreachable. A full queue drops the case; each drop is counted and reported (`dropped`), exactly.
+ * `dispose` hands off what is queued, one last try (a graceful stop loses nothing the queue accepts).
  */
 import { BatchQueue } from '../batching/batch-queue';
 import type { DecidedPayment, ScorerEvents } from '../scoring/scorer';
 import type { Timers } from '../time/timers';
-import type { CaseStore, NewCase } from './case-store';
+import type { CaseHandOff } from './case-handoff';
+import type { NewCase } from './case-store';
 
 /** Why cases were dropped. */
-export type CaseDropReason = 'queue_full' | 'write_failed' | 'record_failed';
+export type CaseDropReason = 'queue_full' | 'handoff_failed' | 'record_failed';
 
 /** What the writer reports (telemetry counts them; the composition root logs drops). Never carries payment data. */
 export interface CaseWriterEvents {
-  /** A batch was written: `opened` new cases of `count` offered (the rest already had a case). */
-  written(e: { readonly count: number; readonly opened: number; readonly ms: number }): void;
-  /** `count` cases were dropped. */
+  /** `count` cases were handed to the durable intake queue (`ms`: the hand-off's duration). */
+  handedOff(e: { readonly count: number; readonly ms: number }): void;
+  /** A hand-off failed (`count` cases kept and retried in `retryInMs`). */
+  handOffFailed(e: { readonly count: number; readonly error: string; readonly retryInMs: number }): void;
+  /** `count` cases were dropped (never handed off). */
   dropped(e: { readonly count: number; readonly reason: CaseDropReason; readonly error?: string }): void;
 }
 
 /** Options of a {@link CaseWriter}. */
 export interface CaseWriterOptions {
-  readonly store: CaseStore;
+  readonly handOff: CaseHandOff;
   /** Cases waiting at most (`CASE_QUEUE_MAX`); more are dropped. */
   readonly queueMax: number;
-  /** Cases per write at most (`CASE_BATCH_MAX`). */
+  /** Cases per hand-off at most (`CASE_BATCH_MAX`). */
   readonly batchMax: number;
-  /** Longest a case waits for its write, ms (`CASE_FLUSH_MS`). */
+  /** Longest a case waits for its hand-off, ms (`CASE_FLUSH_MS`). */
   readonly flushMs: number;
+  /** First wait before a failed hand-off is tried again, ms; doubled each time. Default 200. */
+  readonly retryBaseMs?: number;
+  /** Longest wait between two tries, ms. Default 5 000. */
+  readonly retryMaxMs?: number;
   readonly timers: Timers;
-  /** Wall clock, ms (the case's decision and opening times). */
+  /** Wall clock, ms (the case's decision time). */
   readonly wallClock: () => number;
-  /** Monotonic clock, ms (write durations). Default `performance.now`. */
+  /** Monotonic clock, ms (hand-off durations). Default `performance.now`. */
   readonly now?: () => number;
   readonly on?: Partial<CaseWriterEvents>;
 }
 
-/** Totals since creation. */
+/** Totals since creation: `offered` = `handedOff` + `dropped` + `queued` (+ the batch being handed off). */
 export interface CaseWriterStats {
   readonly offered: number;
-  readonly opened: number;
+  readonly handedOff: number;
   readonly dropped: number;
   readonly queued: number;
 }
@@ -68,8 +78,11 @@ export function toNewCase(d: DecidedPayment, decidedAt: number): NewCase {
 export class CaseWriter {
   private readonly queue: BatchQueue<NewCase>;
   private offered = 0;
-  private opened = 0;
+  private handedOff = 0;
   private dropped = 0;
+  private closing = false;
+  private wake: (() => void) | undefined;
+  private retryHandle: unknown;
   private readonly now: () => number;
 
   constructor(private readonly o: CaseWriterOptions) {
@@ -81,12 +94,12 @@ export class CaseWriter {
       timers: o.timers,
       write: (batch) => this.write(batch),
       onFull: () => this.drop(1, 'queue_full'),
-      onWriteError: (count, err) => this.drop(count, 'write_failed', err instanceof Error ? err.name : 'error'),
+      onWriteError: (count, err) => this.drop(count, 'handoff_failed', errorName(err)),
     });
   }
 
   get stats(): CaseWriterStats {
-    return { offered: this.offered, opened: this.opened, dropped: this.dropped, queued: this.queue.size };
+    return { offered: this.offered, handedOff: this.handedOff, dropped: this.dropped, queued: this.queue.size };
   }
 
   /** The scorer's `decided` handler: a final `review` opens a case. */
@@ -106,34 +119,79 @@ export class CaseWriter {
     };
   }
 
-  /** Queues one case (O(1), never throws); dropped and counted when the queue is full or the writer closed. */
+  /**
+   * Hands one case off now when the queue is local, else queues it (O(1), never throws); dropped and counted when
+   * the queue is full or the writer closed.
+   */
   offer(c: NewCase): void {
     this.offered++;
+    const now = this.o.handOff.sendNow;
+    if (now !== undefined && this.queue.size === 0 && !this.closing) {
+      const t0 = this.now();
+      try {
+        now([c]);
+        this.handedOff++;
+        this.emit('handedOff', { count: 1, ms: this.now() - t0 });
+        return;
+      } catch {
+        // the local queue refused (full, or its disk failed): the bounded queue retries it
+      }
+    }
     this.queue.offer(c);
   }
 
   private drop(count: number, reason: CaseDropReason, error?: string): void {
     this.dropped += count;
+    this.emit('dropped', { count, reason, ...(error === undefined ? {} : { error }) });
+  }
+
+  private emit<K extends keyof CaseWriterEvents>(k: K, e: Parameters<CaseWriterEvents[K]>[0]): void {
     try {
-      this.o.on?.dropped?.({ count, reason, ...(error === undefined ? {} : { error }) });
+      (this.o.on?.[k] as ((e: Parameters<CaseWriterEvents[K]>[0]) => void) | undefined)?.(e);
     } catch {
       // a handler's failure must not reach a score
     }
   }
 
+  /** One batch: handed off, retried with backoff while the queue is unreachable; one last try once closing. */
   private async write(batch: readonly NewCase[]): Promise<void> {
-    const t0 = this.now();
-    const opened = await this.o.store.open(batch, this.o.wallClock()); // a throw: the queue drops and counts the batch
-    this.opened += opened;
-    try {
-      this.o.on?.written?.({ count: batch.length, opened, ms: this.now() - t0 });
-    } catch {
-      // as above
+    let delay = this.o.retryBaseMs ?? 200;
+    for (;;) {
+      const t0 = this.now();
+      try {
+        const { refused } = await this.o.handOff.send(batch);
+        this.handedOff += batch.length - refused;
+        this.emit('handedOff', { count: batch.length - refused, ms: this.now() - t0 });
+        if (refused > 0) this.drop(refused, 'record_failed', 'too_large');
+        return;
+      } catch (err) {
+        if (this.closing) throw err; // the queue drops and counts the batch (handoff_failed)
+        this.emit('handOffFailed', { count: batch.length, error: errorName(err), retryInMs: delay });
+        await this.sleep(delay);
+        delay = Math.min(delay * 2, this.o.retryMaxMs ?? 5_000);
+      }
     }
   }
 
-  /** Writes everything queued, then refuses further cases. */
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.wake = () => {
+        this.o.timers.clearTimeout(this.retryHandle);
+        this.wake = undefined;
+        resolve();
+      };
+      this.retryHandle = this.o.timers.setTimeout(() => this.wake?.(), ms);
+    });
+  }
+
+  /** Hands off everything queued (a batch being retried gets one last try), then refuses further cases. */
   async dispose(): Promise<void> {
+    this.closing = true;
+    this.wake?.();
     await this.queue.dispose();
   }
+}
+
+function errorName(err: unknown): string {
+  return err instanceof Error ? err.name : 'error';
 }

@@ -1,4 +1,6 @@
 /** Builds the case queue from configuration (called once by the composition root). */
+import type { TokenCredential } from '@azure/identity';
+import type { InProcessBus } from '../async/in-process-bus';
 import type { Config } from '../config/config';
 import { AppError } from '../errors/errors';
 import { Identity } from '../identity/identity';
@@ -9,6 +11,8 @@ import type { CaseStore } from './case-store';
 import { CaseService, type CaseLists } from './case-service';
 import { CaseSweep, type CaseSweepEvents } from './case-sweep';
 import { CaseWriter, type CaseWriterEvents, type CaseWriterStats } from './case-writer';
+import { BusCaseHandOff, type CaseHandOff } from './case-handoff';
+import { CaseIntake, type CaseIntakeEvents, type IntakeMessage, type RejectedCase } from './case-intake';
 import { PgClient, type TokenSource } from './pg-client';
 import { PgliteClient } from './pglite-client';
 import { SqlCaseStore } from './sql-case-store';
@@ -28,6 +32,14 @@ export interface CasesDeps {
   readonly store?: CaseStore;
   /** Entra ID token source of `PG_ENTRA_AUTH`; default a `DefaultAzureCredential` (`AZURE_CLIENT_ID`). */
   readonly credential?: TokenSource;
+  /** The embedded bus (its journalled intake queue) when no Service Bus namespace is configured. */
+  readonly bus?: InProcessBus;
+  /** Where cases are handed off; default the intake queue (`CASE_INTAKE_QUEUE`) on Service Bus or `bus`. */
+  readonly handOff?: CaseHandOff;
+  /** Service Bus credential; default a `DefaultAzureCredential` (`ServiceBusConnection__clientId`). */
+  readonly serviceBusCredential?: TokenCredential;
+  /** The intake's backoff while the database is unavailable, ms (tests); default 1 s doubling to 20 s. */
+  readonly intakeRetry?: { readonly baseMs: number; readonly maxMs: number };
   readonly timers?: Timers;
   /** Wall clock, ms. */
   readonly wallClock?: () => number;
@@ -36,6 +48,7 @@ export interface CasesDeps {
   /** Telemetry's handlers of the writer's, the sweep's and the verdicts' events. */
   readonly on?: {
     readonly writer?: Partial<CaseWriterEvents>;
+    readonly intake?: Partial<CaseIntakeEvents>;
     readonly sweep?: Partial<CaseSweepEvents>;
     readonly verdict?: (e: { readonly verdict: 'fraud' | 'legit' }) => void;
   };
@@ -50,7 +63,19 @@ export class Cases {
     private readonly store: CaseStore | undefined,
     private readonly sweep?: CaseSweep,
     private readonly relay?: OutboxRelay,
+    private readonly handOff?: CaseHandOff,
+    private readonly consumer?: CaseIntake,
   ) {}
+
+  /**
+   * Writes one delivery batch of the intake queue to the store (the `caseIntake` function); returns the messages
+   * rejected for good. Without a store, every message is rejected.
+   * @throws AppError `dependency_unavailable` (after a backoff wait) while the database is unavailable.
+   */
+  intake(messages: readonly IntakeMessage[]): Promise<{ readonly opened: number; readonly rejected: RejectedCase[] }> {
+    if (this.consumer !== undefined) return this.consumer.write(messages);
+    throw new AppError('not_found', 'No case database is configured (CASE_STORE=none).');
+  }
 
   /** The scorer's `decided` handler (none without a store). */
   scorerEvents(): Partial<ScorerEvents> {
@@ -76,6 +101,7 @@ export class Cases {
   async dispose(): Promise<void> {
     await this.sweep?.dispose();
     await this.writer?.dispose();
+    await this.handOff?.dispose();
     await this.relay?.dispose();
     await this.store?.dispose();
   }
@@ -120,8 +146,11 @@ export async function createCases(config: Config, deps: CasesDeps): Promise<Case
   const wallClock = deps.wallClock ?? Date.now;
   let lastLog = Number.NEGATIVE_INFINITY;
   let since = 0;
+  let total = 0;
+  let lastFailLog = Number.NEGATIVE_INFINITY;
+  const handOff = deps.handOff ?? (await caseHandOff(config, deps));
   const writer = new CaseWriter({
-    store,
+    handOff,
     queueMax: config.cases.queueMax,
     batchMax: config.cases.batchMax,
     flushMs: config.cases.flushMs,
@@ -129,14 +158,21 @@ export async function createCases(config: Config, deps: CasesDeps): Promise<Case
     wallClock,
     ...(deps.now === undefined ? {} : { now: deps.now }),
     on: {
-      written: (e) => deps.on?.writer?.written?.(e),
+      handedOff: (e) => deps.on?.writer?.handedOff?.(e),
+      handOffFailed: (e) => {
+        deps.on?.writer?.handOffFailed?.(e);
+        if (wallClock() - lastFailLog < 10_000) return;
+        lastFailLog = wallClock();
+        logger.warn('cases: the intake queue is unreachable; cases wait in memory and are retried', { ...e });
+      },
       dropped: (e) => {
         deps.on?.writer?.dropped?.(e);
-        // one line every 10 s at most, with the count since the last one (telemetry counts every drop)
+        // every drop is counted exactly (cases.dropped, and the writer's stats); a line every 10 s at most
         since += e.count;
+        total += e.count;
         const t = wallClock();
         if (t - lastLog < 10_000) return;
-        logger.warn('cases: dropped', { count: since, reason: e.reason, error: e.error });
+        logger.warn('cases: dropped', { count: since, total, reason: e.reason, error: e.error });
         since = 0;
         lastLog = t;
       },
@@ -178,5 +214,39 @@ export async function createCases(config: Config, deps: CasesDeps): Promise<Case
     store: config.cases.store.kind,
     identity: config.cases.identity.mode,
   });
-  return new Cases(service, writer, store, sweep, relay);
+  const consumer = new CaseIntake({
+    store,
+    timers: deps.timers ?? unrefTimers,
+    wallClock,
+    ...(deps.now === undefined ? {} : { now: deps.now }),
+    ...(deps.intakeRetry === undefined
+      ? {}
+      : { retryBaseMs: deps.intakeRetry.baseMs, retryMaxMs: deps.intakeRetry.maxMs }),
+    on: {
+      ...deps.on?.intake,
+      rejected: (e) => {
+        deps.on?.intake?.rejected?.(e);
+        logger.warn('cases: intake messages rejected (sent to the rejected queue)', { ...e });
+      },
+    },
+  });
+  return new Cases(service, writer, store, sweep, relay, handOff, consumer);
+}
+
+/** The intake queue: Service Bus when a namespace is configured, else the embedded bus (`npm start`). */
+async function caseHandOff(config: Config, deps: CasesDeps): Promise<CaseHandOff> {
+  const sb = config.serviceBus;
+  if (sb.fullyQualifiedNamespace === undefined) {
+    if (deps.bus === undefined) throw new Error('cases: no Service Bus namespace and no embedded bus to hand cases to');
+    return new BusCaseHandOff(deps.bus, config.cases.intakeQueue);
+  }
+  // the Azure SDKs load only here, when a namespace is configured (start-up time of `npm start`)
+  const credential =
+    deps.serviceBusCredential ??
+    new (await import('@azure/identity')).DefaultAzureCredential(
+      sb.clientId === undefined ? {} : { managedIdentityClientId: sb.clientId },
+    );
+  const { serviceBusCaseHandOff } = await import('./service-bus-handoff');
+  deps.logger.info('cases: handed to the Service Bus intake queue', { queue: config.cases.intakeQueue });
+  return serviceBusCaseHandOff(sb.fullyQualifiedNamespace, credential, config.cases.intakeQueue);
 }

@@ -35,10 +35,17 @@ export const casesEnv = {
   ),
   PG_POOL_MAX: int(1, 100, 10).describe('Most PostgreSQL connections of this instance.'),
   CASE_QUEUE_MAX: int(1, 1_000_000, 10_000).describe(
-    'Most cases waiting to be written; more are dropped and counted (`cases.dropped`).',
+    'Most cases waiting in memory for their hand-off to the intake queue (while it is unreachable); more are dropped and counted (`cases.dropped`).',
   ),
-  CASE_BATCH_MAX: int(1, 1000, 200).describe('Most cases per insert.'),
-  CASE_FLUSH_MS: int(1, 60_000, 500).describe('Longest a case waits for its insert, ms.'),
+  CASE_BATCH_MAX: int(1, 1000, 200).describe('Most cases per hand-off to the intake queue.'),
+  CASE_FLUSH_MS: int(1, 60_000, 500).describe(
+    'Longest a case waits in memory for its hand-off to a remote intake queue (Service Bus), ms; the embedded bus takes it at once.',
+  ),
+  CASE_INTAKE_QUEUE: z
+    .preprocess(emptyToUndefined, z.string().default('case-intake'))
+    .describe(
+      'Durable queue review cases are handed to before the `caseIntake` function writes them to the store (`%CASE_INTAKE_QUEUE%`; Service Bus in Azure, the embedded bus journalled under `.data/bus` with `npm start`). docs/cases.md.',
+    ),
   CASE_RETENTION_DAYS: int(1, 3650, 365).describe(
     'Cases decided longer ago than this are deleted by the periodic sweep, days.',
   ),
@@ -86,6 +93,8 @@ export interface CaseSettings {
   readonly queueMax: number;
   readonly batchMax: number;
   readonly flushMs: number;
+  /** The intake queue (`CASE_INTAKE_QUEUE`, `case-intake`). */
+  readonly intakeQueue: string;
   /** Cases decided longer ago are deleted, ms (`CASE_RETENTION_DAYS`, 365 days). */
   readonly retentionMs: number;
   /** Time between two sweeps, ms (`CASE_SWEEP_INTERVAL_SEC`, 60 s). */
@@ -121,6 +130,7 @@ export function casesSettingsFrom(e: CasesEnv): { value: CaseSettings; errors: {
       queueMax: e.CASE_QUEUE_MAX,
       batchMax: e.CASE_BATCH_MAX,
       flushMs: e.CASE_FLUSH_MS,
+      intakeQueue: e.CASE_INTAKE_QUEUE,
       retentionMs: e.CASE_RETENTION_DAYS * 86_400_000,
       sweepIntervalMs: e.CASE_SWEEP_INTERVAL_SEC * 1000,
       identity: { mode: e.IDENTITY_MODE, devActor: { name: e.DEV_ACTOR_NAME, roles: [...new Set(e.DEV_ACTOR_ROLES)] } },

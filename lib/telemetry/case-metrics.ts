@@ -1,26 +1,45 @@
 /**
- * Metrics of the review cases: cases opened and dropped by the writer, verdicts, cases deleted past retention,
+ * Metrics of the review cases: cases handed off to the intake queue and dropped by the writer (exactly: with those
+ * still waiting they add up to the review decisions),
+ * opened and rejected by the intake, its retries while the database is unavailable, verdicts, cases deleted past retention,
  * and the gauges of the sweep (open cases, the oldest open case's age). Never any payment data. Created by
  * {@link Telemetry} on its meter.
  */
 import type { Meter, ObservableResult } from '@opentelemetry/api';
 import type { CaseSweepEvents } from '../cases/case-sweep';
 import type { CaseWriterEvents } from '../cases/case-writer';
+import type { CaseIntakeEvents } from '../cases/case-intake';
 
 /** The case instruments on one meter. */
 export class CaseMetrics {
   private readonly opened;
   private readonly dropped;
+  private readonly handedOff;
+  private readonly handOffFailed;
+  private readonly rejected;
+  private readonly intakeRetries;
   private readonly verdicts;
   private readonly deleted;
   private readonly sweepFailed;
   private open: { count: number; oldestAgeSec: number } | undefined;
 
   constructor(meter: Meter) {
-    this.opened = meter.createCounter('cases.opened', { description: 'Review cases opened' });
+    this.opened = meter.createCounter('cases.opened', { description: 'Review cases opened by the intake' });
     this.dropped = meter.createCounter('cases.dropped', {
       description:
-        'Review cases dropped before they were stored (attribute reason: queue_full, write_failed, record_failed)',
+        'Review cases dropped before their hand-off to the intake queue, exactly (attribute reason: queue_full, handoff_failed, record_failed)',
+    });
+    this.handedOff = meter.createCounter('cases.handed_off', {
+      description: 'Review cases handed to the durable intake queue (CASE_INTAKE_QUEUE)',
+    });
+    this.handOffFailed = meter.createCounter('cases.handoff.failed', {
+      description: 'Hand-offs to the intake queue that failed and are retried (cases counted; attribute error)',
+    });
+    this.rejected = meter.createCounter('cases.rejected', {
+      description: 'Intake messages that can never become a case, sent to the rejected queue (attribute reason)',
+    });
+    this.intakeRetries = meter.createCounter('cases.intake.retries', {
+      description: 'Intake batches given back to the queue while the database was unavailable (attribute error)',
     });
     this.verdicts = meter.createCounter('cases.verdicts', {
       description: 'Cases closed with a verdict (attribute verdict: fraud, legit)',
@@ -49,8 +68,18 @@ export class CaseMetrics {
   /** Handlers for the case writer's events. */
   writerEvents(): Partial<CaseWriterEvents> {
     return {
-      written: (e) => this.opened.add(e.opened),
+      handedOff: (e) => this.handedOff.add(e.count),
+      handOffFailed: (e) => this.handOffFailed.add(e.count, { error: e.error }),
       dropped: (e) => this.dropped.add(e.count, { reason: e.reason }),
+    };
+  }
+
+  /** Handlers for the intake's events. */
+  intakeEvents(): Partial<CaseIntakeEvents> {
+    return {
+      written: (e) => this.opened.add(e.opened),
+      rejected: (e) => this.rejected.add(e.count, { reason: e.reason }),
+      retrying: (e) => this.intakeRetries.add(1, { error: e.error }),
     };
   }
 

@@ -21,6 +21,7 @@ import { LearningMetrics } from './learning-metrics';
 import { CaseMetrics } from './case-metrics';
 import type { CaseSweepEvents } from '../cases/case-sweep';
 import type { CaseWriterEvents } from '../cases/case-writer';
+import type { CaseIntakeEvents } from '../cases/case-intake';
 import type { SpanAttributes, StageTracer } from './stage-tracer';
 import { otelTracer, stageTracer, TRACER_NAME, tracingState } from './tracing';
 import type { ScorerEvents } from '../scoring/scorer';
@@ -65,11 +66,13 @@ export class Telemetry {
   /** Handlers of the case queue's events: writer, sweep and verdicts (lib/telemetry/case-metrics.ts). */
   caseEvents(): {
     writer: Partial<CaseWriterEvents>;
+    intake: Partial<CaseIntakeEvents>;
     sweep: Partial<CaseSweepEvents>;
     verdict: (e: { readonly verdict: 'fraud' | 'legit' }) => void;
   } {
     return {
       writer: this.cases.writerEvents(),
+      intake: this.cases.intakeEvents(),
       sweep: this.cases.sweepEvents(),
       verdict: (e) => this.cases.verdict(e),
     };

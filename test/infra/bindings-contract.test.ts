@@ -165,6 +165,30 @@ describe('infra contract: bindings', () => {
     assert.deepEqual(problems, [], problems.join('; '));
   });
 
+  it('the case intake queue: the caseIntake trigger reads it, duplicate detection on, a high maxDeliveryCount, a lock over the wait', () => {
+    const scope = fileScope(main);
+    const sb = moduleScope(scope, 'serviceBus');
+    const trigger = bindings.find((b) => b.functionName === 'caseIntake' && b.binding.type === 'serviceBusTrigger');
+    assert.ok(trigger, 'a caseIntake serviceBusTrigger registration');
+    assert.equal(trigger.binding['queueName'], '%CASE_INTAKE_QUEUE%');
+    assert.equal(trigger.binding['cardinality'], 'many');
+    const name = plans[0] === undefined ? undefined : evaluate(find(plans[0], 'CASE_INTAKE_QUEUE')?.value ?? '', scope);
+    const queue = sb.file.resources.find(
+      (r) =>
+        r.target.startsWith('Microsoft.ServiceBus/namespaces/queues@') &&
+        evaluate(property(r.body, 'name') ?? '', sb) === name,
+    );
+    assert.ok(queue, `a queue '${String(name)}' in servicebus.bicep`);
+    assert.equal(property(queue.body, 'properties.requiresDuplicateDetection')?.trim(), 'true');
+    const deliveries = Number(evaluate(property(queue.body, 'properties.maxDeliveryCount') ?? '', sb));
+    assert.ok(deliveries >= 100, `maxDeliveryCount ${deliveries} rides out a long outage (docs/cases.md)`);
+    const lock = evaluate(property(queue.body, 'properties.lockDuration') ?? '', sb);
+    assert.ok(
+      typeof lock === 'string' && isoDurationSec(lock) > 20,
+      `lockDuration ${String(lock)} exceeds the 20 s wait`,
+    );
+  });
+
   it('the blob container of the blob trigger is the one Bicep creates', () => {
     const scope = fileScope(main);
     const blob = bindings.find((b) => b.binding.type === 'blobTrigger');

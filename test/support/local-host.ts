@@ -40,7 +40,15 @@ export async function startLocalHost(settings: LocalHostSettings = {}): Promise<
   // npm start keeps the rollout pointers in ROLLOUT_STATE_DIR (default `.data/rollout`): each start gets its own
   // folder in the run's temporary folder unless the test passes one (to restart on the same state)
   const stateDir = mkdtempSync(path.join(process.env['DECISION_LOG_DIR'] ?? os.tmpdir(), 'rollout-'));
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', ROLLOUT_STATE_DIR: stateDir, ...settings.set };
+  // and its own embedded bus journal (BUS_JOURNAL_DIR, default `.data/bus`), unless the test passes one
+  const busDir = mkdtempSync(path.join(process.env['DECISION_LOG_DIR'] ?? os.tmpdir(), 'bus-'));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: '0',
+    ROLLOUT_STATE_DIR: stateDir,
+    BUS_JOURNAL_DIR: busDir,
+    ...settings.set,
+  };
   for (const k of EMBEDDED_DEFAULTS) if (settings.set?.[k] === undefined) delete env[k];
   for (const k of settings.unset ?? []) delete env[k];
   const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
