@@ -11,6 +11,7 @@
  * ```
  * @module
  */
+import type { InProcessBus } from '../lib/async/in-process-bus';
 import { type CoreLogEntry, type CoreRegistry, type RegisteredFunction, installCoreShim } from './core-shim';
 import type { RpcBindingInfo, RpcInvocationRequest, RpcInvocationResponse, RpcLogLevel } from './core-types';
 import { DEFAULT_FUNCTION_TIMEOUT_MS, FunctionTimeoutError, withFunctionTimeout } from './function-timeout';
@@ -68,6 +69,8 @@ export interface LocalHostOptions {
    * module state, HTTP invocations in turn. Default: the setting, else 1.
    */
   workerProcesses?: number;
+  /** The embedded bus, which receives what forked worker processes send to theirs (./forwarding-bus). */
+  bus?: InProcessBus;
   /** How long `dispose()` waits for in-flight work before force-closing. Default 10 s. */
   shutdownTimeoutMs?: number;
 }
@@ -159,6 +162,8 @@ export class LocalHost {
           loaded.invokeHttp,
           { t: 'init', ...settings, verbose: opts.verbose === true },
           log,
+          undefined,
+          opts.bus === undefined ? undefined : (m) => opts.bus?.sendMany(m.name, m.msgs, m.detectDuplicates),
         );
         if (count > 1)
           log('information', `Worker processes: ${count} (FUNCTIONS_WORKER_PROCESS_COUNT), invocations in turn`);

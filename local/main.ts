@@ -125,6 +125,7 @@ async function main(): Promise<void> {
     routePrefix,
     throttles,
     functionTimeoutMs: hostJsonFunctionTimeout(ROOT),
+    bus, // forked worker processes send to it (review cases)
   });
   if (dynamicThrottlesEnabled)
     log('host.json extensions.http.dynamicThrottlesEnabled: not emulated (it reads the Azure sandbox counters)');

@@ -7,9 +7,11 @@
  */
 import './local-settings'; // local.settings.json Values, as in the host's own process
 import '../lib/telemetry/preload';
+import { configureSharedEngine } from '../lib/app';
 import { loadApp } from './app-loader';
 import { installCoreShim } from './core-shim';
 import type { RpcLogLevel } from './core-types';
+import { ForwardingBus } from './forwarding-bus';
 import { runAppHooks } from './invoke';
 import type { FromWorker, ToWorker } from './worker-processes';
 
@@ -22,6 +24,8 @@ async function start(init: Extract<ToWorker, { t: 'init' }>): Promise<void> {
     send({ t: 'log', level, message });
   };
   registry.logSink = (e) => log(e.level, e.functionName ? `${e.functionName}: ${e.message}` : e.message);
+  // the embedded bus lives in the host's process: what the app sends there (review cases) is forwarded to it
+  configureSharedEngine({ bus: new ForwardingBus(send) });
   const app = await loadApp(registry, init, log);
   const inflight = new Set<Promise<unknown>>();
   process.on('message', (m: ToWorker) => {

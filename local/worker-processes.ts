@@ -9,6 +9,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import type { RpcHttpData, RpcLogLevel } from './core-types';
+import type { ForwardedSend } from './forwarding-bus';
 import type { DecodedHttpResponse } from './rpc';
 
 /** What the host asks a worker process. */
@@ -29,7 +30,12 @@ export type FromWorker =
   | { readonly t: 'failed'; readonly message: string }
   | { readonly t: 'response'; readonly id: number; readonly response: DecodedHttpResponse | undefined }
   | { readonly t: 'error'; readonly id: number; readonly message: string }
-  | { readonly t: 'log'; readonly level: RpcLogLevel; readonly message: string };
+  | { readonly t: 'log'; readonly level: RpcLogLevel; readonly message: string }
+  /** A message the app sent to the embedded bus (./forwarding-bus), for the host's bus. */
+  | ForwardedSend;
+
+/** Where the host puts what a worker process sends to the embedded bus. */
+export type BusSink = (m: ForwardedSend) => void;
 
 /** Invokes an HTTP-triggered function by name. */
 export type HttpInvoker = (name: string, http: RpcHttpData) => Promise<DecodedHttpResponse | undefined>;
@@ -49,6 +55,18 @@ export function workerProcessCount(value: string | undefined): number {
       `FUNCTIONS_WORKER_PROCESS_COUNT must be a whole number from 1 to ${MAX_WORKER_PROCESSES}: "${value}"`,
     );
   return n;
+}
+
+/** Puts a worker process's bus message on the host's bus; a refusal (a full durable queue) is logged, never thrown. */
+function forwardToBus(m: ForwardedSend, sink: BusSink | undefined, fail: (e: string) => void): void {
+  if (sink === undefined) return fail(`a message for ${m.name} was dropped: this host has no embedded bus`);
+  try {
+    sink(m);
+  } catch (err) {
+    fail(
+      `a message for ${m.name} was refused by the embedded bus: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
 }
 
 /** One forked worker process, seen from the host. */
@@ -84,6 +102,7 @@ class WorkerProcess {
     init: Extract<ToWorker, { t: 'init' }>,
     log: (level: RpcLogLevel, message: string) => void,
     readyMs: number,
+    busSink?: BusSink,
   ): Promise<WorkerProcess> {
     const child = fork(path.join(__dirname, 'worker-process.js'), [], {
       serialization: 'advanced',
@@ -92,6 +111,7 @@ class WorkerProcess {
     });
     child.on('message', (m: FromWorker) => {
       if (m.t === 'log') log(m.level, `[worker ${index}] ${m.message}`);
+      else if (m.t === 'bus') forwardToBus(m, busSink, (e) => log('error', `[worker ${index}] ${e}`));
     });
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -158,9 +178,10 @@ export class WorkerPool {
     init: Extract<ToWorker, { t: 'init' }>,
     log: (level: RpcLogLevel, message: string) => void,
     readyMs = 120_000,
+    busSink?: BusSink,
   ): Promise<WorkerPool> {
     const started = await Promise.allSettled(
-      Array.from({ length: count - 1 }, (_, i) => WorkerProcess.start(i + 2, init, log, readyMs)),
+      Array.from({ length: count - 1 }, (_, i) => WorkerProcess.start(i + 2, init, log, readyMs, busSink)),
     );
     const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     const ok = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));

@@ -156,7 +156,7 @@ customMetrics
   }
   {
     name: 'case-drops'
-    description: 'Review cases were dropped before they were stored (queue full or database failure) in the last 5 minutes.'
+    description: 'Review cases were dropped before they reached the durable intake queue (queue unreachable, writer buffer full) in the last 5 minutes.'
     severity: 2
     window: 'PT5M'
     query: '''

@@ -4,6 +4,8 @@
  *
  * - PostgreSQL stopped for 10 s in the middle of 25 s of load: every review answered 200 has its case within 60 s of
  *   PostgreSQL's return, and no transaction has two cases.
+ * - With two worker processes (`FUNCTIONS_WORKER_PROCESS_COUNT=2`), the forked process's reviews reach the host's
+ *   embedded bus (local/forwarding-bus.ts) and get their cases.
  * - PostgreSQL stopped, then the instance killed with SIGKILL mid-load (so the answered reviews since the stop are
  *   only in the embedded bus's journal), then both started again on the same `.data`: every review answered 200 has
  *   its case (docs/cases.md: the embedded bus takes a case before its payment is answered, so a kill loses none).
@@ -128,6 +130,19 @@ describe('chaos: review cases under npm start when PostgreSQL stops and the inst
       const refused = answers.filter((a) => a.status !== 200 && !(a.status === 503 && a.decision === 'overloaded'));
       assert.deepEqual(refused, [], 'every payment answered 200 (or refused by admission) while PostgreSQL is down');
       await expectCases(pg, reviewed, Math.max(1, 60_000 - (Date.now() - back)), 'within 60 s of PostgreSQL’s return');
+    } finally {
+      await stopChild(host.child, 'npm start to exit after SIGTERM', 60_000);
+    }
+  });
+
+  it('two worker processes: the reviews answered by the forked one have their cases too (sent to the host’s bus)', async () => {
+    const s = settings('workers');
+    const host = await startLocalHost({ ...s, set: { ...s.set, FUNCTIONS_WORKER_PROCESS_COUNT: '2' } });
+    try {
+      const answers = await startLoad(host.url, 6, 'workers').done;
+      const reviewed = reviewedOf(answers);
+      assert.ok(reviewed.length >= 20, `enough reviews answered to reach both processes (${reviewed.length})`);
+      await expectCases(pg, reviewed, 60_000, 'with two worker processes');
     } finally {
       await stopChild(host.child, 'npm start to exit after SIGTERM', 60_000);
     }
