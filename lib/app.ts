@@ -304,6 +304,7 @@ function caseHandlers(telemetry: Telemetry, extra: CasesDeps['on']): NonNullable
     writer: combineHandlers(t.writer, extra?.writer),
     intake: combineHandlers(t.intake, extra?.intake),
     sweep: combineHandlers(t.sweep, extra?.sweep),
+    outbox: combineHandlers(t.outbox, extra?.outbox),
     verdict: (e) => {
       t.verdict(e);
       extra?.verdict?.(e);

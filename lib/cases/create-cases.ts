@@ -18,7 +18,7 @@ import { PgliteClient } from './pglite-client';
 import { SqlCaseStore } from './sql-case-store';
 import { GuardedCaseStore } from './guarded-case-store';
 import type { SqlClient } from './sql-client';
-import type { OutboxRelay } from './outbox-relay';
+import type { OutboxRelay, OutboxRelayEvents } from './outbox-relay';
 import { verdictRelay } from './verdict-relay';
 
 /** Dependencies of {@link createCases}; every one has a production default. */
@@ -50,6 +50,7 @@ export interface CasesDeps {
     readonly writer?: Partial<CaseWriterEvents>;
     readonly intake?: Partial<CaseIntakeEvents>;
     readonly sweep?: Partial<CaseSweepEvents>;
+    readonly outbox?: Partial<OutboxRelayEvents>;
     readonly verdict?: (e: { readonly verdict: 'fraud' | 'legit' }) => void;
   };
 }
@@ -185,6 +186,7 @@ export async function createCases(config: Config, deps: CasesDeps): Promise<Case
     sql: () => guarded.sql(),
     timers: deps.timers ?? unrefTimers,
     wallClock,
+    ...(deps.on?.outbox === undefined ? {} : { on: deps.on.outbox }),
   });
   const service = new CaseService({
     store,

@@ -1,7 +1,8 @@
 /**
  * Metrics of the review cases: cases handed off to the intake queue and dropped by the writer (exactly: with those
  * still waiting they add up to the review decisions),
- * opened and rejected by the intake, its retries while the database is unavailable, verdicts, cases deleted past retention,
+ * opened and rejected by the intake, its retries while the database is unavailable, verdicts and their outbox deliveries,
+ * cases deleted past retention,
  * and the gauges of the sweep (open cases, the oldest open case's age). Never any payment data. Created by
  * {@link Telemetry} on its meter.
  */
@@ -9,6 +10,7 @@ import type { Meter, ObservableResult } from '@opentelemetry/api';
 import type { CaseSweepEvents } from '../cases/case-sweep';
 import type { CaseWriterEvents } from '../cases/case-writer';
 import type { CaseIntakeEvents } from '../cases/case-intake';
+import type { OutboxRelayEvents } from '../cases/outbox-relay';
 
 /** The case instruments on one meter. */
 export class CaseMetrics {
@@ -21,6 +23,8 @@ export class CaseMetrics {
   private readonly verdicts;
   private readonly deleted;
   private readonly sweepFailed;
+  private readonly outboxDelivered;
+  private readonly outboxFailed;
   private open: { count: number; oldestAgeSec: number } | undefined;
 
   constructor(meter: Meter) {
@@ -47,6 +51,13 @@ export class CaseMetrics {
     this.deleted = meter.createCounter('cases.deleted', { description: 'Cases deleted past CASE_RETENTION_DAYS' });
     this.sweepFailed = meter.createCounter('cases.sweep.failed', {
       description: 'Sweeps of the case store that failed (attribute error)',
+    });
+    this.outboxDelivered = meter.createCounter('cases.outbox.delivered', {
+      description: "Verdicts' labels and list entries delivered from the case outbox (attribute kind)",
+    });
+    this.outboxFailed = meter.createCounter('cases.outbox.failed', {
+      description:
+        'Deliveries from the case outbox that failed and are retried on their backoff (attribute kind, error; kind pass: the outbox could not be read)',
     });
     meter
       .createObservableGauge('cases.open', {
@@ -89,6 +100,15 @@ export class CaseMetrics {
       openCases: (e) => (this.open = { count: e.open, oldestAgeSec: e.oldestAgeSec }),
       deleted: (e) => this.deleted.add(e.count),
       failed: (e) => this.sweepFailed.add(1, { error: e.error }),
+    };
+  }
+
+  /** Handlers for the verdict outbox relay's events. */
+  outboxEvents(): Partial<OutboxRelayEvents> {
+    return {
+      delivered: (e) => this.outboxDelivered.add(1, { kind: e.kind }),
+      failed: (e) => this.outboxFailed.add(1, { kind: e.kind, error: e.error }),
+      passFailed: (e) => this.outboxFailed.add(1, { kind: 'pass', error: e.error }),
     };
   }
 

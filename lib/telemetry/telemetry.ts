@@ -22,6 +22,7 @@ import { CaseMetrics } from './case-metrics';
 import type { CaseSweepEvents } from '../cases/case-sweep';
 import type { CaseWriterEvents } from '../cases/case-writer';
 import type { CaseIntakeEvents } from '../cases/case-intake';
+import type { OutboxRelayEvents } from '../cases/outbox-relay';
 import type { SpanAttributes, StageTracer } from './stage-tracer';
 import { otelTracer, stageTracer, TRACER_NAME, tracingState } from './tracing';
 import type { ScorerEvents } from '../scoring/scorer';
@@ -68,12 +69,14 @@ export class Telemetry {
     writer: Partial<CaseWriterEvents>;
     intake: Partial<CaseIntakeEvents>;
     sweep: Partial<CaseSweepEvents>;
+    outbox: Partial<OutboxRelayEvents>;
     verdict: (e: { readonly verdict: 'fraud' | 'legit' }) => void;
   } {
     return {
       writer: this.cases.writerEvents(),
       intake: this.cases.intakeEvents(),
       sweep: this.cases.sweepEvents(),
+      outbox: this.cases.outboxEvents(),
       verdict: (e) => this.cases.verdict(e),
     };
   }
