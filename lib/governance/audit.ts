@@ -95,6 +95,12 @@ function added(body: unknown): unknown {
   };
 }
 
+/** The log fields of an audit entry that could not be recorded (never its values). */
+function failure(entry: AuditEntry, err: unknown): Record<string, string> {
+  const { kind, name, action, actor } = entry;
+  return { kind, name, action, actor, error: err instanceof Error ? err.message : String(err) };
+}
+
 /** The audit trail's recording and reading. */
 export class Audit {
   constructor(private readonly d: AuditDeps) {}
@@ -201,13 +207,10 @@ export class Audit {
     try {
       await log.recordIn(tx, entry);
     } catch (err) {
-      this.d.logger.error('audit: a verdict was refused because its audit entry could not be recorded', {
-        kind: entry.kind,
-        name: entry.name,
-        action: entry.action,
-        actor: entry.actor,
-        error: err instanceof Error ? err.message : String(err),
-      });
+      this.d.logger.error(
+        'audit: a verdict was refused because its audit entry could not be recorded',
+        failure(entry, err),
+      );
       throw new AppError(
         'dependency_unavailable',
         `The verdict was not given: its audit entry (case ${entry.name}) could not be recorded; retry the call.`,
@@ -241,13 +244,7 @@ export class Audit {
     try {
       await log.record(entry);
     } catch (err) {
-      this.d.logger.error('audit: a change was made but its audit entry could not be recorded', {
-        kind: entry.kind,
-        name: entry.name,
-        action: entry.action,
-        actor: entry.actor,
-        error: err instanceof Error ? err.message : String(err),
-      });
+      this.d.logger.error('audit: a change was made but its audit entry could not be recorded', failure(entry, err));
       throw new AppError(
         'dependency_unavailable',
         `The change was made but its audit entry (${entry.kind} ${entry.name} ${entry.action}) could not be recorded.`,
