@@ -38,7 +38,7 @@ import Redis from 'ioredis';
 import { appRoot } from '../lib/config/app-root';
 import { secondNode, type ServerChild } from './children';
 import { spreadOf, type Spread } from './load';
-import { machine } from './machine';
+import { loadAverage, machine } from './machine';
 import { openLoop } from './open-loop';
 import { paymentBody } from './payment-body';
 import { ARMS, BASELINE_APP, bodyOf, MARGINALS, startArm, type Arm, type ArmSetup } from './cpu-arms';
@@ -47,6 +47,8 @@ import { deleteKeys } from './redis-keys';
 import { bundledModelFile, seedNaiveProfiles } from './naive-profiles';
 import { caseDatabase, reviewTenPercentRulesets } from './case-arms';
 
+/** The load average before this run loaded the machine (figures taken above 1 are not committed). */
+const LOAD_BEFORE = loadAverage();
 const QUICK = process.argv.includes('--quick');
 const PLAN = {
   ...(QUICK ? { rounds: 5, durationSec: 5, warmSec: 3 } : { rounds: 7, durationSec: 10, warmSec: 5 }),
@@ -214,7 +216,7 @@ async function main(): Promise<void> {
       ...(beforeAfter === undefined ? {} : { before_after: beforeAfter }),
     };
     const result = {
-      machine: machine(),
+      machine: machine(LOAD_BEFORE),
       settings: { quick: QUICK, ...PLAN, rate_rps: RATE, duration_total_s: Math.round((Date.now() - started) / 1000) },
       cpu,
     };

@@ -1,8 +1,16 @@
 /** What a result file records of the machine and the moment it was measured on (docs/benchmarks.md shows it). */
 import * as os from 'node:os';
 
-/** CPU, cores, memory, platform, Node and onnxruntime versions, the date, and the 1-minute load average. */
-export function machine(): Record<string, unknown> {
+/** The 1-minute load average now, rounded (a bench reads it before it starts loading the machine). */
+export function loadAverage(): number {
+  return Math.round((os.loadavg()[0] ?? 0) * 100) / 100;
+}
+
+/**
+ * CPU, cores, memory, platform, Node and onnxruntime versions, the date, and the 1-minute load average (at the end of
+ * the run, which its own load raises; `loadavg_1m_before`, when given, before the run started).
+ */
+export function machine(loadBefore?: number): Record<string, unknown> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ortVersion = (require('onnxruntime-node/package.json') as { version: string }).version;
   return {
@@ -14,6 +22,7 @@ export function machine(): Record<string, unknown> {
     onnxruntime: ortVersion,
     date: new Date().toISOString(),
     // other processes on the cores: figures taken under a high load average are the machine's, not the code's
-    loadavg_1m: Math.round((os.loadavg()[0] ?? 0) * 100) / 100,
+    loadavg_1m: loadAverage(),
+    ...(loadBefore === undefined ? {} : { loadavg_1m_before: loadBefore }),
   };
 }

@@ -1,6 +1,7 @@
 /**
  * What the local host reads from the app's `host.json`, as the Functions host does: the HTTP settings
- * (`extensions.http`: route prefix and throttles), `functionTimeout` and the Service Bus trigger's concurrency.
+ * (`extensions.http`: route prefix and throttles), `functionTimeout` and the Service Bus trigger's concurrency and
+ * batching.
  * @module
  */
 import { readFileSync } from 'node:fs';
@@ -19,7 +20,12 @@ interface HostJson {
   functionTimeout?: string | number;
   extensions?: {
     http?: Partial<HostJsonHttp>;
-    serviceBus?: { maxConcurrentCalls?: number; maxMessageBatchSize?: number };
+    serviceBus?: {
+      maxConcurrentCalls?: number;
+      maxMessageBatchSize?: number;
+      minMessageBatchSize?: number;
+      maxBatchWaitTime?: string;
+    };
   };
 }
 
@@ -47,8 +53,34 @@ export function hostJsonFunctionTimeout(root: string): number {
   return value === undefined ? DEFAULT_FUNCTION_TIMEOUT_MS : parseFunctionTimeout(value);
 }
 
-/** `extensions.serviceBus.maxConcurrentCalls` and `maxMessageBatchSize` (the host's defaults when absent). */
-export function hostJsonServiceBus(root: string): { maxConcurrentCalls: number; maxMessageBatchSize: number } {
+/** The Service Bus trigger settings of host.json that the local host applies. */
+export interface HostJsonServiceBus {
+  readonly maxConcurrentCalls: number;
+  readonly maxMessageBatchSize: number;
+  /** A batch trigger waits for this many messages, at most `maxBatchWaitMs` (1: no wait, the default). */
+  readonly minMessageBatchSize: number;
+  readonly maxBatchWaitMs: number;
+}
+
+/**
+ * `extensions.serviceBus`: `maxConcurrentCalls`, `maxMessageBatchSize`, `minMessageBatchSize` and `maxBatchWaitTime`
+ * (the extension's defaults when absent: 16 per core, 1000, 1, 30 s).
+ * @throws Error naming `maxBatchWaitTime` when it is not a time span.
+ */
+export function hostJsonServiceBus(root: string): HostJsonServiceBus {
   const sb = read(root).extensions?.serviceBus;
-  return { maxConcurrentCalls: sb?.maxConcurrentCalls ?? 16, maxMessageBatchSize: sb?.maxMessageBatchSize ?? 1000 };
+  let maxBatchWaitMs = 30_000;
+  if (sb?.maxBatchWaitTime !== undefined) {
+    try {
+      maxBatchWaitMs = parseFunctionTimeout(sb.maxBatchWaitTime);
+    } catch {
+      throw new Error(`host.json extensions.serviceBus.maxBatchWaitTime must be a time span: ${sb.maxBatchWaitTime}`);
+    }
+  }
+  return {
+    maxConcurrentCalls: sb?.maxConcurrentCalls ?? 16,
+    maxMessageBatchSize: sb?.maxMessageBatchSize ?? 1000,
+    minMessageBatchSize: sb?.minMessageBatchSize ?? 1,
+    maxBatchWaitMs,
+  };
 }

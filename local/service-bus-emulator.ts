@@ -22,6 +22,14 @@ export interface ServiceBusEmulatorOptions {
   readonly maxDeliveryCountByQueue?: Readonly<Record<string, number>>;
   /** Concurrent deliveries per queue for `cardinality: 'one'` triggers (host.json `maxConcurrentCalls`). Default 16. */
   readonly maxConcurrentCalls?: number;
+  /**
+   * Messages a `cardinality: 'many'` trigger waits for before it is called (host.json `minMessageBatchSize`), at most
+   * `maxBatchWaitMs` after its first message (host.json `maxBatchWaitTime`), as the Service Bus extension does. Default
+   * 1: a batch is whatever is waiting.
+   */
+  readonly minMessageBatchSize?: number;
+  /** See `minMessageBatchSize`. Default 30 s (the extension's). */
+  readonly maxBatchWaitMs?: number;
   /** Most messages per call of a `cardinality: 'many'` trigger (host.json `maxMessageBatchSize`). Default 1000. */
   readonly maxMessageBatchSize?: number;
   /**
@@ -155,7 +163,8 @@ export class ServiceBusEmulator {
     while (!this.stopped) {
       if (t.many) {
         const batch: BusMessage[] = [];
-        for (let m; batch.length < this.batchSize && (m = this.bus.receive(t.queue)) !== undefined;) batch.push(m);
+        this.receiveInto(t, batch);
+        if (batch.length > 0) await this.fill(t, batch);
         if (batch.length > 0) await this.deliverBatch(t, batch);
         else await this.bus.waitForMessage(t.queue, 50);
         continue;
@@ -166,6 +175,22 @@ export class ServiceBusEmulator {
         continue;
       }
       await this.deliver(t, m);
+    }
+  }
+
+  private receiveInto(t: Trigger, batch: BusMessage[]): void {
+    for (let m; batch.length < this.batchSize && (m = this.bus.receive(t.queue)) !== undefined;) batch.push(m);
+  }
+
+  /** Waits for `minMessageBatchSize` messages, at most `maxBatchWaitMs` from now (the first message's arrival). */
+  private async fill(t: Trigger, batch: BusMessage[]): Promise<void> {
+    const min = Math.min(this.options.minMessageBatchSize ?? 1, this.batchSize);
+    if (batch.length >= min) return;
+    const until = performance.now() + (this.options.maxBatchWaitMs ?? 30_000);
+    for (let left = until - performance.now(); batch.length < min && left > 0 && !this.stopped;) {
+      await this.bus.waitForMessage(t.queue, Math.min(left, 50));
+      this.receiveInto(t, batch);
+      left = until - performance.now();
     }
   }
 
