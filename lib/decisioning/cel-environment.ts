@@ -1,7 +1,8 @@
 /**
  * The CEL environment rules are compiled in (`@marcbachmann/cel-js`: a tree-walking interpreter, no `eval` or
  * `new Function`). Variables: `event`, `features`, `velocity` (maps), `score` (double; NaN without a valid
- * score), `has_score` (bool), `profile` (map: id, review, decline, offset). Function:
+ * score), `has_score` (bool), `profile` (map: id, review, decline, offset), `signals` (map: the payment's signals
+ * row by name, `signals.<name>`; lib/signals). Function:
  * `in_list(name, event.<key>)` — whether the event's key field is on the declared list. Memberships are
  * resolved before evaluation (no I/O inside CEL): {@link withMemberships} makes them visible to `in_list`
  * for one synchronous evaluation.
@@ -22,6 +23,8 @@ export interface CelVariables {
   readonly event: Readonly<Record<string, unknown>>;
   readonly features: Readonly<Record<string, number>>;
   readonly velocity: Readonly<Record<string, number>>;
+  /** The payment's signals by name (a view over its signals row); empty without a signals version. */
+  readonly signals: Readonly<Record<string, number>>;
   readonly score: number;
   readonly has_score: boolean;
   readonly profile: { readonly id: string; readonly review: number; readonly decline: number; readonly offset: number };
@@ -62,6 +65,7 @@ export function celEnvironment(): Environment {
     .registerVariable('event', 'map')
     .registerVariable('features', 'map')
     .registerVariable('velocity', 'map')
+    .registerVariable('signals', 'map')
     .registerVariable('score', 'double')
     .registerVariable('has_score', 'bool')
     .registerVariable('profile', 'map')

@@ -1,9 +1,11 @@
 /**
  * Loads a ruleset: validates the JSON document (zod), then compiles every CEL expression once. Any error
- * rejects the whole ruleset, naming the rule id and the position (1-based column in the expression).
+ * rejects the whole ruleset, naming the rule id and the position (1-based column in the expression). Given the
+ * serving signals version, a rule reading a signal it lacks (`signals.<name>`) is such an error.
  */
 import { AppError, type FieldError } from '../errors/errors';
 import { fieldErrorsOf } from '../errors/field-errors';
+import { signalReferences } from '../signals/signals-cel';
 import { celEnvironment, type CompiledExpression } from './cel-environment';
 import {
   ACTIONS,
@@ -47,6 +49,10 @@ export interface CompiledRuleset {
   readonly lists: ReadonlyMap<string, ListKeyField>;
   /** The lists some expression calls `in_list` on: the memberships to prefetch before each evaluation. */
   readonly listsUsed: readonly ListUse[];
+  /** The signals version the ruleset declares it reads (`signals` in the document), if any. */
+  readonly signals: { readonly name: string; readonly version: string } | undefined;
+  /** Every signal some expression reads (`signals.<name>`), in order of first use. */
+  readonly signalsUsed: readonly string[];
   /** Rules by action, each in ruleset order. */
   readonly rules: Readonly<Record<Action, readonly CompiledRule[]>>;
   readonly offsets: readonly CompiledOffset[];
@@ -54,6 +60,12 @@ export interface CompiledRuleset {
   readonly profilesByCategory: ReadonlyMap<string, Profile>;
   /** The ruleset's `default` profile, if it declares one (else the model's thresholds apply). */
   readonly defaultProfile: Profile | undefined;
+}
+
+/** The signals version that serves beside a ruleset: the names its rules may read. */
+export interface ServingSignals {
+  readonly names: ReadonlySet<string>;
+  readonly version: string;
 }
 
 /** A JSON AST node of the CEL library (`op`, `args`, `pos`). */
@@ -116,9 +128,10 @@ function errorSummary(err: unknown): string {
 /**
  * Validates and compiles a ruleset document (already parsed JSON).
  * @throws AppError `ruleset_invalid` naming every bad field, or every expression that does not compile
- *   (`path` = `rules.<i>.when` etc., message starting with the rule id and the column).
+ *   (`path` = `rules.<i>.when` etc., message starting with the rule id and the column), or every
+ *   `signals.<name>` that `signals` (the serving version, when given) lacks, at the column of `signals`.
  */
-export function compileRuleset(value: unknown): CompiledRuleset {
+export function compileRuleset(value: unknown, signals?: ServingSignals): CompiledRuleset {
   const parsed = rulesetSchema.safeParse(value);
   if (!parsed.success) {
     const errors = fieldErrorsOf(parsed.error.issues);
@@ -136,6 +149,7 @@ export function compileRuleset(value: unknown): CompiledRuleset {
   const doc = parsed.data;
   const lists = new Map(doc.lists.map((l) => [l.name, l.key] as const));
   const used = new Map<string, ListUse>();
+  const signalsUsed = new Set<string>();
   const errors: FieldError[] = [];
   const env = celEnvironment();
   const compile = (id: string, source: string, path: string): CompiledExpression => {
@@ -151,6 +165,10 @@ export function compileRuleset(value: unknown): CompiledRuleset {
         return fail(`the expression must be a bool, not ${checked.type ?? 'unknown'}`, 1);
       const before = errors.length;
       collectListCalls(expr.ast as unknown as AstNode, lists, (m, pos) => fail(m, pos + 1), used);
+      for (const ref of signalReferences(expr.ast)) {
+        if (signals === undefined || signals.names.has(ref.name)) signalsUsed.add(ref.name);
+        else fail(`signal "${ref.name}" is not in signals version ${signals.version}`, ref.pos + 1);
+      }
       return errors.length > before
         ? () => false
         : (vars) => expr(vars as unknown as Record<string, unknown>) as unknown;
@@ -202,6 +220,8 @@ export function compileRuleset(value: unknown): CompiledRuleset {
     document: doc,
     lists,
     listsUsed: [...used.values()],
+    signals: doc.signals,
+    signalsUsed: [...signalsUsed],
     rules: Object.fromEntries(ACTIONS.map((a) => [a, grouped[a]])) as unknown as Record<
       Action,
       readonly CompiledRule[]

@@ -2,7 +2,7 @@
  * The decision beside the score (pure, synchronous). API:
  *
  *   compileRuleset(json) → CompiledRuleset            (`compile-ruleset.ts`; throws AppError `ruleset_invalid`)
- *   evaluateRuleset(compiled, { event, features, velocity, score, lists, fallbackThresholds })
+ *   evaluateRuleset(compiled, { event, features, velocity, signals?, score, lists, fallbackThresholds })
  *     → { decision, rules, profile, offsets, adjustedScore, escalate, errors }
  *
  * `lists` holds, for each list in `compiled.listsUsed`, whether the event's key field is on it (prefetched).
@@ -16,6 +16,7 @@
  * - an expression that throws at run time (or gives a non-bool) does not fire, is recorded in `errors`, and
  *   makes the decision at least `review`.
  */
+import { NO_SIGNALS } from '../signals/signals-view';
 import { withMemberships, type CelVariables, type ListMemberships } from './cel-environment';
 import type { CompiledRule, CompiledRuleset, Profile } from './compile-ruleset';
 import type { Action } from './ruleset-schema';
@@ -37,6 +38,11 @@ export interface DecisionInput {
   readonly features: Readonly<Record<string, number>>;
   /** Velocity counters, already computed. */
   readonly velocity: Readonly<Record<string, number>>;
+  /**
+   * The payment's signals by name (`signals.<name>`: a view over its signals row, bound for this synchronous
+   * evaluation). Absent: none, and a rule reading one fails closed.
+   */
+  readonly signals?: Readonly<Record<string, number>>;
   /** The model's score in [0, 1], or `null` when it gave no valid score. */
   readonly score: number | null;
   /** Prefetched list memberships of the event's key fields. */
@@ -113,6 +119,7 @@ function evaluate(rs: CompiledRuleset, input: DecisionInput): DecisionOutcome {
     event: input.event,
     features: input.features,
     velocity: input.velocity,
+    signals: input.signals ?? NO_SIGNALS,
     score: valid ? (input.score as number) : Number.NaN,
     has_score: valid,
     profile: {

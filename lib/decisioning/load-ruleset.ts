@@ -5,7 +5,7 @@
 import { AppError, type FieldError } from '../errors/errors';
 import { EMPTY_VELOCITY } from '../domain/user-context';
 import type { ListMemberships } from './cel-environment';
-import { compileRuleset, type CompiledRuleset, type ListUse } from './compile-ruleset';
+import { compileRuleset, type CompiledRuleset, type ListUse, type ServingSignals } from './compile-ruleset';
 import { evaluateRuleset, type Thresholds } from './evaluate-ruleset';
 
 /** The list entries looked up for one event: `listName → event[key]`, for each list in `uses`. */
@@ -45,6 +45,7 @@ export function goldenFailures(rs: CompiledRuleset, fallback: Thresholds): Field
       event: g.event,
       features: g.features,
       velocity: { ...EMPTY_VELOCITY, ...g.velocity },
+      signals: g.signals,
       score: g.score,
       lists: membershipsFrom(rs, g.event, g.lists),
       fallbackThresholds: fallback,
@@ -75,10 +76,16 @@ const from = (source: string | undefined): string => (source === undefined ? '' 
  * Parses, validates, compiles and checks a ruleset's golden cases.
  * @param fallback thresholds of the default profile when the ruleset declares none (the model's).
  * @param source where the text came from (a file path or blob name), named in every rejection.
+ * @param signals the serving signals version: a rule reading a signal it lacks is refused.
  * @throws AppError `ruleset_invalid` (bad JSON, schema, compile error naming rule id and column, golden case),
  *   whose message names the ruleset, its version and `source`, and whose `errors` list every problem.
  */
-export function loadRuleset(text: string, fallback: Thresholds, source?: string): CompiledRuleset {
+export function loadRuleset(
+  text: string,
+  fallback: Thresholds,
+  source?: string,
+  signals?: ServingSignals,
+): CompiledRuleset {
   let value: unknown;
   try {
     value = JSON.parse(text) as unknown;
@@ -89,7 +96,7 @@ export function loadRuleset(text: string, fallback: Thresholds, source?: string)
   }
   let rs: CompiledRuleset;
   try {
-    rs = compileRuleset(value);
+    rs = compileRuleset(value, signals);
   } catch (err) {
     if (!(err instanceof AppError) || source === undefined) throw err;
     const named = err.message.replace(/^(The ruleset|Ruleset [^ ]+ [^ ]+)/, (m) => `${m}${from(source)}`);

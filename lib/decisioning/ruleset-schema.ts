@@ -4,6 +4,7 @@
  * `compileRuleset`'s job.
  */
 import { z } from 'zod';
+import { SIGNALS_NAME_RE, SIGNALS_VERSION_RE } from '../signals/signals-document';
 
 /** The event fields a list may be keyed by. */
 export const LIST_KEY_FIELDS = ['userId', 'deviceId', 'merchantId', 'country', 'ipCountry', 'cardFingerprint'] as const;
@@ -45,6 +46,8 @@ const goldenSchema = z.strictObject({
   event: z.record(z.string(), z.unknown()),
   features: z.record(z.string(), z.number()).default({}),
   velocity: z.record(z.string(), z.number()).default({}),
+  /** Signal values by name (`signals.<name>`); a signal a rule reads but the case omits fails closed. */
+  signals: z.record(z.string(), z.number()).default({}),
   /** The model score; `null` = no valid score. */
   score: unit.nullable(),
   /** Lists and their entries for this case. */
@@ -72,6 +75,13 @@ export const rulesetSchema = z
       .max(64)
       .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/),
     description: z.string().max(2000).optional(),
+    /** The signals version the rules read (`signals.<name>`): its names are the ones the rules may use. */
+    signals: z
+      .strictObject({
+        name: z.string().regex(SIGNALS_NAME_RE, { error: 'must be a signals name like default' }),
+        version: z.string().regex(SIGNALS_VERSION_RE, { error: 'must be a version MAJOR.MINOR.PATCH' }),
+      })
+      .optional(),
     lists: z
       .array(z.strictObject({ name: ident, key: z.enum(LIST_KEY_FIELDS) }))
       .max(64)

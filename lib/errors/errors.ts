@@ -30,6 +30,7 @@ export const ERROR_CODES = [
   'model_invalid',
   'model_shift_exceeded',
   'ruleset_invalid',
+  'signals_invalid',
   'conflict',
   'draft_not_approved',
   'overloaded',
@@ -58,6 +59,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze
   model_invalid: 422,
   model_shift_exceeded: 422,
   ruleset_invalid: 422,
+  signals_invalid: 422,
   conflict: 409,
   draft_not_approved: 409,
   overloaded: 503,
@@ -82,6 +84,7 @@ const TITLE_BY_CODE: Readonly<Record<ErrorCode, string>> = Object.freeze({
   model_invalid: 'Model rejected',
   model_shift_exceeded: 'Model score shift too large',
   ruleset_invalid: 'Ruleset rejected',
+  signals_invalid: 'Signals document rejected',
   conflict: 'Conflict with the current state',
   draft_not_approved: 'Draft not approved',
   overloaded: 'Service overloaded',
@@ -164,6 +167,8 @@ const DESCRIPTION_BY_CODE: Readonly<Record<ErrorCode, string>> = Object.freeze({
     "An uploaded model's golden-set score shift against the active version is above MODEL_SHIFT_MAX; upload again with blob metadata force=true to accept it.",
   ruleset_invalid:
     'A ruleset failed validation: schema, an expression that does not compile (named by rule id and column), or a golden case.',
+  signals_invalid:
+    'A signals document failed validation: schema, an unknown builtin, a reference to a signal not declared before it, or an expression that does not compile (named by path and column).',
   conflict:
     'The request conflicts with the current state (e.g. nothing to roll back to; a verdict on a case already closed).',
   draft_not_approved:
