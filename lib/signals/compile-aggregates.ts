@@ -121,7 +121,9 @@ export function compileAggregates(docs: readonly AggregateDocument[], errors: Fi
   });
   const plan: AggregatePlan = Object.freeze({
     aggregates: Object.freeze(aggregates),
-    groups: Object.freeze(groups.map((g): KeyGroup => Object.freeze({ ...g, aggregates: Object.freeze(g.aggregates) }))),
+    groups: Object.freeze(
+      groups.map((g): KeyGroup => Object.freeze({ ...g, aggregates: Object.freeze(g.aggregates) })),
+    ),
   });
   const entityOf = groups.map((g) => keyReader(g.key));
   const groupOf: number[] = new Array<number>(docs.length).fill(0);

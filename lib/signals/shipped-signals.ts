@@ -79,9 +79,7 @@ function fileOf(dir: string, name: string, version: string): string {
 export async function loadShippedSignals(options: ShippedSignalsOptions = {}): Promise<CompiledSignals> {
   const dir = options.dir ?? shippedSignalsDir();
   const name = options.name ?? SHIPPED_SIGNALS_NAME;
-  const version =
-    options.version ??
-    newest(dir, name, await readdir(path.join(dir, name)).catch(() => [] as string[]));
+  const version = options.version ?? newest(dir, name, await readdir(path.join(dir, name)).catch(() => [] as string[]));
   const file = fileOf(dir, name, version);
   const text = await readFile(file, 'utf8').catch(() => undefined);
   if (text === undefined) throw new AppError('not_found', `No signals ${name} ${version} in ${dir}.`);

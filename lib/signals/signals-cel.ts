@@ -99,7 +99,8 @@ export function compileCel(env: Environment, source: string, types: readonly str
   try {
     const expr = env.parse(source);
     const checked = expr.check();
-    if (!checked.valid) return { ok: false, message: celErrorSummary(checked.error), column: celErrorColumn(checked.error) };
+    if (!checked.valid)
+      return { ok: false, message: celErrorSummary(checked.error), column: celErrorColumn(checked.error) };
     const type = checked.type ?? 'unknown';
     if (type !== 'dyn' && !types.includes(type))
       return { ok: false, message: `the expression must be ${types.join(' or ')}, not ${type}`, column: 1 };

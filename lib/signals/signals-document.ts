@@ -108,7 +108,8 @@ export type AggregateDocument = z.infer<typeof aggregateSchema>;
  * A reference a transform reads: `signals.<aggregate or earlier feature>`, `event.amount`, or
  * `velocity.<count1m|count1h|count24h|sum24h|distinctCountries24h>` (the user's exact velocity).
  */
-export const REF_RE = /^(signals\.[a-z][a-z0-9_]{0,63}|event\.amount|velocity\.(count1m|count1h|count24h|sum24h|distinctCountries24h))$/;
+export const REF_RE =
+  /^(signals\.[a-z][a-z0-9_]{0,63}|event\.amount|velocity\.(count1m|count1h|count24h|sum24h|distinctCountries24h))$/;
 const ref = z.string().regex(REF_RE, { error: 'must be signals.<name>, event.amount or velocity.<figure>' });
 
 /**
