@@ -63,6 +63,11 @@ function compileRef(ref: string, path: string, layout: RowLayout, errors: FieldE
   return (_e, _c, row) => row[i] ?? 0;
 }
 
+/**
+ * A CEL feature: checked once (a number or a bool; every `signals.<name>` declared before it), evaluated with one
+ * reused variables object and the version's view over the row (only the signals before it readable). A bool
+ * gives 1/0; a runtime error, or a result that is not a finite number, gives 0.
+ */
 function compileExpr(
   source: string,
   path: string,
@@ -87,9 +92,9 @@ function compileExpr(
     vars['signals'] = signals;
     try {
       const v = celNumber(run(vars));
-      return v === undefined || Number.isNaN(v) ? 0 : v;
+      return v === undefined || !Number.isFinite(v) ? 0 : v;
     } catch {
-      return 0; // a runtime error (an absent field without has(), a division by zero) gives 0
+      return 0; // a runtime error (an absent field without has(), an int division by zero) gives 0
     }
   };
   return (event, context, row) => {
