@@ -11,7 +11,7 @@ export interface FeatureView {
    * Runs `fn` (synchronous) with `row` readable through the view's features by name (in the list's order).
    * The features object must not be kept past `fn`: outside it, reading a feature throws.
    */
-  with<T>(row: Float32Array, fn: (features: Readonly<Record<string, number>>) => T): T;
+  with<T>(row: ArrayLike<number>, fn: (features: Readonly<Record<string, number>>) => T): T;
 }
 
 /** Thrown when a feature is read outside {@link FeatureView.with} (a bug: the features were kept). */
@@ -21,7 +21,7 @@ export class FeaturesUnbound extends Error {
 
 /** The view of rows in `names` order (compiled once: one getter per name). */
 export function featureView(names: readonly string[]): FeatureView {
-  let row: Float32Array | undefined;
+  let row: ArrayLike<number> | undefined;
   const features: Record<string, number> = {};
   names.forEach((name, i) =>
     Object.defineProperty(features, name, {
@@ -34,7 +34,7 @@ export function featureView(names: readonly string[]): FeatureView {
   );
   Object.freeze(features);
   return {
-    with<T>(bound: Float32Array, fn: (f: Readonly<Record<string, number>>) => T): T {
+    with<T>(bound: ArrayLike<number>, fn: (f: Readonly<Record<string, number>>) => T): T {
       const previous = row;
       row = bound;
       try {

@@ -3,7 +3,8 @@
  * One JSON line per labelled decision:
  *
  *     { "transactionId", "decidedAt", "model": { name, version }, "ruleset"?: { name, version },
- *       "features": { <name>: number, ... }, "score", "decision", "labels": ["chargeback"], "label": 0 | 1 }
+ *       "features": { <name>: number, ... }, "signals"?: { <name>: number, ... }, "signalsVersion"?: { name, version },
+ *       "score", "decision", "labels": ["chargeback"], "label": 0 | 1 }
  */
 import type { DecisionRecord } from './decision-record';
 import { labelsByTransaction, readDecisions, resolveLabel } from './decision-reader';
@@ -16,6 +17,9 @@ export interface DatasetRow {
   readonly model: DecisionRecord['model'];
   readonly ruleset?: DecisionRecord['ruleset'];
   readonly features: Readonly<Record<string, number>>;
+  /** The signal values the decision used (logged since signals; docs/signals.md), and their version. */
+  readonly signals?: Readonly<Record<string, number>>;
+  readonly signalsVersion?: DecisionRecord['signalsVersion'];
   readonly score: number | null;
   readonly decision: string;
   readonly labels: readonly string[];
@@ -52,6 +56,8 @@ export async function exportDataset(
       model: d.model,
       ...(d.ruleset === undefined ? {} : { ruleset: d.ruleset }),
       features: d.features,
+      ...(d.signals === undefined ? {} : { signals: d.signals }),
+      ...(d.signalsVersion === undefined ? {} : { signalsVersion: d.signalsVersion }),
       score: d.score,
       decision: d.decision,
       labels: [...new Set(ls.map((l) => l.label))].sort(),

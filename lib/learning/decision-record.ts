@@ -80,8 +80,13 @@ export interface DecisionRecord {
    * logged: a backtest then replays lists with today's entries and says so.
    */
   readonly lists?: Readonly<Record<string, boolean>>;
-  /** Reserved for the signal values the decision used (not logged yet). */
+  /**
+   * The signal values the decision used, by name (every aggregate and derived feature of the serving signals
+   * version: what `npm run model:train` reads, point in time). Absent in records written before it was logged.
+   */
   readonly signals?: Readonly<Record<string, number>>;
+  /** The signals version those values come from. */
+  readonly signalsVersion?: { readonly name: string; readonly version: string };
 }
 
 /** Fields a decision result may carry beside the model's (filled when rules decided the payment). */
@@ -155,5 +160,15 @@ export function toDecisionRecord(d: DecidedPayment, hash: KeyedHash, decidedAtMs
     event,
     hashed,
     lists: { ...d.lists },
+    ...signalsOf(d),
   };
+}
+
+/** The record's `signals` and `signalsVersion` (nothing without signals). */
+function signalsOf(d: DecidedPayment): Pick<DecisionRecord, 'signals' | 'signalsVersion'> {
+  const s = d.signals;
+  if (s === undefined) return {};
+  const values: Record<string, number> = {};
+  s.version.names.forEach((name, i) => (values[name] = s.row[i] ?? Number.NaN));
+  return { signals: values, signalsVersion: { name: s.version.name, version: s.version.version } };
 }

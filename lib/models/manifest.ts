@@ -23,8 +23,18 @@ export const manifestSchema = z.strictObject({
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   input: tensorSpec,
   output: tensorSpec,
-  /** Ordered input features; must equal the featurizer's list. */
+  /**
+   * Ordered input features: signal names (docs/signals.md), each computed by the signals version {@link signals}
+   * names (the upload check refuses a feature it does not compute, naming it).
+   */
   features: z.array(z.strictObject({ name: z.string().min(1), definition: z.string() })).min(1),
+  /** The signals version the features come from; absent: the shipped one (`signals/default/1.0.0.json`). */
+  signals: z
+    .strictObject({
+      name: z.string().regex(/^[a-z][a-z0-9-]{0,63}$/),
+      version: z.string().regex(MODEL_VERSION_RE),
+    })
+    .optional(),
   /** Score thresholds: `score >= review` → review, `score >= decline` → decline. */
   thresholds: z
     .strictObject({ review: z.number().gt(0).lt(1), decline: z.number().gt(0).lt(1) })

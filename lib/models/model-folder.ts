@@ -32,30 +32,58 @@ export function sha256Hex(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
+/** A problem found in a manifest: the field and what is wrong with it. */
+export interface ManifestProblem {
+  readonly path: string;
+  readonly message: string;
+}
+
 /**
- * Checks an artifact's manifest against its bytes and the featurizer: sha256, feature list and input width.
+ * Which of a manifest's input features cannot be computed: by the signals version the manifest names
+ * (`manifest.signals`, else the shipped one). Empty when every feature can be.
+ */
+export type FeatureCheck = (manifest: ModelManifest) => Promise<readonly ManifestProblem[]>;
+
+/**
+ * What a manifest's features are checked against: a {@link FeatureCheck}, or a fixed list (the features must be
+ * exactly these, in this order: a model without signals, as in tests).
+ */
+export type FeatureSupport = readonly string[] | FeatureCheck;
+
+/** The problems of `manifest`'s feature list against `support` (none: every feature can be computed). */
+export async function featureProblems(
+  manifest: ModelManifest,
+  support: FeatureSupport,
+): Promise<readonly ManifestProblem[]> {
+  if (typeof support === 'function') return support(manifest);
+  const names = manifest.features.map((f) => f.name);
+  return names.length === support.length && names.every((n, i) => n === support[i])
+    ? []
+    : [{ path: 'features', message: "do not match the featurizer's feature list" }];
+}
+
+/**
+ * Checks an artifact's manifest against its bytes: sha256, input width (one column per feature), explanation.
  * @param sha256 the bytes' sha256 if already computed (hashing a large model blocks the event loop); default: computed here.
+ * @param extra problems found beside (its features, {@link featureProblems}), reported with these.
  * @throws AppError `model_invalid` listing every mismatch.
  */
 export function verifyArtifact(
   manifest: ModelManifest,
   bytes: Uint8Array,
-  featureNames: readonly string[],
   sha256?: string,
+  extra: readonly ManifestProblem[] = [],
 ): void {
-  const problems: { path: string; message: string }[] = [];
+  const problems: ManifestProblem[] = [];
   if ((sha256 ?? sha256Hex(bytes)) !== manifest.sha256)
     problems.push({ path: 'sha256', message: 'does not match the model file' });
-  const names = manifest.features.map((f) => f.name);
-  if (names.length !== featureNames.length || names.some((n, i) => n !== featureNames[i])) {
-    problems.push({ path: 'features', message: "do not match the featurizer's feature list" });
-  }
+  problems.push(...extra);
+  const count = manifest.features.length;
   const width = manifest.input.shape[manifest.input.shape.length - 1];
-  if (width !== featureNames.length)
-    problems.push({ path: 'input.shape', message: `last dimension must be ${featureNames.length}` });
+  if (width !== count) problems.push({ path: 'input.shape', message: `last dimension must be ${count} (one per feature)` });
   if (manifest.explanation !== undefined) {
     const { coefficients, baseline } = manifest.explanation;
-    if (coefficients.length !== names.length || baseline.length !== names.length) {
+    if (coefficients.length !== count || baseline.length !== count) {
       problems.push({ path: 'explanation', message: 'must have one coefficient and one baseline per feature' });
     }
   }
@@ -94,13 +122,13 @@ export class ModelFolder implements ModelSource {
    * @param dir the models folder.
    * @param name model name, e.g. `fraud`.
    * @param version version to serve; default the newest one present.
-   * @param featureNames the featurizer's feature list, to verify manifests against.
+   * @param features what a manifest's features are verified against (the signals, or a fixed list).
    */
   constructor(
     readonly dir: string,
     readonly name: string,
     readonly version: string | undefined,
-    private readonly featureNames: readonly string[],
+    private readonly features: FeatureSupport,
   ) {
     if (!MODEL_NAME_RE.test(name)) throw new AppError('config_invalid', `Invalid model name.`);
   }
@@ -145,7 +173,7 @@ export class ModelFolder implements ModelSource {
       });
     }
     const manifest = parseManifest(text);
-    verifyArtifact(manifest, bytes, this.featureNames);
+    verifyArtifact(manifest, bytes, undefined, await featureProblems(manifest, this.features));
     return { manifest, bytes };
   }
 }

@@ -136,7 +136,7 @@ export function planRollout(config: Config, base: ModelSource, deps: RolloutDeps
     repository,
     bundled,
     base: new ShippedModelSource(base, FEATURE_NAMES),
-    featureNames: FEATURE_NAMES,
+    features: FEATURE_NAMES,
     maxBytes: r.maxModelBytes,
     logger,
   });
@@ -164,7 +164,7 @@ export function planRollout(config: Config, base: ModelSource, deps: RolloutDeps
       };
       const validator = new ModelValidator({
         sessions,
-        featureNames: FEATURE_NAMES,
+        features: FEATURE_NAMES,
         batchMaxSize: inference.batchMaxSize,
         batchMaxSizeGpu: inference.batchMaxSizeGpu,
         isolation,

@@ -5,7 +5,7 @@
  * land there before they are validated); the reconcile loop then retries, and readiness waits until it converges.
  */
 import type { ModelArtifact, ModelSource } from '../models/model-folder';
-import { verifyArtifact } from '../models/model-folder';
+import { featureProblems, verifyArtifact, type FeatureSupport } from '../models/model-folder';
 import type { Logger } from '../telemetry/logger';
 import type { FleetStore } from './fleet-store';
 import type { ModelRepository } from './model-repository';
@@ -19,7 +19,8 @@ export interface FleetModelSourceDeps {
   readonly bundled: ModelRepository;
   /** The fallback: the shipped version (`MODEL_VERSION`, else the one the folder's `shipped.json` names). */
   readonly base: ModelSource;
-  readonly featureNames: readonly string[];
+  /** What a manifest's features are verified against. */
+  readonly features: FeatureSupport;
   readonly maxBytes: number;
   readonly logger: Logger;
 }
@@ -47,7 +48,7 @@ export class FleetModelSource implements ModelSource {
       const { bytes, sha256 } = await repo.readModel({ name: pointer.name, version: pointer.version }, d.maxBytes);
       if (sha256 !== pointer.sha256)
         throw new Error(`the file of ${pointer.version} does not match the pointer's sha256`);
-      verifyArtifact(manifest, bytes, d.featureNames, sha256);
+      verifyArtifact(manifest, bytes, sha256, await featureProblems(manifest, d.features));
       return { manifest, bytes };
     } catch (err) {
       d.logger.warn(

@@ -11,7 +11,7 @@ import { batchCap, isGpuProvider } from '../inference/backend-factory';
 import { checkScores, sampleRow, type SessionManager } from '../inference/session-manager';
 import type { Lease } from '../inference/version-leases';
 import type { ModelManifest } from '../models/manifest';
-import { verifyArtifact } from '../models/model-folder';
+import { featureProblems, verifyArtifact, type FeatureSupport } from '../models/model-folder';
 import type { ShiftReport, ValidationSummary } from './fleet-state';
 import type { RejectCheck } from './fleet-store';
 import { readOnnxSignature, signatureProblems } from '../inference/onnx-signature';
@@ -56,7 +56,8 @@ export function warmupBatchSizes(maxBatch: number): number[] {
 export interface ModelValidatorDeps {
   /** Loads and warms through the production backend factory (worker threads). */
   readonly sessions: Pick<SessionManager, 'prepare'>;
-  readonly featureNames: readonly string[];
+  /** What a manifest's features are verified against: the signals version it names computes each. */
+  readonly features: FeatureSupport;
   /** `BATCH_MAX_SIZE` and `BATCH_MAX_SIZE_GPU`. */
   readonly batchMaxSize: number;
   readonly batchMaxSizeGpu: number;
@@ -114,16 +115,16 @@ export class ModelValidator {
           { path: 'sha256', message: 'does not match the model file' },
         ]);
     });
-    await step('features', () => {
+    await step('features', async () => {
       try {
-        verifyArtifact(manifest, bytes, this.deps.featureNames, req.sha256);
+        verifyArtifact(manifest, bytes, req.sha256, await featureProblems(manifest, this.deps.features));
       } catch (err) {
         const e = toAppError(err);
         throw new ModelRejectedError('features', e.message, e.errors);
       }
     });
     const golden = req.golden?.inputs ?? [];
-    const width = this.deps.featureNames.length;
+    const width = manifest.features.length;
     await step('signature', () => {
       let sig;
       try {
@@ -132,7 +133,7 @@ export class ModelValidator {
         const e = toAppError(err);
         throw new ModelRejectedError('signature', e.message, e.errors);
       }
-      const problems = signatureProblems(sig, manifest, this.deps.featureNames.length);
+      const problems = signatureProblems(sig, manifest, manifest.features.length);
       if (problems.length > 0)
         throw new ModelRejectedError(
           'signature',
@@ -211,7 +212,7 @@ export class ModelValidator {
   private async probeInWorker(manifest: ModelManifest, bytes: Uint8Array): Promise<void> {
     const iso = this.deps.isolation;
     if (iso === undefined || !iso.when(bytes.length)) return;
-    const width = this.deps.featureNames.length;
+    const width = manifest.features.length;
     let probe: InferenceBackend;
     try {
       probe = await iso.factory.load({
@@ -244,7 +245,7 @@ export class ModelValidator {
     rows: readonly (readonly number[])[],
     count: number,
   ): Promise<Float32Array> {
-    const width = this.deps.featureNames.length;
+    const width = backend.info.inputWidth;
     const input = new Float32Array(count * width);
     for (let i = 0; i < count; i++) input.set(rows[i % rows.length] as number[], i * width);
     return (await backend.run(input, count)).scores;

@@ -10,7 +10,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { AppError } from '../errors/errors';
 import { MODEL_VERSION_RE } from '../models/manifest';
-import { ModelFolder, type ModelArtifact, type ModelSource } from '../models/model-folder';
+import { ModelFolder, type FeatureSupport, type ModelArtifact, type ModelSource } from '../models/model-folder';
 
 /** The marker's file name, at the root of the models folder. */
 export const SHIPPED_FILE = 'shipped.json';
@@ -50,13 +50,13 @@ export async function shippedVersion(dir: string, name: string): Promise<string 
 export class ShippedModelSource implements ModelSource {
   constructor(
     private readonly base: ModelSource,
-    private readonly featureNames: readonly string[],
+    private readonly features: FeatureSupport,
   ) {}
 
   async load(): Promise<ModelArtifact> {
     const b = this.base;
     if (!(b instanceof ModelFolder) || b.version !== undefined) return b.load();
     const version = await shippedVersion(b.dir, b.name);
-    return version === undefined ? b.load() : new ModelFolder(b.dir, b.name, version, this.featureNames).load();
+    return version === undefined ? b.load() : new ModelFolder(b.dir, b.name, version, this.features).load();
   }
 }

@@ -6,6 +6,7 @@
 import { inShare } from '../domain/traffic-share';
 import type { SessionManager } from '../inference/session-manager';
 import type { Lease } from '../inference/version-leases';
+import type { ModelManifest } from '../models/manifest';
 import type { TrafficSplit } from './fleet-state';
 import type { ShadowRecorder } from './shadow-stats';
 
@@ -92,11 +93,16 @@ export class TrafficRouter {
   }
 
   /**
-   * For the shadow share of requests served by another version, scores `row` on the candidate too, off
-   * the response path; the pair of scores goes to the shadow statistics. Never throws, never delays the caller.
+   * For the shadow share of requests served by another version, scores the payment on the candidate too, off
+   * the response path, with the candidate's own input row (`rowFor` its manifest: its feature list may differ);
+   * the pair of scores goes to the shadow statistics. Never throws, never delays the caller.
    * @param key a per-request key (the transaction id).
    */
-  shadow(key: string, row: Float32Array, served: { readonly version: string; readonly score: number }): void {
+  shadow(
+    key: string,
+    rowFor: (manifest: ModelManifest) => Float32Array,
+    served: { readonly version: string; readonly score: number },
+  ): void {
     const s = this.current;
     if (s === undefined || s.shadowPercent <= 0 || !Number.isFinite(served.score)) return;
     const c = this.candidate();
@@ -112,10 +118,18 @@ export class TrafficRouter {
     } catch {
       return;
     }
+    let row: Float32Array;
+    try {
+      row = rowFor(lease.manifest);
+    } catch {
+      lease.release();
+      rec.error(served.version, s.candidate);
+      return;
+    }
     this.inFlight++;
     const candidate = lease.manifest.version;
     void lease.backend
-      .run(row.slice(), 1, { deadline: this.now() + (this.deps.shadowDeadlineMs ?? 1000) })
+      .run(row, 1, { deadline: this.now() + (this.deps.shadowDeadlineMs ?? 1000) })
       .then(
         (r) => {
           const x = r.scores[0];

@@ -7,14 +7,15 @@ import type { ContextLookup, ContextProvider } from '../context/context-provider
 import type { PaymentEvent } from '../domain/payment-event';
 import type { Velocity } from '../domain/user-context';
 import type { Decisioning, Prepared, RulesetDecision } from '../decisioning/decisioning';
-import { featureView } from '../features/feature-view';
-import { featurize, FEATURE_COUNT, FEATURE_NAMES } from '../features/featurizer';
+import { featureView, type FeatureView } from '../features/feature-view';
 import type { RunTiming } from '../inference/backend';
 import type { SessionManager } from '../inference/session-manager';
 import type { Lease } from '../inference/version-leases';
 import type { ModelManifest } from '../models/manifest';
 import { invalidScoreKind, type InvalidScoreKind } from './decision';
+import type { CompiledSignals } from '../signals/compiled-signals';
 import { toResult, type ScoreResult } from './result';
+import type { PaymentAggregates, SignalsStage } from './signals-stage';
 
 /** A local result with what it was computed from (the inputs of the scorer's `decided` event). */
 export interface Scored {
@@ -23,14 +24,23 @@ export interface Scored {
   readonly velocity: Velocity;
   readonly manifest: ModelManifest;
   readonly lists?: Readonly<Record<string, boolean>>;
+  /** The signals version that served the payment and its signals row (in the version's `names` order). */
+  readonly signals?: { readonly version: CompiledSignals; readonly row: Float64Array };
 }
 
 /** Routes each request to a model version (canary) and shadow-scores a sample (`TrafficRouter`). */
 export interface RequestRouter {
   /** A lease on the version that serves `userId`. */
   acquire(userId: string): Lease;
-  /** Scores `row` on the candidate too, off the response path, for a sample of requests. */
-  shadow(key: string, row: Float32Array, served: { readonly version: string; readonly score: number }): void;
+  /**
+   * Scores the payment on the candidate too, off the response path, for a sample of requests; `rowFor` gives its
+   * input row for a model version (each version has its own feature list).
+   */
+  shadow(
+    key: string,
+    rowFor: (manifest: ModelManifest) => Float32Array,
+    served: { readonly version: string; readonly score: number },
+  ): void;
 }
 
 /** Dependencies of a {@link LocalPipeline} (the scorer's). */
@@ -38,6 +48,8 @@ export interface PipelineDeps {
   readonly sessions: SessionManager;
   readonly router?: RequestRouter;
   readonly context: ContextProvider;
+  /** The signals stage: serving version per user, aggregates, signals rows, projections. */
+  readonly signals: SignalsStage;
   readonly decisioning?: Decisioning;
   /** The model gave no valid score (see the scorer's `invalidScore` event). */
   readonly invalidScore?: (e: { model: string; modelVersion: string; kind: InvalidScoreKind; rows: number }) => void;
@@ -69,36 +81,41 @@ function groupByBackend(leases: readonly Lease[]): number[][] | undefined {
   return [...groups.values()];
 }
 
-/** The local scoring pipeline (built once per scorer; the features view once per feature list). */
+/** The local scoring pipeline (built once per scorer; a features view once per model version's feature list). */
 export class LocalPipeline {
-  private readonly features = featureView(FEATURE_NAMES);
-  constructor(private readonly deps: PipelineDeps) {}
+  private readonly views = new WeakMap<ModelManifest, FeatureView>();
+  private readonly signals: SignalsStage;
+  constructor(private readonly deps: PipelineDeps) {
+    this.signals = deps.signals;
+  }
 
   /** The local results of validated events, in order (one inference call per model version). */
   async run(events: readonly PaymentEvent[], limits: RunLimits): Promise<Scored[]> {
     if (events.length === 0) return [];
-    const { lookups, prepared } = await this.context(events, limits.contextTimeoutMs);
-    const input = new Float32Array(events.length * FEATURE_COUNT);
-    // featurize: the row of a batch of one is the input itself
-    const rows = events.map((e, i) => {
-      const at = i * FEATURE_COUNT;
-      featurize(e, (lookups[i] as ContextLookup).context, input, at);
-      return events.length === 1 ? input : input.subarray(at, at + FEATURE_COUNT);
-    });
+    const { lookups, prepared, aggregates } = await this.context(events, limits.contextTimeoutMs);
+    // signals: each payment's row (aggregates, then the derived features), computed once whatever the model
+    const signalRows = events.map((e, i) =>
+      this.signals.row(e, (lookups[i] as ContextLookup).context, aggregates[i] as PaymentAggregates),
+    );
     const leases: Lease[] = [];
     try {
       for (const e of events) leases.push(this.acquire(e.userId)); // canary users go to the candidate
       const results = new Array<Scored>(events.length);
-      await this.infer(leases, input, rows, limits, (i, score, lease, timing) => {
+      await this.infer(leases, events, aggregates, signalRows, limits, (i, score, lease, timing, row) => {
         const event = events[i] as PaymentEvent;
-        const row = rows[i] as Float32Array;
         const { context, cache } = lookups[i] as ContextLookup;
+        const a = aggregates[i] as PaymentAggregates;
+        const signalRow = signalRows[i] as Float64Array;
         const { manifest } = lease;
-        this.deps.router?.shadow(event.transactionId, row, { version: manifest.version, score });
-        const rules = this.decide(prepared?.[i], event, row, context.velocity, score, manifest);
+        this.deps.router?.shadow(event.transactionId, (m) => this.project(a.signals, m, signalRow), {
+          version: manifest.version,
+          score,
+        });
+        const rules = this.decide(prepared?.[i], event, row, a, signalRow, context.velocity, score, manifest);
         const result = toResult(event, row, score, manifest, cache, timing, rules);
         const lists = rules === undefined ? {} : { lists: rules.lists };
-        results[i] = { result, row, velocity: context.velocity, manifest, ...lists };
+        const signals = { signals: { version: a.signals, row: signalRow } };
+        results[i] = { result, row, velocity: context.velocity, manifest, ...lists, ...signals };
       });
       return results;
     } finally {
@@ -106,44 +123,64 @@ export class LocalPipeline {
     }
   }
 
-  /** Context stage: each event's user context, with the ruleset's list prefetch beside it. */
+  /** Context stage: each event's user context and aggregates (one round trip), the ruleset's list prefetch beside. */
   private async context(
     events: readonly PaymentEvent[],
     contextTimeoutMs: number | undefined,
-  ): Promise<{ lookups: ContextLookup[]; prepared: (Prepared | undefined)[] | undefined }> {
+  ): Promise<{
+    lookups: ContextLookup[];
+    prepared: (Prepared | undefined)[] | undefined;
+    aggregates: PaymentAggregates[];
+  }> {
     const budget = contextTimeoutMs === undefined ? {} : { timeoutMs: contextTimeoutMs };
     const decisioning = this.deps.decisioning;
     const preparing = decisioning === undefined ? undefined : each(events, (e) => decisioning.prepare(e));
+    // issued in the same tick as the lookups: auto-pipelining sends them in one write
+    const counting = each(events, (e) => Promise.resolve(this.signals.aggregates(e, contextTimeoutMs)));
     const lookups = await each(events, (e) => this.deps.context.lookup(e, budget));
-    return { lookups, prepared: await preparing };
+    return { lookups, prepared: await preparing, aggregates: await counting };
   }
 
-  /** Infer stage: one call per model version; `scored(i, …)` for each event's (checked) score. */
+  /** A model version's input row of one payment, projected from its signals row (a new array). */
+  private project(signals: CompiledSignals, manifest: ModelManifest, signalRow: Float64Array): Float32Array {
+    const out = new Float32Array(manifest.features.length);
+    this.signals.projection(signals, manifest)(signalRow, out, 0);
+    return out;
+  }
+
+  /**
+   * Infer stage: one call per model version, each with its own rows (its manifest's feature list projected from
+   * the signals rows); `scored(i, …)` for each event's (checked) score and model row.
+   */
   private async infer(
     leases: readonly Lease[],
-    input: Float32Array,
-    rows: readonly Float32Array[],
+    events: readonly PaymentEvent[],
+    aggregates: readonly PaymentAggregates[],
+    signalRows: readonly Float64Array[],
     limits: RunLimits,
-    scored: (i: number, score: number, lease: Lease, timing: RunTiming) => void,
+    scored: (i: number, score: number, lease: Lease, timing: RunTiming, row: Float32Array) => void,
   ): Promise<void> {
     const options = { deadline: limits.deadline, arrivedAt: limits.arrivedAt };
+    const run = async (at: readonly number[] | undefined): Promise<void> => {
+      const n = at === undefined ? events.length : at.length;
+      const index = (k: number): number => (at === undefined ? k : (at[k] as number));
+      const lease = leases[index(0)] as Lease;
+      const width = lease.manifest.features.length;
+      const input = new Float32Array(n * width);
+      const rows = new Array<Float32Array>(n);
+      for (let k = 0; k < n; k++) {
+        const i = index(k);
+        const signals = (aggregates[i] as PaymentAggregates).signals;
+        this.signals.projection(signals, lease.manifest)(signalRows[i] as Float64Array, input, k * width);
+        rows[k] = n === 1 ? input : input.subarray(k * width, (k + 1) * width);
+      }
+      const { scores, timing } = await lease.backend.run(input, n, options);
+      for (let k = 0; k < n; k++)
+        scored(index(k), this.checked(scores[k], lease.manifest, n), lease, timing, rows[k] as Float32Array);
+    };
     const groups = groupByBackend(leases);
-    if (groups === undefined) {
-      const lease = leases[0] as Lease;
-      const { scores, timing } = await lease.backend.run(input, rows.length, options);
-      for (let i = 0; i < rows.length; i++)
-        scored(i, this.checked(scores[i], lease.manifest, rows.length), lease, timing);
-      return;
-    }
-    await Promise.all(
-      groups.map(async (at) => {
-        const lease = leases[at[0] as number] as Lease;
-        const part = new Float32Array(at.length * FEATURE_COUNT);
-        at.forEach((i, k) => part.set(rows[i] as Float32Array, k * FEATURE_COUNT));
-        const { scores, timing } = await lease.backend.run(part, at.length, options);
-        at.forEach((i, k) => scored(i, this.checked(scores[k], lease.manifest, at.length), lease, timing));
-      }),
-    );
+    if (groups === undefined) await run(undefined);
+    else await Promise.all(groups.map(run));
   }
 
   /** The score, or NaN (reported as `invalidScore`) when it is missing, not finite or outside [0, 1]. */
@@ -154,26 +191,40 @@ export class LocalPipeline {
     return Number.NaN;
   }
 
-  /** Decide stage: the ruleset's decision, when one is active; the rules read the row through the features view. */
+  /**
+   * Decide stage: the ruleset's decision, when one is active; the rules read the model row through its features
+   * view and the signals row through the signals version's view.
+   */
   private decide(
     prepared: Prepared | undefined,
     event: PaymentEvent,
     row: Float32Array,
+    a: PaymentAggregates,
+    signalRow: Float64Array,
     velocity: Velocity,
     score: number,
     manifest: ModelManifest,
   ): RulesetDecision | undefined {
     if (prepared === undefined) return undefined;
     const decisioning = this.deps.decisioning as Decisioning;
-    return this.features.with(row, (features) =>
-      decisioning.decide(prepared, {
-        event,
-        features,
-        velocity: velocity as unknown as Readonly<Record<string, number>>,
-        score: Number.isFinite(score) ? score : null,
-        fallbackThresholds: manifest.thresholds,
-      }),
+    return this.viewOf(manifest).with(row, (features) =>
+      this.signals.view(a.signals).with(signalRow, (signals) =>
+        decisioning.decide(prepared, {
+          event,
+          features,
+          signals,
+          velocity: velocity as unknown as Readonly<Record<string, number>>,
+          score: Number.isFinite(score) ? score : null,
+          fallbackThresholds: manifest.thresholds,
+        }),
+      ),
     );
+  }
+
+  private viewOf(manifest: ModelManifest): FeatureView {
+    let v = this.views.get(manifest);
+    if (v === undefined) this.views.set(manifest, (v = featureView(manifest.features.map((f) => f.name))));
+    return v;
   }
 
   private acquire(userId: string): Lease {

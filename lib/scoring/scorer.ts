@@ -7,6 +7,8 @@ import type { ContextProvider } from '../context/context-provider';
 import type { InvalidScoreKind } from './decision';
 import { LocalPipeline, type RequestRouter, type Scored } from './pipeline';
 import type { ScoreResult } from './result';
+import { loadShippedSignalsSync } from '../signals/shipped-signals';
+import { SignalsStage, type SignalsStageDeps } from './signals-stage';
 
 export type { ScoreResult } from './result';
 export type { RequestRouter } from './pipeline';
@@ -51,6 +53,8 @@ export interface DecidedPayment {
   readonly result: ScoreResult;
   /** The list memberships the deciding ruleset used (from its prefetch); absent without a ruleset. */
   readonly lists?: Readonly<Record<string, boolean>>;
+  /** The signals version that served the payment and its signals row (in the version's `names` order). */
+  readonly signals?: Scored['signals'];
 }
 
 /** Dependencies of a {@link Scorer}. */
@@ -59,6 +63,11 @@ export interface ScorerDeps {
   /** Per-request version routing; default: every request on the active version. */
   readonly router?: RequestRouter;
   readonly context: ContextProvider;
+  /**
+   * The signals: the serving version per user, and the aggregate store (absent: aggregates read 0). Default: the
+   * shipped signals version (`signals/default`), without a store.
+   */
+  readonly signals?: SignalsStageDeps;
   /** Monotonic clock, ms. Default `performance.now`. */
   readonly now?: () => number;
   /** Default inference deadline, ms. */
@@ -68,6 +77,16 @@ export interface ScorerDeps {
   /** Reviews each local result (the LLM escalation); default none. */
   readonly escalator?: ResultReviewer;
   readonly on?: Partial<ScorerEvents>;
+}
+
+let shipped: SignalsStageDeps | undefined;
+/** The stage's dependencies when none are given: the shipped signals version for every user, no aggregate store. */
+function shippedSignalsOnly(): SignalsStageDeps {
+  if (shipped === undefined) {
+    const version = loadShippedSignalsSync();
+    shipped = { source: { forUser: () => version }, timeoutMs: 25 };
+  }
+  return shipped;
 }
 
 /**
@@ -84,6 +103,7 @@ export class Scorer {
     this.pipeline = new LocalPipeline({
       sessions: deps.sessions,
       context: deps.context,
+      signals: new SignalsStage(deps.signals ?? shippedSignalsOnly()),
       ...(deps.router === undefined ? {} : { router: deps.router }),
       ...(deps.decisioning === undefined ? {} : { decisioning: deps.decisioning }),
       ...(invalidScore === undefined ? {} : { invalidScore: (e) => invalidScore(e) }),

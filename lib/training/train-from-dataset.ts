@@ -4,7 +4,7 @@
  * the same transaction is always on the same side), 80 % train, 20 % held out.
  */
 import { createHash } from 'node:crypto';
-import { FEATURE_NAMES } from '../features/featurizer';
+import { FEATURES } from '../features/featurizer';
 import type { DatasetRow } from '../learning/dataset';
 import { driftReference } from '../learning/drift-bins';
 import { manifestSchema, type ModelManifest } from '../models/manifest';
@@ -31,6 +31,13 @@ export interface TrainFromDatasetOptions {
   readonly epochs?: number;
   readonly seed?: number;
   readonly log?: (line: string) => void;
+  /**
+   * The new model's input features, in order, with their definitions: each read from a row's `features`, else its
+   * `signals` (docs/signals.md). Default the shipped 17 (lib/features/featurizer.ts).
+   */
+  readonly features?: readonly { readonly name: string; readonly definition: string }[];
+  /** The signals version those features come from (the manifest's `signals`). */
+  readonly signals?: { readonly name: string; readonly version: string };
 }
 
 /** AUC and precision/recall at a model's own thresholds, on the held-out split. */
@@ -47,14 +54,18 @@ export function isHeldOut(transactionId: string): boolean {
   return (createHash('sha256').update(transactionId).digest()[0] as number) < 51;
 }
 
-function matrix(rows: readonly DatasetRow[]): { x: Float32Array; y: Uint8Array } {
-  const d = FEATURE_NAMES.length;
+/** The rows' `names` values (row-major; each from the row's features, else its signals) and labels. */
+function matrix(rows: readonly DatasetRow[], names: readonly string[]): { x: Float32Array; y: Uint8Array } {
+  const d = names.length;
   const x = new Float32Array(rows.length * d);
   const y = new Uint8Array(rows.length);
   rows.forEach((r, i) => {
-    FEATURE_NAMES.forEach((name, j) => {
-      const v = r.features[name];
-      if (typeof v !== 'number') throw new Error(`row ${r.transactionId}: feature ${name} is missing`);
+    names.forEach((name, j) => {
+      const v = r.features[name] ?? r.signals?.[name];
+      if (typeof v !== 'number')
+        throw new Error(
+          `row ${r.transactionId}: feature ${name} is missing (neither logged nor replayed: dataset:export --signals)`,
+        );
       x[i * d + j] = v;
     });
     y[i] = r.label;
@@ -77,11 +88,13 @@ export async function trainFromDataset(
   opts: TrainFromDatasetOptions,
 ): Promise<{ onnx: Uint8Array; manifest: ModelManifest; heldOut: HeldOutMetrics; current?: HeldOutMetrics }> {
   const log = opts.log ?? ((): void => undefined);
-  const d = FEATURE_NAMES.length;
+  const features = opts.features ?? FEATURES;
+  const names = features.map((f) => f.name);
+  const d = names.length;
   const train = rows.filter((r) => !isHeldOut(r.transactionId));
   const hold = rows.filter((r) => isHeldOut(r.transactionId));
-  const tr = matrix(train);
-  const ho = matrix(hold);
+  const tr = matrix(train, names);
+  const ho = matrix(hold, names);
   for (const [name, y] of [
     ['training', tr.y],
     ['held-out', ho.y],
@@ -105,7 +118,9 @@ export async function trainFromDataset(
   const heldOut = heldOutMetrics(fit.holdScores, ho.y, fit.thresholds);
   let current: HeldOutMetrics | undefined;
   if (opts.current !== undefined) {
-    const cur = await scoreWithOnnx(opts.current.onnx, ho.x, hold.length);
+    // the current model reads its own feature list (it may differ from the new one's)
+    const curNames = opts.current.manifest.features.map((f) => f.name);
+    const cur = await scoreWithOnnx(opts.current.onnx, matrix(hold, curNames).x, hold.length);
     current = heldOutMetrics(cur, ho.y, opts.current.manifest.thresholds);
   }
   const goldenRows = Math.min(32, hold.length);
@@ -114,7 +129,8 @@ export async function trainFromDataset(
       Object.entries(m ?? {}).map(([k, v]) => [`${prefix}${k.charAt(0).toUpperCase()}${k.slice(1)}`, v as number]),
     );
   const manifest = manifestSchema.parse({
-    ...logisticManifestHead(opts.version, fit),
+    ...logisticManifestHead(opts.version, fit, features),
+    ...(opts.signals === undefined ? {} : { signals: { name: opts.signals.name, version: opts.signals.version } }),
     metrics: {
       ...heldOut,
       ...prefixed(current, 'current'),
@@ -131,7 +147,7 @@ export async function trainFromDataset(
       ...(opts.current === undefined ? {} : { comparedWith: opts.current.manifest.version }),
     },
     golden: await goldenRecord(fit.onnx, ho.x.slice(0, goldenRows * d), goldenRows, d),
-    drift: driftReference(FEATURE_NAMES, tr.x, train.length, fit.trainScores),
+    drift: driftReference(names, tr.x, train.length, fit.trainScores),
   });
   const onnx = fit.onnx;
   return { onnx, manifest, heldOut, ...(current === undefined ? {} : { current }) };

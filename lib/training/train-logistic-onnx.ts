@@ -109,7 +109,11 @@ export async function trainLogisticOnnx(input: LogisticOnnxInput): Promise<Logis
  * The manifest's fields from `schemaVersion` to `explanation` for a fraud model of this version: file name, sha256,
  * tensors, the featurizer's features, thresholds and the linear explanation (coefficients per raw feature unit).
  */
-export function logisticManifestHead(version: string, fit: Pick<LogisticOnnx, 'spec' | 'onnx' | 'thresholds'>) {
+export function logisticManifestHead(
+  version: string,
+  fit: Pick<LogisticOnnx, 'spec' | 'onnx' | 'thresholds'>,
+  features: readonly { readonly name: string; readonly definition: string }[] = FEATURES,
+) {
   const { spec } = fit;
   return {
     schemaVersion: 1,
@@ -119,7 +123,7 @@ export function logisticManifestHead(version: string, fit: Pick<LogisticOnnx, 's
     sha256: createHash('sha256').update(fit.onnx).digest('hex'),
     input: { name: 'features', shape: [-1, spec.inputSize], dtype: 'float32' },
     output: { name: 'score', shape: [-1, 1], dtype: 'float32' },
-    features: FEATURES.map((f) => ({ name: f.name, definition: f.definition })),
+    features: features.map((f) => ({ name: f.name, definition: f.definition })),
     thresholds: fit.thresholds,
     explanation: {
       kind: 'linear',

@@ -90,7 +90,9 @@ describe('decision log: list memberships', () => {
     assert.deepEqual(records[0]?.lists, { blocked_devices: true, vip_users: false });
     assert.equal(store.memberUntilCalls, 1, 'the prefetch, once: the log asks nothing more');
     assert.equal(store.containsCalls, 0);
-    assert.equal(records[0]?.signals, undefined, 'no signal values yet');
+    assert.deepEqual(records[0]?.signalsVersion, { name: 'default', version: '1.0.0' }, 'the shipped signals');
+    const asFloat32 = Object.fromEntries(Object.entries(records[0]?.signals ?? {}).map(([k, v]) => [k, Math.fround(v)]));
+    assert.deepEqual(asFloat32, records[0]?.features, 'the shipped signals are the 17 features (the row is float32)');
   });
 
   it('the batch path records them too, per payment', async () => {

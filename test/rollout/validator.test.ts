@@ -40,7 +40,7 @@ before(async () => {
     factory,
   });
   await sessions.ensureReady();
-  validator = new ModelValidator({ sessions, featureNames: FEATURE_NAMES, batchMaxSize: 16, batchMaxSizeGpu: 16 });
+  validator = new ModelValidator({ sessions, features: FEATURE_NAMES, batchMaxSize: 16, batchMaxSizeGpu: 16 });
   base = await bundledManifest();
 });
 after(() => sessions.dispose());
@@ -176,7 +176,7 @@ describe('model validation', () => {
     const probes: number[] = [];
     const isolated = new ModelValidator({
       sessions,
-      featureNames: FEATURE_NAMES,
+      features: FEATURE_NAMES,
       batchMaxSize: 4,
       batchMaxSizeGpu: 4,
       isolation: {

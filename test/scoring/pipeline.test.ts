@@ -89,7 +89,8 @@ async function setup(over: Partial<ScorerDeps> = {}, withRules = true) {
   // canary: users whose id ends in 7 go to the candidate; every payment is shadow-scored
   const router: RequestRouter = {
     acquire: (u) => (u.endsWith('7') ? lease(candidateManifest, candidate) : lease(manifest, stable)),
-    shadow: (key, row, served) => shadows.push(`${key}:${served.version}:${served.score}:${row.join(',')}`),
+    shadow: (key, rowFor, served) =>
+      shadows.push(`${key}:${served.version}:${served.score}:${rowFor(candidateManifest).join(',')}`),
   };
   const decided: DecidedPayment[] = [];
   const invalid: number[] = [];
