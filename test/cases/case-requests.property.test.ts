@@ -87,7 +87,7 @@ describe('case API input parsing', () => {
         ['status', 'must be given once'],
         ['Status', 'unknown query parameter (this route reads ' + PARAMS.join(', ') + ')'],
       ],
-      'names are case-sensitive; a repeat is named once, and only the first value is read',
+      'names are case-sensitive; a repeat is named once',
     );
     const q = parseCaseListQuery(
       new URLSearchParams('status=assigned&rule=velocity-burst&merchantId=m-1&minScore=0.5&order=oldest&olderThan='),
