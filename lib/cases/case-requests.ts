@@ -11,6 +11,24 @@ import { AppError, type FieldError } from '../errors/errors';
 import { inputFieldErrorsOf } from '../errors/field-errors';
 import { CASE_STATES, type CaseFilter, type CasePosition, type CaseState, type Verdict } from './case-store';
 
+/** A request's query parameters, as the Functions `HttpRequest` has them (`URLSearchParams`). */
+export interface QueryParams {
+  get(name: string): string | null;
+  /** Every parameter's name, once per occurrence (a repeated parameter is listed each time). */
+  keys(): Iterable<string>;
+}
+
+/** The parameters `GET /api/cases` reads; any other is refused, naming it. */
+export const CASE_LIST_PARAMS: readonly string[] = [
+  'status',
+  'rule',
+  'merchantId',
+  'minScore',
+  'olderThan',
+  'order',
+  'cursor',
+];
+
 /** A parsed `GET /api/cases` query. */
 export interface CaseListQuery {
   readonly filter: CaseFilter;
@@ -42,12 +60,36 @@ function decodeCaseCursor(cursor: string, order: 'oldest' | 'newest'): CasePosit
 }
 
 /**
- * Parses `status`, `rule`, `merchantId`, `minScore`, `olderThan` (an ISO 8601 date-time: cases decided before
- * it), `order` (`newest`, the default, or `oldest`) and `cursor`.
- * @throws AppError `validation_failed` naming every bad parameter (a cursor this endpoint did not return: `cursor`).
+ * Errors for the parameters of `q` that are not in `known` (`unknown query parameter`) and for those given more
+ * than once (`must be given once`), each named once, in the query's order. (Through the Functions host a repeated
+ * parameter arrives once, its values joined by `,`: its own check refuses that value.)
  */
-export function parseCaseListQuery(q: { get(name: string): string | null }): CaseListQuery {
+export function queryNameErrors(q: QueryParams, known: readonly string[]): FieldError[] {
+  const seen = new Set<string>();
+  const named = new Set<string>();
   const errors: FieldError[] = [];
+  for (const k of q.keys()) {
+    const problem = !known.includes(k)
+      ? `unknown query parameter (this route reads ${known.join(', ')})`
+      : seen.has(k)
+        ? 'must be given once'
+        : undefined;
+    seen.add(k);
+    if (problem === undefined || named.has(k)) continue;
+    named.add(k);
+    errors.push({ path: k, message: problem });
+  }
+  return errors;
+}
+
+/**
+ * Parses `status`, `rule`, `merchantId`, `minScore`, `olderThan` (an ISO 8601 date-time: cases decided before
+ * it), `order` (`newest`, the default, or `oldest`) and `cursor`. An empty value counts as absent.
+ * @throws AppError `validation_failed` naming every bad parameter (a cursor this endpoint did not return: `cursor`),
+ *   every parameter it does not read and every parameter given more than once.
+ */
+export function parseCaseListQuery(q: QueryParams): CaseListQuery {
+  const errors: FieldError[] = queryNameErrors(q, CASE_LIST_PARAMS);
   const get = (k: string): string | undefined => {
     const v = q.get(k);
     return v === null || v === '' ? undefined : v;

@@ -17,6 +17,7 @@ import {
   parseCaseListQuery,
   parseNoteBody,
   parseVerdictBody,
+  type QueryParams,
 } from './case-requests';
 
 /** Request headers and query, as the Functions `HttpRequest` has them. */
@@ -100,7 +101,7 @@ export class CaseService {
   }
 
   /** `GET /api/cases`: one page and the next page's opaque `cursor`. */
-  async list(headers: Lookup, query: Lookup): Promise<{ cases: readonly Case[]; cursor?: string }> {
+  async list(headers: Lookup, query: QueryParams): Promise<{ cases: readonly Case[]; cursor?: string }> {
     this.d.identity.require(headers, WORKERS);
     const q = parseCaseListQuery(query);
     const page = await this.d.store.list(q.filter, q.order, this.d.pageSize ?? 50, q.after);

@@ -21,6 +21,17 @@ import type {
 import { migrate } from './migrations';
 import type { SqlClient } from './sql-client';
 
+/**
+ * One case per transaction (the first in the batch wins), in decision order (a stable sort: equal times keep the
+ * batch's order). The rows are inserted in this order, so their ids ascend with the decision time within a batch;
+ * batches are written as the intake queue delivers them, so ids ascend across batches too.
+ */
+function inDecisionOrder(cases: readonly NewCase[]): NewCase[] {
+  const first = new Map<string, NewCase>();
+  for (const c of cases) if (!first.has(c.transactionId)) first.set(c.transactionId, c);
+  return [...first.values()].sort((a, b) => a.decidedAt - b.decidedAt);
+}
+
 /** The case store on a PostgreSQL {@link SqlClient}. */
 export class SqlCaseStore implements CaseStore {
   private constructor(private readonly db: SqlClient) {}
@@ -37,7 +48,7 @@ export class SqlCaseStore implements CaseStore {
   }
 
   async open(cases: readonly NewCase[], at: number): Promise<number> {
-    const unique = [...new Map([...cases].reverse().map((c) => [c.transactionId, c])).values()]; // the first wins
+    const unique = inDecisionOrder(cases);
     if (unique.length === 0) return 0;
     const openedAt = new Date(at).toISOString();
     const params: unknown[] = [openedAt];

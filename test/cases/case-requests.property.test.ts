@@ -1,7 +1,8 @@
 /**
  * The case API's input parsing (pure): any query gives a parsed query or `validation_failed` naming only
- * parameters that exist, never another error; a cursor round-trips, and any other string is refused naming
- * `cursor`; any body gives a verdict or `validation_failed`.
+ * parameters that exist, never another error; a parameter the route does not read, or one given twice, is refused
+ * naming it; a cursor round-trips, and any other string is refused naming `cursor`; any body gives a verdict or
+ * `validation_failed`.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -11,8 +12,20 @@ import { AppError } from '../../lib/errors/errors';
 
 const PARAMS = ['status', 'rule', 'merchantId', 'minScore', 'olderThan', 'order', 'cursor'];
 
-function query(q: Record<string, string>): { get(name: string): string | null } {
-  return { get: (n) => q[n] ?? null };
+/** A query of `q`'s parameters, as URLSearchParams reads them. */
+function query(q: Record<string, string>): URLSearchParams {
+  return new URLSearchParams(Object.entries(q));
+}
+
+/** The errors `fn` throws (`validation_failed`), as `[path, message]`. */
+function refusal(fn: () => unknown): [string, string][] {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(err instanceof AppError && err.code === 'validation_failed', `unexpected ${String(err)}`);
+    return err.errors.map((e) => [e.path, e.message]);
+  }
+  assert.fail('accepted');
 }
 
 function validationOnly(fn: () => unknown, allowed: readonly string[]): void {
@@ -37,6 +50,53 @@ describe('case API input parsing', () => {
       ),
       { numRuns: 500 },
     );
+  });
+
+  it('property: any parameter name other than those the route reads is refused, naming each once', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.constantFrom(...PARAMS), fc.constantFrom('', 'open', 'oldest', '0.5')),
+        fc.uniqueArray(
+          fc.string({ minLength: 0, maxLength: 20 }).filter((k) => !PARAMS.includes(k)),
+          { minLength: 1, maxLength: 5 },
+        ),
+        (known, unknown) => {
+          const q = new URLSearchParams(Object.entries(known));
+          for (const k of unknown) q.append(k, 'x');
+          const errors = refusal(() => parseCaseListQuery(q));
+          const named = errors.filter(([, m]) => m.startsWith('unknown query parameter')).map(([p]) => p);
+          assert.deepEqual(named, [...new Set(unknown)]);
+          for (const [p] of errors) assert.ok(PARAMS.includes(p) || unknown.includes(p), p);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('refuses an unknown parameter, an empty one included, and a repeated one, naming them; accepts the rest', () => {
+    assert.deepEqual(
+      refusal(() => parseCaseListQuery(new URLSearchParams('status=open&assignee=me&limit='))),
+      [
+        ['assignee', 'unknown query parameter (this route reads ' + PARAMS.join(', ') + ')'],
+        ['limit', 'unknown query parameter (this route reads ' + PARAMS.join(', ') + ')'],
+      ],
+    );
+    assert.deepEqual(
+      refusal(() => parseCaseListQuery(new URLSearchParams('status=open&status=closed&Status=open&status=x'))),
+      [
+        ['status', 'must be given once'],
+        ['Status', 'unknown query parameter (this route reads ' + PARAMS.join(', ') + ')'],
+      ],
+      'names are case-sensitive; a repeat is named once',
+    );
+    const q = parseCaseListQuery(
+      new URLSearchParams('status=assigned&rule=velocity-burst&merchantId=m-1&minScore=0.5&order=oldest&olderThan='),
+    );
+    assert.deepEqual(q, {
+      filter: { status: 'assigned', rule: 'velocity-burst', merchantId: 'm-1', minScore: 0.5 },
+      order: 'oldest',
+    });
+    assert.deepEqual(parseCaseListQuery(new URLSearchParams('')), { filter: {}, order: 'newest' });
   });
 
   it('property: a cursor this endpoint made round-trips; any other string is refused naming cursor', () => {

@@ -3,11 +3,11 @@
  * per run) and on PGlite (a temporary folder): migrations from empty and once, one case per transaction, the queue
  * (`next` never hands a case out twice, even to concurrent callers), notes, verdicts (atomic with their outbox rows
  * and audit row: a failure inside the transaction leaves nothing; the same verdict again writes nothing), paging,
- * erasure, retention.
+ * ids in decision order, erasure, retention.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Case, CaseStore, CloseStep } from '../../lib/cases/case-store';
+import type { Case, CaseStore, CloseStep, NewCase } from '../../lib/cases/case-store';
 import type { SqlClient } from '../../lib/cases/sql-client';
 import { MIGRATIONS, migrate } from '../../lib/cases/migrations';
 import { SqlCaseStore } from '../../lib/cases/sql-case-store';
@@ -57,6 +57,24 @@ for (const make of [serverDb, pgliteDb]) {
       assert.deepEqual(
         got?.events.map((e) => [e.action, e.actor]),
         [['opened', 'system']],
+      );
+    });
+
+    it('ids follow decision order, within a batch and across batches', async () => {
+      const at = (tx: string, t: number): NewCase => newCase(tx, t, {}, { merchantId: 'm-order' });
+      assert.equal(await store.open([at('id-1', T0 + 1), at('id-2', T0 + 2), at('id-3', T0 + 3)], T0), 3);
+      // a batch out of decision order (the first report of id-5 wins), then equal times (the batch's order)
+      assert.equal(await store.open([at('id-5', T0 + 5), at('id-4', T0 + 4), at('id-5', T0 + 3)], T0), 2);
+      assert.equal(await store.open([at('id-6', T0 + 6), at('id-7', T0 + 6), at('id-8', T0 + 6)], T0), 3);
+      const cases = (await store.list({ merchantId: 'm-order' }, 'oldest', 100)).cases;
+      assert.deepEqual(
+        cases.map((c) => c.transactionId),
+        ['id-1', 'id-2', 'id-3', 'id-4', 'id-5', 'id-6', 'id-7', 'id-8'],
+      );
+      const ids = cases.map((c) => BigInt(c.id));
+      assert.ok(
+        ids.every((id, i) => i === 0 || id > (ids[i - 1] ?? id)),
+        `ids ascend oldest first: ${ids.join(', ')}`,
       );
     });
 

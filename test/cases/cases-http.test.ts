@@ -3,7 +3,8 @@
  * identity): a payment the ruleset sends to review opens one case, once per transaction; `next` hands it out; a
  * verdict closes it and its label is in the dataset export (delivered after the commit); the same verdict again is 200
  * and records nothing; another verdict is 409; twenty concurrent `next`
- * calls get twenty distinct cases; bad input is a problem naming every field.
+ * calls get twenty distinct cases; case ids follow decision order; bad input (an unknown or repeated query parameter
+ * included) is a problem naming every field; the documented body limits hold.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -182,6 +183,32 @@ describe('case queue under npm start (PGlite, development identity)', () => {
     got.forEach((c, i) => assert.equal(c.assignee, `analyst-${i}`));
   });
 
+  it('case ids follow decision order: a batch of reviews lists oldest first in its order, ids ascending', async () => {
+    const txs = ['tx-order-1', 'tx-order-2', 'tx-order-3', 'tx-order-4'];
+    const events = txs.map((tx) => ({ ...reviewed(tx), merchantId: 'm-order' }));
+    const res = await post('score/batch', { events });
+    assert.equal(res.status, 200);
+    const decisions = ((await res.json()) as { results: { decision: string }[] }).results.map((r) => r.decision);
+    assert.deepEqual(decisions, ['review', 'review', 'review', 'review']);
+    const listed = async (): Promise<CaseBody[]> =>
+      (
+        (await (await fetch(`${api}/cases?merchantId=m-order&order=oldest`, { headers: as('lister') })).json()) as {
+          cases: CaseBody[];
+        }
+      ).cases;
+    const cases = await eventually(listed, (cs) => cs.length === txs.length, 'the four cases of the batch');
+    assert.deepEqual(
+      cases.map((c) => c.transactionId),
+      txs,
+    );
+    const ids = cases.map((c) => Number(c.id));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => a - b),
+      'ids ascend in decision order',
+    );
+  });
+
   it('a review delivered through the embedded Service Bus opens its case too', async () => {
     const sent = await post('../local/queues/payments/messages', reviewed('tx-bus-1'));
     assert.ok(sent.status >= 200 && sent.status < 300, `queued: ${sent.status}`);
@@ -189,13 +216,41 @@ describe('case queue under npm start (PGlite, development identity)', () => {
   });
 
   it('answers problems naming every bad field, 404 for an unknown case', async () => {
-    const cursor = await fetch(`${api}/cases?cursor=garbage&status=nope&minScore=2`, { headers: as('alice') });
+    const cursor = await fetch(`${api}/cases?cursor=garbage&status=nope&minScore=2&assignee=me`, {
+      headers: as('alice'),
+    });
     assert.equal(cursor.status, 400);
-    const p = (await cursor.json()) as { code: string; errors: { path: string }[] };
+    assert.equal(cursor.headers.get('content-type'), 'application/problem+json');
+    const p = (await cursor.json()) as { code: string; errors: { path: string; message: string }[] };
     assert.equal(p.code, 'validation_failed');
-    assert.deepEqual(p.errors.map((e) => e.path).sort(), ['cursor', 'minScore', 'status']);
+    assert.deepEqual(p.errors.map((e) => e.path).sort(), ['assignee', 'cursor', 'minScore', 'status']);
+    assert.match(p.errors.find((e) => e.path === 'assignee')?.message ?? '', /^unknown query parameter/);
+    const problemPaths = async (query: string): Promise<string[]> => {
+      const res = await fetch(`${api}/cases?${query}`, { headers: as('alice') });
+      assert.equal(res.status, 400, query);
+      return ((await res.json()) as { errors: { path: string }[] }).errors.map((e) => e.path);
+    };
+    assert.deepEqual(await problemPaths('statuss=open'), ['statuss'], 'a misspelt filter is refused, not ignored');
+    // the host passes a repeated parameter as one value joined by `,`, which no parameter accepts
+    assert.deepEqual(await problemPaths('status=open&status=closed'), ['status']);
+    assert.deepEqual(await problemPaths('order=oldest&order=oldest'), ['order']);
     const open = await listOpen();
     const id = open[0]?.id ?? '1';
+    // the limits docs/cases.md gives: 16 KiB bodies, 4 000-character notes, 1 000-character reasons
+    const tooBig = await post(`cases/${id}/notes`, { text: 'x'.repeat(16 * 1024) }, as('alice'));
+    assert.equal(tooBig.status, 413);
+    assert.equal(((await tooBig.json()) as { code: string }).code, 'payload_too_large');
+    for (const [route, body, field] of [
+      ['notes', { text: 'x'.repeat(4001) }, 'text'],
+      ['verdict', { verdict: 'legit', reason: 'x'.repeat(1001) }, 'reason'],
+    ] as const) {
+      const res = await post(`cases/${id}/${route}`, body, as('alice'));
+      assert.equal(res.status, 400, field);
+      assert.deepEqual(
+        ((await res.json()) as { errors: { path: string }[] }).errors.map((e) => e.path),
+        [field],
+      );
+    }
     const bad = await post(`cases/${id}/verdict`, { verdict: 'maybe', extra: 1, addToList: { list: 7 } }, as('alice'));
     assert.equal(bad.status, 400);
     const b = (await bad.json()) as { errors: { path: string }[] };
