@@ -80,7 +80,8 @@ export function verifyArtifact(
   problems.push(...extra);
   const count = manifest.features.length;
   const width = manifest.input.shape[manifest.input.shape.length - 1];
-  if (width !== count) problems.push({ path: 'input.shape', message: `last dimension must be ${count} (one per feature)` });
+  if (width !== count)
+    problems.push({ path: 'input.shape', message: `last dimension must be ${count} (one per feature)` });
   if (manifest.explanation !== undefined) {
     const { coefficients, baseline } = manifest.explanation;
     if (coefficients.length !== count || baseline.length !== count) {
