@@ -68,6 +68,9 @@ COPY --from=build /src/package.json /src/host.json ./
 COPY --from=build /src/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
 COPY --from=build /src/models ./models
+# the shipped rulesets and signals versions, served when no pointer names another (lib/decisioning, lib/signals)
+COPY --from=build /src/rulesets ./rulesets
+COPY --from=build /src/signals ./signals
 
 # The base image's CMD starts the Functions host on port 80.
 EXPOSE 80

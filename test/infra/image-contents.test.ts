@@ -52,6 +52,9 @@ describe('container image contents', () => {
       assert.match(text, /npm prune --omit=dev/, `${file} prunes dev dependencies`);
       assert.match(text, /rm -rf dist\/test dist\/bench dist\/local/, `${file} deletes dist/test, bench, local`);
       assert.match(text, /COPY --from=build \/src\/dist \.\/dist/, `${file} ships dist`);
+      // the shipped versions the app serves when no pointer names another
+      for (const folder of ['models', 'rulesets', 'signals'])
+        assert.match(text, new RegExp(`COPY --from=build /src/${folder} ./${folder}`), `${file} ships ${folder}/`);
     }
   });
 
