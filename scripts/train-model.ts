@@ -3,16 +3,19 @@
  *
  *     node dist/scripts/train-model.js [--seed 42] [--samples 200000] [--out models/fraud] [--version 1.0.0] [--epochs 20]
  *     node dist/scripts/train-model.js --dataset <file> [--current models/fraud/1.0.0.json] [--out ...] [--version ...]
+ *       [--signals features/default/1.1.0.json]
  *
  * With `--dataset` (an export of `npm run dataset:export`), trains on those labelled decisions instead, and the
  * manifest's metrics hold the held-out AUC, precision and recall of the new model and, as `current*`, of the
  * current model (`--current`, default the newest manifest in `models/fraud`) on the same split. `--version`
- * defaults to the current version's next minor.
+ * defaults to the current version's next minor. `--signals` trains on every signal of that version (its aggregates and
+ * features, read from the rows' logged or replayed `signals`), and the manifest names the version (`signals`).
  * Same arguments → byte-identical files (on a given machine). Exits 1 on invalid arguments or a failed check.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseDataset } from '../lib/learning/dataset';
+import { loadSignals } from '../lib/signals/shipped-signals';
 import { manifestSchema } from '../lib/models/manifest';
 import { trainFromDataset } from '../lib/training/train-from-dataset';
 import { join, resolve } from 'node:path';
@@ -33,6 +36,8 @@ export interface TrainCli {
   readonly dataset: string | undefined;
   readonly current: string | undefined;
   readonly versionGiven: boolean;
+  /** `--signals <file>`: train on this signals version's features (every signal it declares; docs/signals.md). */
+  readonly signals: string | undefined;
 }
 
 function intArg(name: string, raw: string | undefined, fallback: number, min: number): number {
@@ -54,6 +59,7 @@ export function parseCli(argv: readonly string[]): TrainCli {
       epochs: { type: 'string' },
       dataset: { type: 'string' },
       current: { type: 'string' },
+      signals: { type: 'string' },
     },
     strict: true,
   });
@@ -68,6 +74,7 @@ export function parseCli(argv: readonly string[]): TrainCli {
     dataset: values.dataset,
     current: values.current,
     versionGiven: values.version !== undefined,
+    signals: values.signals,
   };
 }
 
@@ -94,8 +101,16 @@ export async function trainOnDataset(cli: TrainCli, dataset: string): Promise<vo
   const onnxCurrent = readFileSync(join(dirname(currentPath), manifest.file));
   const [major, minor] = manifest.version.split('.').map(Number);
   const version = cli.versionGiven ? cli.version : `${major}.${(minor as number) + 1}.0`;
+  const signals = cli.signals === undefined ? undefined : loadSignals(readFileSync(cli.signals, 'utf8'), cli.signals);
   const out = await trainFromDataset(rows, {
     version,
+    ...(signals === undefined
+      ? {}
+      : {
+          // every signal of the version, aggregates first: each read from the row's logged (or replayed) values
+          features: signals.names.map((name) => ({ name, definition: signals.definition(name) ?? name })),
+          signals: { name: signals.name, version: signals.version },
+        }),
     current: { onnx: onnxCurrent, manifest },
     epochs: cli.epochs,
     seed: cli.seed,

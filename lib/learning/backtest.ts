@@ -68,6 +68,17 @@ export interface BacktestReport {
   readonly wouldEscalate: number;
   /** Which lists were replayed as recorded, with today's entries, or not at all. */
   readonly lists: ListsReport;
+  /**
+   * The signals the candidate's rules read (`signals.<name>`), replayed with the values each decision logged
+   * (point in time). `recordsWithout`: decisions that logged none of some signal a rule reads (made before it
+   * existed, or before signals were logged): such a rule reads no value there and fails closed (to review), so
+   * those changes are not the draft's own; `notLogged` names the signals concerned.
+   */
+  readonly signals?: {
+    readonly used: readonly string[];
+    readonly recordsWithout: number;
+    readonly notLogged: readonly string[];
+  };
 }
 
 /** The candidate to replay (with today's list entries, for lists the log did not record). */
@@ -149,6 +160,8 @@ export class BacktestReplay {
   private fraudNowCaught = 0;
   private goodNowBlocked = 0;
   private goodNowHeld = 0;
+  private recordsWithoutSignals = 0;
+  private readonly signalsNotLogged = new Set<string>();
 
   constructor(
     private readonly labels: ReadonlyMap<string, 0 | 1>,
@@ -173,9 +186,11 @@ export class BacktestReplay {
       let fired: readonly string[] = [];
       if (this.lists !== undefined) {
         const { ruleset, lists } = this.lists.forRecord(r);
+        this.countSignals(ruleset, r);
         const out = evaluateRuleset(ruleset, {
           event: r.event,
           features: r.features,
+          ...(r.signals === undefined ? {} : { signals: r.signals }),
           velocity: r.velocity as unknown as Readonly<Record<string, number>>,
           score,
           lists,
@@ -187,6 +202,17 @@ export class BacktestReplay {
       } else decision = thresholdDecision(score, c.thresholds);
       this.count1(r.decision, decision, y, fired);
     }
+  }
+
+  /** Counts a record that lacks a signal the candidate's rules read. */
+  private countSignals(ruleset: CompiledRuleset, r: DecisionRecord): void {
+    let lacking = false;
+    for (const name of ruleset.signalsUsed)
+      if (r.signals?.[name] === undefined) {
+        this.signalsNotLogged.add(name);
+        lacking = true;
+      }
+    if (lacking) this.recordsWithoutSignals++;
   }
 
   private count1(was: string, now: string, y: 0 | 1 | undefined, fired: readonly string[]): void {
@@ -237,6 +263,15 @@ export class BacktestReplay {
       notReplayable: this.excluded,
       wouldEscalate: this.wouldEscalate,
       lists: this.lists?.report() ?? { recordsWithoutMemberships: 0, currentEntries: [], notReplayed: [] },
+      ...(this.candidate.ruleset === undefined || this.candidate.ruleset.signalsUsed.length === 0
+        ? {}
+        : {
+            signals: {
+              used: [...this.candidate.ruleset.signalsUsed],
+              recordsWithout: this.recordsWithoutSignals,
+              notLogged: [...this.signalsNotLogged].sort(),
+            },
+          }),
       fraudNowCaught: this.fraudNowCaught,
       goodNowBlocked: this.goodNowBlocked,
       goodNowHeld: this.goodNowHeld,

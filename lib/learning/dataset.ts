@@ -9,6 +9,9 @@
 import type { DecisionRecord } from './decision-record';
 import { labelsByTransaction, readDecisions, resolveLabel } from './decision-reader';
 import type { LearningStore } from './learning-store';
+import { MemoryAggregateStore } from '../signals/memory-aggregate-store';
+import type { CompiledSignals } from '../signals/compiled-signals';
+import { replayAggregates, type ReplayStats } from './signals-replay';
 
 /** One row of the training set. */
 export interface DatasetRow {
@@ -35,14 +38,31 @@ export interface DatasetStats {
   readonly labelsWithoutDecision: number;
 }
 
-/** Joins the decisions made in `[fromMs, toMs)` with their labels; unlabelled decisions are left out. */
+/** Options of {@link exportDataset}. */
+export interface ExportOptions {
+  /**
+   * A signals version whose aggregates the rows get: logged values as they are, the others replayed over the
+   * range's decisions in time order (lib/learning/signals-replay.ts).
+   */
+  readonly signals?: CompiledSignals;
+}
+
+/**
+ * Joins the decisions made in `[fromMs, toMs)` with their labels; unlabelled decisions are left out. With
+ * `options.signals`, each row's `signals` also holds that version's aggregates (replayed where not logged).
+ */
 export async function exportDataset(
   store: LearningStore,
   fromMs: number,
   toMs: number,
-): Promise<{ rows: DatasetRow[]; stats: DatasetStats }> {
+  options: ExportOptions = {},
+): Promise<{ rows: DatasetRow[]; stats: DatasetStats; replay?: ReplayStats }> {
   const decisions = await readDecisions(store, fromMs, toMs);
   const labels = await labelsByTransaction(store);
+  const replay =
+    options.signals === undefined
+      ? undefined
+      : await replayAggregates(decisions, options.signals, new MemoryAggregateStore());
   const rows: DatasetRow[] = [];
   const seen = new Set<string>();
   for (const d of decisions) {
@@ -56,7 +76,7 @@ export async function exportDataset(
       model: d.model,
       ...(d.ruleset === undefined ? {} : { ruleset: d.ruleset }),
       features: d.features,
-      ...(d.signals === undefined ? {} : { signals: d.signals }),
+      ...signalsOfRow(d, replay?.values.get(d.transactionId)),
       ...(d.signalsVersion === undefined ? {} : { signalsVersion: d.signalsVersion }),
       score: d.score,
       decision: d.decision,
@@ -69,7 +89,17 @@ export async function exportDataset(
   return {
     rows,
     stats: { decisions: decisions.length, labelled: rows.length, positives, labelsWithoutDecision: orphans },
+    ...(replay === undefined ? {} : { replay: replay.stats }),
   };
+}
+
+/** A row's `signals`: the logged values, with the replayed ones the decision did not log. */
+function signalsOfRow(
+  d: DecisionRecord,
+  replayed: Readonly<Record<string, number>> | undefined,
+): { signals?: Readonly<Record<string, number>> } {
+  if (d.signals === undefined && replayed === undefined) return {};
+  return { signals: { ...replayed, ...d.signals } };
 }
 
 /** The rows as JSON Lines text. */
