@@ -263,7 +263,7 @@ const envShape = z.object({
         .default('default'),
     )
     .describe(
-      'The signals document served: `{name}` of `features/{name}/{version}.json` (uploads) and `signals/{name}/{version}.json` (shipped).',
+      'The signals document served: `{name}` of `features/{name}/{version}.json` (uploads) and `signals/{name}/{version}.json` (shipped: one must compile, else the start fails).',
     ),
   SIGNALS_CONTAINER: z
     .preprocess(

@@ -71,14 +71,15 @@ function defaultRepository(config: Config, deps: SignalsDeps): SignalsRepository
 
 /**
  * The highest shipped version that compiles. A version that does not (left in the folder) never stops a start: it is
- * reported (`refused`, naming the version and why) and the next lower version serves. `undefined` when none is
- * shipped. @throws AppError `signals_invalid` (the newest version's) when versions are shipped and none compiles.
+ * reported (`refused`, naming the version and why) and the next lower version serves.
+ * @throws AppError `signals_invalid` (the newest version's) when versions are shipped and none compiles;
+ *   `config_invalid` when none is shipped (every payment needs a signals version).
  */
 export async function shippedSignals(
   dir: string,
   name: string,
   refused: (e: { version: string; reason: string }) => void,
-): Promise<CompiledSignals | undefined> {
+): Promise<CompiledSignals> {
   const folder = new FolderSignalsRepository(dir);
   let first: unknown;
   for (const version of (await folder.versions(name)).reverse()) {
@@ -90,13 +91,17 @@ export async function shippedSignals(
     }
   }
   if (first !== undefined) throw first;
-  return undefined;
+  throw new AppError(
+    'config_invalid',
+    `No signals version of "${name}" is shipped (${path.join(dir, name)}/{version}.json): SIGNALS_NAME must name one.`,
+    { errors: [{ path: 'SIGNALS_NAME', message: `no shipped version in ${path.join(dir, name)}` }] },
+  );
 }
 
 /**
  * Builds and starts the signals rollout.
- * @throws AppError `signals_invalid` when no shipped version compiles; `config_invalid` for unusable container
- *   settings.
+ * @throws AppError `signals_invalid` when no shipped version compiles; `config_invalid` when none is shipped or for
+ *   unusable container settings.
  */
 export async function createSignals(config: Config, deps: SignalsDeps): Promise<SignalsParts> {
   const { logger, redis } = deps;
@@ -139,7 +144,7 @@ export async function createSignals(config: Config, deps: SignalsDeps): Promise<
       swapped: (e) => logger.info('signals swapped', e),
     },
   });
-  logger.info(`signals: ${name} ${initial?.version ?? '(none shipped)'}`, {
+  logger.info(`signals: ${name} ${initial.version}`, {
     pointer: store.description,
     signals: repository.description,
   });

@@ -17,14 +17,14 @@ export function modelRequirements(manifests: readonly (ModelManifest | undefined
   return out;
 }
 
-/** A ruleset as the requirements read it: `signalsUsed` when its compiler lists the signals its rules read. */
+/** A ruleset as the requirements read it: the signals its rules and offsets read (`CompiledRuleset.signalsUsed`). */
 export interface RulesetSignalsUse {
   readonly name: string;
   readonly version: string;
   readonly signalsUsed?: readonly string[];
 }
 
-/** The signals the rules of each ruleset version that serves read (none when its compiler does not list them). */
+/** The signals the rules of each ruleset version that serves read. */
 export function rulesetRequirements(rulesets: readonly (RulesetSignalsUse | undefined)[]): SignalsRequirement[] {
   const out: SignalsRequirement[] = [];
   for (const rs of rulesets) {

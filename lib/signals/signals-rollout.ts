@@ -49,7 +49,7 @@ export interface SignalsRolloutDeps {
 export interface SignalsStatus {
   readonly name: string;
   /** The version this instance serves. */
-  readonly serving: string | undefined;
+  readonly serving: string;
   /** The candidate loaded here, if any. */
   readonly candidate: string | undefined;
   /** The pointer, and the last refused uploads (newest first). */
@@ -93,8 +93,8 @@ export class SignalsRollout implements ArtifactAdmin {
     });
   }
 
-  private get serving(): string | undefined {
-    return this.deps.serving.active?.version;
+  private get serving(): string {
+    return this.deps.serving.active.version;
   }
 
   /** Subscribes to pointer changes, converges once, and starts the reconcile loop. */
@@ -133,7 +133,7 @@ export class SignalsRollout implements ArtifactAdmin {
   /** What readiness waits for: the pointer not read yet, or its active version not served here yet. */
   waiting(): ArtifactWait | undefined {
     const want = this.desired;
-    const serving = this.serving ?? null;
+    const serving = this.serving;
     if (want === null || (want !== undefined && serving === want)) return undefined;
     return {
       kind: 'signals',

@@ -73,25 +73,23 @@ export class ServedSignals {
   private readonly order: readonly VersionMap[];
 
   /**
-   * @param active the version that serves every payment outside the canary share (`undefined`: none at all, nothing
-   *   shipped nor published).
+   * @param active the version that serves every payment outside the canary share.
    * @param candidate the pointer's candidate, loaded, with its split (`split.candidate` is its version).
    */
   constructor(
-    readonly active: CompiledSignals | undefined,
+    readonly active: CompiledSignals,
     readonly candidate: CompiledSignals | undefined = undefined,
     readonly split: TrafficSplit | undefined = undefined,
   ) {
-    const versions = [active, candidate].filter((v): v is CompiledSignals => v !== undefined);
-    const distinct = versions.filter((v, i) => versions.findIndex((w) => w.version === v.version) === i);
-    const { plan, maps } = unionPlan(distinct);
-    this.plan = distinct.length === 0 ? { aggregates: [], groups: [] } : plan;
+    const versions = candidate === undefined || candidate.version === active.version ? [active] : [active, candidate];
+    const { plan, maps } = unionPlan(versions);
+    this.plan = plan;
     for (const m of maps) this.maps.set(m.signals.version, m);
     this.order = maps;
   }
 
   /** The version that computes the signals of `userId`'s payments: the candidate within its canary share, else the active one. */
-  forUser(userId: string): CompiledSignals | undefined {
+  forUser(userId: string): CompiledSignals {
     const c = this.candidate;
     const s = this.split;
     if (c !== undefined && s !== undefined && SIGNALS_TRAFFIC.inCanary(userId, s.canaryPercent)) return c;
@@ -153,7 +151,8 @@ export class ServedSignals {
 export class SignalsServing {
   private snapshot: ServedSignals;
 
-  constructor(initial: CompiledSignals | undefined) {
+  /** @param initial the version served until the pointer names another (the shipped one). */
+  constructor(initial: CompiledSignals) {
     this.snapshot = new ServedSignals(initial);
   }
 
@@ -162,8 +161,8 @@ export class SignalsServing {
     return this.snapshot;
   }
 
-  /** The active version (`undefined`: none shipped nor published). */
-  get active(): CompiledSignals | undefined {
+  /** The active version. */
+  get active(): CompiledSignals {
     return this.snapshot.active;
   }
 
@@ -172,8 +171,8 @@ export class SignalsServing {
     return this.snapshot.candidate;
   }
 
-  /** {@link ServedSignals.forUser} on the current snapshot. */
-  forUser(userId: string): CompiledSignals | undefined {
+  /** {@link ServedSignals.forUser} on the current snapshot (what the scoring pipeline's signals stage reads). */
+  forUser(userId: string): CompiledSignals {
     return this.snapshot.forUser(userId);
   }
 

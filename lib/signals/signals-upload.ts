@@ -11,10 +11,10 @@ import { AppError, type FieldError } from '../errors/errors';
 import type { PointerStore } from '../pointer/pointer-store';
 import { UploadRefused, type ArtifactBytes, type ArtifactKind, type Published } from '../pointer/upload-pipeline';
 import type { VersionState } from '../pointer/version-traffic';
-import { compileSignals } from './compile-signals';
 import type { CompiledSignals } from './compiled-signals';
 import { MAX_SIGNALS_BYTES } from './signals-document';
 import { parseSignalsPath, type SignalsRepository } from './signals-repository';
+import { loadSignals } from './shipped-signals';
 import { EMPTY_SIGNALS_STATE, SIGNALS_TRAFFIC } from './signals-traffic';
 
 /** What something that serves reads from a signals version: e.g. `ruleset fraud-rules 1.1.0` reads `card_users_1h`. */
@@ -49,20 +49,12 @@ export function checkCompatible(signals: CompiledSignals, requirements: readonly
 }
 
 /**
- * Compiles a document's text read from `source`, checking that it is the version `name`/`version` names.
+ * Compiles a document's text read from `source` ({@link loadSignals}: size, JSON, compile), checking that it is the
+ * version `name`/`version` names.
  * @throws AppError `signals_invalid` naming every invalid field (the path's name and version as `name`, `version`).
  */
 export function compileSignalsText(text: string, name: string, version: string, source: string): CompiledSignals {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new AppError('signals_invalid', `${source.slice(0, 256)} is not JSON.`, {
-      cause: err,
-      errors: [{ path: '', message: 'must be a JSON document' }],
-    });
-  }
-  const signals = compileSignals(value);
+  const signals = loadSignals(text, source.slice(0, 256));
   const errors: FieldError[] = [];
   if (signals.name !== name) errors.push({ path: 'name', message: `the path says ${name}` });
   if (signals.version !== version) errors.push({ path: 'version', message: `the path says ${version}` });
