@@ -480,6 +480,10 @@ var appSettings = [
     name: 'RULESETS_CONTAINER'
     value: modelsContainerName
   }
+  {
+    name: 'SIGNALS_CONTAINER'
+    value: modelsContainerName
+  }
   // Entities.
   {
     name: 'SCORING_QUEUE'

@@ -25,6 +25,8 @@ import type { ContextProvider } from './context/context-provider';
 import { createContextProvider, type ContextProviderDeps } from './context/create-context-provider';
 import { planRedisConnection } from './context/redis-connection';
 import { createDecisioning, type DecisioningDeps } from './decisioning/create-decisioning';
+import { createSignals, type SignalsDeps } from './signals/create-signals';
+import { allRequirements, modelRequirements, rulesetRequirements } from './signals/signals-requirements';
 import { Engine } from './engine';
 import { createLearning, type LearningDeps } from './learning/create-learning';
 import { createCases, type CasesDeps } from './cases/create-cases';
@@ -79,6 +81,8 @@ export interface EngineDeps {
   readonly healthTimers?: Timers;
   /** Decisioning overrides: list store, ruleset pointer store, rulesets container, timers, wall clock. */
   readonly decisioning?: Partial<Omit<DecisioningDeps, 'logger' | 'redis'>>;
+  /** Signals rollout overrides: pointer store, signals container, credential, timers, wall clock, requirements. */
+  readonly signals?: Partial<Omit<SignalsDeps, 'logger' | 'redis'>>;
   /** Model rollout overrides: fleet store, models container, credential, reconcile timers, wall clock, instance id. */
   readonly rollout?: Partial<Omit<RolloutDeps, 'logger' | 'redis'>>;
   /** Learning-loop overrides: store, timers, clocks, Key Vault reader. */
@@ -140,6 +144,16 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     redis,
     approvedDrafts: (name, version) => late.drafts?.approvedDocument(name, version) ?? Promise.resolve(undefined),
     ...deps.decisioning,
+  });
+  const signals = await createSignals(config, {
+    logger,
+    redis,
+    // what serves reads of the signals: the served model versions' input features, the ruleset's signals.<name>
+    requirements: allRequirements(
+      () => modelRequirements([sessions.manifest, rollout.router.candidateManifest]),
+      () => rulesetRequirements([decisioning?.decisioning.ruleset]),
+    ),
+    ...deps.signals,
   });
   const learning = await createLearning(config, { logger, metrics: telemetry.learning, ...deps.learning });
   const cases = await createCases(config, {
@@ -214,7 +228,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     ...(deps.oipModels === undefined ? {} : { staticModels: deps.oipModels }),
     decorateCatalog: (c) => tracedCatalog(c, telemetry),
     server: serverInfo(),
-    isReady: () => currentReadiness(sessions, rollout, [rollout, decisioning?.rollout]).ready, // as /api/health/ready
+    isReady: () => currentReadiness(sessions, rollout, [rollout, decisioning?.rollout, signals.rollout]).ready, // as /api/health/ready
     ...clock,
   });
   const insights = createInsights(config, {
@@ -245,6 +259,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     now,
     readinessMonitor,
     ...(decisioning === undefined ? {} : { decisioning }),
+    signals,
     learning,
     cases,
     governance,

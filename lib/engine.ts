@@ -27,6 +27,9 @@ import type { ModelRollout } from './rollout/model-rollout';
 import type { Decisioning } from './decisioning/decisioning';
 import type { DecisioningParts } from './decisioning/create-decisioning';
 import type { RulesetRollout } from './decisioning/ruleset-rollout';
+import type { SignalsParts } from './signals/create-signals';
+import type { SignalsRollout } from './signals/signals-rollout';
+import type { SignalsServing } from './signals/signals-serving';
 import type { InferResponse, OipService } from './oip/oip-service';
 import { AppError } from './errors/errors';
 import { batchItems, sortBatch, type BatchItemResult } from './scoring/batch-body';
@@ -48,6 +51,8 @@ export interface EngineParts {
   readonly rollout?: ModelRollout;
   /** Rules, lists and merchant profiles, and ruleset rollout (absent with `RULESET_NAME=none`). */
   readonly decisioning?: DecisioningParts;
+  /** The signals served (aggregates and features as data) and their rollout. */
+  readonly signals?: SignalsParts;
   /** The Open Inference Protocol (KServe V2) over the managed models. */
   readonly oip?: OipService;
   /** Metrics and spans; every scored payment is counted by path, decision and cache. */
@@ -136,6 +141,35 @@ export class Engine {
     const outcome = await this.rulesets.handleUpload(bytes === undefined ? { blobPath } : { blobPath, bytes });
     await this.parts.governance?.audit.upload('ruleset', outcome); // throws (retried) when it cannot be recorded
     return describeOutcome('ruleset', outcome);
+  }
+
+  /**
+   * Signals rollout: `handleUpload` (blob trigger), `status` / `promote` / `rollback` / `traffic` (admin API).
+   * @throws AppError `internal` if the engine was built without it.
+   */
+  get signals(): SignalsRollout {
+    if (this.parts.signals === undefined) throw new AppError('internal', 'The signals rollout is not configured.');
+    return this.parts.signals.rollout;
+  }
+
+  /**
+   * What the scoring pipeline reads of the signals: the versions served here, swapped atomically.
+   * @throws AppError `internal` if the engine was built without it.
+   */
+  get signalsServing(): SignalsServing {
+    if (this.parts.signals === undefined) throw new AppError('internal', 'The signals rollout is not configured.');
+    return this.parts.signals.serving;
+  }
+
+  /**
+   * The signals blob trigger: published through the rollout, and audited (actor `blob-upload`). Returns the line to
+   * log (`warn` for a refusal).
+   * @throws transient AppErrors only (retried), and `dependency_unavailable` when its audit entry cannot be recorded.
+   */
+  async signalsUpload(blobPath: string, bytes: Uint8Array | undefined): Promise<{ warn: boolean; text: string }> {
+    const outcome = await this.signals.handleUpload(bytes === undefined ? { blobPath } : { blobPath, bytes });
+    await this.parts.governance?.audit.upload('signals', outcome); // throws (retried) when it cannot be recorded
+    return describeOutcome('signals', outcome);
   }
 
   /**
@@ -394,13 +428,14 @@ export class Engine {
    * Readiness as the engine already knows it, without running anything: the last sample inference (at
    * load and at every swap, then every `HEALTH_PROBE_INTERVAL_SEC` in the background), plus this
    * instance's place in the fleet (`fleet.stale`: it could not load the version the pointer names and
-   * serves an older one), and `waitingFor`: the model or ruleset that does not yet serve its pointer's active
+   * serves an older one), and `waitingFor`: the model, ruleset or signals version that does not yet serve its pointer's active
    * version. Starts loading if nothing is loaded yet. The detailed view: admin only.
    */
   readiness(): EngineReadiness {
     return currentReadiness(this.parts.sessions, this.parts.rollout, [
       this.parts.rollout,
       this.parts.decisioning?.rollout,
+      this.parts.signals?.rollout,
     ]);
   }
 
@@ -422,6 +457,7 @@ export class Engine {
     await this.parts.readinessMonitor?.dispose();
     await this.parts.rollout?.dispose();
     await this.parts.decisioning?.dispose();
+    await this.parts.signals?.dispose();
     await this.parts.sessions.dispose();
     await this.parts.context.dispose();
     for (const d of [...(this.parts.disposables ?? [])].reverse()) await d.dispose();

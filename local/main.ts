@@ -43,6 +43,7 @@ const BINDING_DEFAULTS: Record<string, string> = {
   CASE_INTAKE_QUEUE: 'case-intake',
   MODELS_CONTAINER: 'models',
   RULESETS_CONTAINER: 'models',
+  SIGNALS_CONTAINER: 'models',
 };
 
 /**
@@ -131,11 +132,12 @@ async function main(): Promise<void> {
     log('host.json extensions.http.dynamicThrottlesEnabled: not emulated (it reads the Azure sandbox counters)');
   serviceBus.start(host);
   // the models container (models/ folder, or Azurite with AzureWebJobsStorage=UseDevelopmentStorage=true) feeds
-  // every blob trigger by its declared path: models, and rulesets under rulesets/{name}/{version}.json
+  // every blob trigger by its declared path: models, rulesets under rulesets/{name}/{version}.json and signals under
+  // features/{name}/{version}.json
   const models = await BlobFeeder.start({ host, repository: (await sharedEngine()).models.repository, log });
   if (models !== undefined)
     log(
-      `Uploads: ${models.description} (a model's manifest {version}.json first); admin: ${host.url}/api/models, ${host.url}/api/rulesets`,
+      `Uploads: ${models.description} (a model's manifest {version}.json first); admin: ${host.url}/api/models, ${host.url}/api/rulesets, ${host.url}/api/signals`,
     );
   log(
     `Embedded Service Bus: POST ${host.url}/local/queues/{queue}/messages; GET …/messages, …/deadletter, ${host.url}/local/topics/{topic}/messages`,

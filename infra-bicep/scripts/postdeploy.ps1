@@ -9,6 +9,8 @@ $topic = $env:AZURE_EVENTGRID_SYSTEM_TOPIC_NAME; if (-not $topic) { throw 'AZURE
 $container = if ($env:MODELS_CONTAINER) { $env:MODELS_CONTAINER } else { 'models' }
 $rfn = if ($env:RULESET_TRIGGER_FUNCTION_NAME) { $env:RULESET_TRIGGER_FUNCTION_NAME } else { 'rulesetBlob' }
 $rcontainer = if ($env:RULESETS_CONTAINER) { $env:RULESETS_CONTAINER } else { $container }
+$sfn = if ($env:SIGNALS_TRIGGER_FUNCTION_NAME) { $env:SIGNALS_TRIGGER_FUNCTION_NAME } else { 'signalsBlob' }
+$scontainer = if ($env:SIGNALS_CONTAINER) { $env:SIGNALS_CONTAINER } else { $container }
 $attempts = if ($env:POSTDEPLOY_KEY_ATTEMPTS) { [int]$env:POSTDEPLOY_KEY_ATTEMPTS } else { 30 }
 
 # The decision log's hash key (DECISION_LOG_HASH_KEY_SECRET_NAME): created once, never rotated by a deployment.
@@ -64,3 +66,4 @@ function Subscribe([string]$name, [string]$function, [string]$prefix, [string]$s
 
 Subscribe 'models-blob-created' $fn "/blobServices/default/containers/$container/blobs/" '.onnx'
 Subscribe 'rulesets-blob-created' $rfn "/blobServices/default/containers/$rcontainer/blobs/rulesets/" '.json'
+Subscribe 'signals-blob-created' $sfn "/blobServices/default/containers/$scontainer/blobs/features/" '.json'

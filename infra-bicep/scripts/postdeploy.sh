@@ -8,7 +8,9 @@
 #   3. Creates (or updates) the Event Grid subscriptions (BlobCreated events -> the blob extension webhook):
 #      `models-blob-created`: `*.onnx` in the models container -> BLOB_TRIGGER_FUNCTION_NAME;
 #      `rulesets-blob-created`: `rulesets/**.json` in RULESETS_CONTAINER (default: the models container)
-#      -> RULESET_TRIGGER_FUNCTION_NAME.
+#      -> RULESET_TRIGGER_FUNCTION_NAME;
+#      `signals-blob-created`: `features/**.json` in SIGNALS_CONTAINER (default: the models container)
+#      -> SIGNALS_TRIGGER_FUNCTION_NAME.
 # Needs az (logged in, `containerapp` extension) and azd. Idempotent. Verified only in Azure.
 set -eu
 
@@ -20,6 +22,8 @@ topic="${AZURE_EVENTGRID_SYSTEM_TOPIC_NAME:?AZURE_EVENTGRID_SYSTEM_TOPIC_NAME is
 container="${MODELS_CONTAINER:-models}"
 rfn="${RULESET_TRIGGER_FUNCTION_NAME:-rulesetBlob}"
 rcontainer="${RULESETS_CONTAINER:-$container}"
+sfn="${SIGNALS_TRIGGER_FUNCTION_NAME:-signalsBlob}"
+scontainer="${SIGNALS_CONTAINER:-$container}"
 attempts="${POSTDEPLOY_KEY_ATTEMPTS:-30}"
 
 # The decision log's hash key (DECISION_LOG_HASH_KEY_SECRET_NAME): created once, never rotated by a deployment
@@ -74,3 +78,4 @@ subscribe() {
 
 subscribe models-blob-created "$fn" "/blobServices/default/containers/${container}/blobs/" .onnx
 subscribe rulesets-blob-created "$rfn" "/blobServices/default/containers/${rcontainer}/blobs/rulesets/" .json
+subscribe signals-blob-created "$sfn" "/blobServices/default/containers/${scontainer}/blobs/features/" .json

@@ -130,6 +130,16 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX case_outbox_by_case ON case_outbox (case_id)`,
     ],
   },
+  {
+    version: 5,
+    name: '005_audit_signals',
+    statements: [
+      // the signals rollout's uploads and admin changes are audited as the rulesets' are
+      `ALTER TABLE audit_events DROP CONSTRAINT audit_events_kind_check`,
+      `ALTER TABLE audit_events ADD CONSTRAINT audit_events_kind_check
+        CHECK (kind IN ('ruleset', 'list', 'model', 'case', 'signals'))`,
+    ],
+  },
 ];
 
 /** The lock key serializing migrations across instances (`pg_advisory_xact_lock`). */

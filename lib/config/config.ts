@@ -136,6 +136,15 @@ export interface Config {
     /** Most list memberships held in L1 (`LIST_L1_MAX_ENTRIES`, default 100 000). */
     readonly listL1MaxEntries: number;
   };
+  /** The signals document served (docs/signals.md). */
+  readonly signals: {
+    /** Its name (`SIGNALS_NAME`, default `default`). */
+    readonly name: string;
+    /** The shipped signals folder (`signals` at the app root): `{name}/{version}.json`. */
+    readonly dir: string;
+    /** Blob container of `features/{name}/{version}.json` uploads (`SIGNALS_CONTAINER`, default `models`). */
+    readonly container: string;
+  };
   /** LLM escalation of the hard tail to Azure OpenAI (docs/escalation.md); undefined = off. */
   readonly escalation: EscalationSettings | undefined;
   /** The learning loop: decision log and drift (docs/learning-loop.md). */
@@ -257,6 +266,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       directRollout: e.RULESET_DIRECT_ROLLOUT,
       listL1TtlMs: e.LIST_L1_TTL_SEC * 1000,
       listL1MaxEntries: e.LIST_L1_MAX_ENTRIES,
+    },
+    signals: {
+      name: e.SIGNALS_NAME,
+      dir: path.resolve(appRoot(), 'signals'),
+      container: e.SIGNALS_CONTAINER,
     },
     escalation: escalation.value,
     learning: learning.value,

@@ -254,6 +254,26 @@ const envShape = z.object({
         .default('models'),
     )
     .describe('Blob container of ruleset uploads (`rulesets/{name}/{version}.json`); default the models container.'),
+  SIGNALS_NAME: z
+    .preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .regex(/^[a-z][a-z0-9-]{0,63}$/, { error: 'must be a signals name like default' })
+        .default('default'),
+    )
+    .describe(
+      'The signals document served: `{name}` of `features/{name}/{version}.json` (uploads) and `signals/{name}/{version}.json` (shipped: one must compile, else the start fails).',
+    ),
+  SIGNALS_CONTAINER: z
+    .preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .regex(/^[a-z0-9](?!.*--)[a-z0-9-]{1,61}[a-z0-9]$/, { error: 'must be a blob container name like models' })
+        .default('models'),
+    )
+    .describe('Blob container of signals uploads (`features/{name}/{version}.json`); default the models container.'),
   RULESET_DIRECT_ROLLOUT: bool(true).describe(
     'Whether a ruleset uploaded to blob rolls out directly (`true`, embedded defaults: teams without the console) or becomes a draft that another lead approves first (`false`, the Azure deployment); see docs/governance.md.',
   ),

@@ -6,7 +6,7 @@
 import type { SqlClient } from '../cases/sql-client';
 
 /** What an entry is about. */
-export type AuditKind = 'ruleset' | 'list' | 'model' | 'case';
+export type AuditKind = 'ruleset' | 'list' | 'model' | 'case' | 'signals';
 
 /** An entry to append. */
 export interface AuditEntry {

@@ -139,7 +139,7 @@ export class Audit {
   }
 
   /** `inner` whose promote, rollback and traffic record their pointer before and after; status passes through. */
-  admin(kind: 'model' | 'ruleset', inner: ArtifactAdmin, actor: string): ArtifactAdmin {
+  admin(kind: 'model' | 'ruleset' | 'signals', inner: ArtifactAdmin, actor: string): ArtifactAdmin {
     const change = async (action: string, name: string, run: () => Promise<unknown>): Promise<unknown> => {
       if (!this.enabled) return run();
       const oldValue = pointerOf(await inner.status(name), name);
@@ -220,7 +220,7 @@ export class Audit {
   }
 
   /** A blob upload's outcome (published, unchanged or rejected), actor {@link BLOB_UPLOAD_ACTOR}, action `upload`. */
-  async upload(kind: 'model' | 'ruleset', o: UploadOutcome<object>): Promise<void> {
+  async upload(kind: 'model' | 'ruleset' | 'signals', o: UploadOutcome<object>): Promise<void> {
     let name: string;
     let newValue: unknown;
     if (o.kind === 'rejected') {

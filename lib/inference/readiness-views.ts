@@ -23,7 +23,7 @@ export interface FleetReadiness {
  * readiness waits for.
  */
 export interface ArtifactWait {
-  readonly kind: 'model' | 'ruleset';
+  readonly kind: 'model' | 'ruleset' | 'signals';
   readonly name: string;
   /** The version this instance serves, `null` while none is. */
   readonly serving: string | null;

@@ -52,6 +52,11 @@ export class TrafficRouter {
     return this.deps.candidate.manifest?.version;
   }
 
+  /** The candidate's manifest, if one is loaded (what the signals rollout keeps its features for). */
+  get candidateManifest(): ModelManifest | undefined {
+    return this.deps.candidate.manifest;
+  }
+
   /** The candidate's manager, when it holds the split's candidate version. */
   private candidate(): SessionManager | undefined {
     const s = this.current;

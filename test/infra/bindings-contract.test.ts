@@ -273,6 +273,41 @@ describe('infra contract: bindings', () => {
     }
   });
 
+  it('the Event Grid hook subscribes the signals blob trigger to features/*.json in its container', () => {
+    const fn = bindings.find(
+      (b) =>
+        b.binding.type === 'blobTrigger' &&
+        b.binding['source'] === 'EventGrid' &&
+        String(b.binding['path']).startsWith('%SIGNALS_CONTAINER%/features/'),
+    );
+    assert.ok(fn, 'a blob trigger with source EventGrid on %SIGNALS_CONTAINER%/features/');
+    assert.match(String(fn.binding['path']), /\.json$/, 'the signals trigger path ends with .json');
+    const sh = readFileSync(path.join(INFRA, 'scripts', 'postdeploy.sh'), 'utf8');
+    const ps = readFileSync(path.join(INFRA, 'scripts', 'postdeploy.ps1'), 'utf8');
+    assert.match(sh, new RegExp(`\\$\\{SIGNALS_TRIGGER_FUNCTION_NAME:-${fn.functionName}\\}`), 'postdeploy.sh name');
+    assert.match(ps, new RegExp(`else \\{ '${fn.functionName}' \\}`), 'postdeploy.ps1 default signals function name');
+    assert.match(sh, /scontainer="\$\{SIGNALS_CONTAINER:-\$container\}"/, 'postdeploy.sh signals container');
+    assert.match(
+      sh,
+      /subscribe signals-blob-created "\$sfn" "\/blobServices\/default\/containers\/\$\{scontainer\}\/blobs\/features\/" \.json/,
+      'postdeploy.sh subscribes features/*.json to the signals trigger',
+    );
+    assert.match(
+      ps,
+      /Subscribe 'signals-blob-created' \$sfn "\/blobServices\/default\/containers\/\$scontainer\/blobs\/features\/" '\.json'/,
+      'postdeploy.ps1 subscribes features/*.json to the signals trigger',
+    );
+    const scope = fileScope(main);
+    for (const p of plans) {
+      const v: string | undefined = find(p, 'SIGNALS_CONTAINER')?.value;
+      assert.equal(
+        v === undefined ? undefined : evaluate(v, scope),
+        evaluate('storage.outputs.modelsContainerName', scope),
+        `SIGNALS_CONTAINER on ${p.plan} is the models container (the hook's default)`,
+      );
+    }
+  });
+
   it('the health probes in Bicep hit registered anonymous GET routes under host.json routePrefix', () => {
     const prefix = ((hostJson()['extensions'] as Record<string, Record<string, unknown>> | undefined)?.['http']?.[
       'routePrefix'

@@ -28,6 +28,7 @@ export async function startEmbeddedRollout(settings: Readonly<Record<string, str
     MODEL_DIR: folder.dir,
     MODELS_CONTAINER: 'models',
     RULESETS_CONTAINER: 'models', // as npm start sets it: ruleset uploads land in the models container too
+    SIGNALS_CONTAINER: 'models', // and signals uploads
     INFERENCE_WORKERS: '1',
     BATCH_MAX_SIZE: '8',
     LOG_LEVEL: 'error',

@@ -1,0 +1,153 @@
+/**
+ * Builds the signals rollout from settings: the shipped version (the highest in `signals/{SIGNALS_NAME}/` that
+ * compiles) served until a pointer names another, the pointer store (Redis or in-process, `signals.json` in
+ * `ROLLOUT_STATE_DIR`), and the documents (the signals container when storage is configured, else the models
+ * folder's `features/` and the shipped folder).
+ * @module
+ */
+import * as path from 'node:path';
+import type { TokenCredential } from '@azure/identity';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config/config';
+import { AppError } from '../errors/errors';
+import { createPointerStore } from '../pointer/create-pointer-store';
+import type { PointerStore } from '../pointer/pointer-store';
+import type { Logger } from '../telemetry/logger';
+import { unrefTimers, type Timers } from '../time/timers';
+import type { CompiledSignals } from './compiled-signals';
+import { BlobSignalsRepository, FolderSignalsRepository, type SignalsRepository } from './signals-repository';
+import { SignalsRollout } from './signals-rollout';
+import { SignalsServing } from './signals-serving';
+import { parseSignalsState, type SignalsState } from './signals-traffic';
+import { compileSignalsText, type SignalsRequirements } from './signals-upload';
+
+/** Dependencies of the signals rollout; each has a production default. */
+export interface SignalsDeps {
+  readonly logger: Logger;
+  /** The engine's shared Redis client, if Redis is configured; else an in-process pointer store. */
+  readonly redis: (() => Redis | undefined) | undefined;
+  /** What serves reads of the signals (the serving ruleset and model versions); default nothing. */
+  readonly requirements?: SignalsRequirements;
+  readonly pointerStore?: PointerStore<SignalsState>;
+  readonly repository?: SignalsRepository;
+  readonly credential?: TokenCredential;
+  readonly timers?: Timers;
+  /** Wall clock, epoch ms (rejection times). */
+  readonly wallNow?: () => number;
+}
+
+/** The signals served here and their rollout. */
+export interface SignalsParts {
+  /** What the pipeline reads (swapped atomically). */
+  readonly serving: SignalsServing;
+  readonly rollout: SignalsRollout;
+  /** Where signals versions are read from (uploads and shipped ones). */
+  readonly repository: SignalsRepository;
+  dispose(): Promise<void>;
+}
+
+function defaultRepository(config: Config, deps: SignalsDeps): SignalsRepository {
+  const s = config.rollout.storage;
+  // without a storage account the models folder plays the container (uploads land in its features/), the shipped
+  // folder behind it
+  if (s.connectionString === undefined && s.blobServiceUri === undefined)
+    return new FolderSignalsRepository([path.join(config.model.dir, 'features'), config.signals.dir]);
+  // the SDK loads only when a storage account is configured
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { BlobServiceClient } = require('@azure/storage-blob') as typeof import('@azure/storage-blob');
+  const service =
+    s.connectionString !== undefined
+      ? BlobServiceClient.fromConnectionString(s.connectionString)
+      : new BlobServiceClient(
+          s.blobServiceUri as string,
+          deps.credential ??
+            // eslint-disable-next-line @typescript-eslint/no-require-imports
+            new (require('@azure/identity') as typeof import('@azure/identity')).DefaultAzureCredential(
+              s.clientId === undefined ? {} : { managedIdentityClientId: s.clientId },
+            ),
+        );
+  return new BlobSignalsRepository(service.getContainerClient(config.signals.container));
+}
+
+/**
+ * The highest shipped version that compiles. A version that does not (left in the folder) never stops a start: it is
+ * reported (`refused`, naming the version and why) and the next lower version serves.
+ * @throws AppError `signals_invalid` (the newest version's) when versions are shipped and none compiles;
+ *   `config_invalid` when none is shipped (every payment needs a signals version).
+ */
+export async function shippedSignals(
+  dir: string,
+  name: string,
+  refused: (e: { version: string; reason: string }) => void,
+): Promise<CompiledSignals> {
+  const folder = new FolderSignalsRepository(dir);
+  let first: unknown;
+  for (const version of (await folder.versions(name)).reverse()) {
+    try {
+      return compileSignalsText(await folder.read(name, version), name, version, folder.source(name, version));
+    } catch (err) {
+      first ??= err;
+      refused({ version, reason: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  if (first !== undefined) throw first;
+  throw new AppError(
+    'config_invalid',
+    `No signals version of "${name}" is shipped (${path.join(dir, name)}/{version}.json): SIGNALS_NAME must name one.`,
+    { errors: [{ path: 'SIGNALS_NAME', message: `no shipped version in ${path.join(dir, name)}` }] },
+  );
+}
+
+/**
+ * Builds and starts the signals rollout.
+ * @throws AppError `signals_invalid` when no shipped version compiles; `config_invalid` when none is shipped or for
+ *   unusable container settings.
+ */
+export async function createSignals(config: Config, deps: SignalsDeps): Promise<SignalsParts> {
+  const { logger, redis } = deps;
+  const name = config.signals.name;
+  const initial = await shippedSignals(config.signals.dir, name, (e) =>
+    logger.warn('shipped signals version refused: the next lower version serves', e),
+  );
+  const serving = new SignalsServing(initial);
+  const store =
+    deps.pointerStore ??
+    createPointerStore<SignalsState>({
+      kind: 'signals',
+      redis,
+      prefix: config.redis.keyPrefix,
+      stateDir: config.rollout.stateDir,
+      file: 'signals.json',
+      parse: parseSignalsState,
+      warn: (m) => logger.warn(`signals: ${m}`),
+    });
+  let repository: SignalsRepository;
+  try {
+    repository = deps.repository ?? defaultRepository(config, deps);
+  } catch (err) {
+    throw new AppError('config_invalid', 'The signals container settings are not usable.', { cause: err });
+  }
+  const rollout = new SignalsRollout({
+    name,
+    serving,
+    store,
+    repository,
+    requirements: deps.requirements ?? (() => []),
+    timers: deps.timers ?? unrefTimers,
+    reconcileMs: config.rollout.reconcileIntervalMs,
+    ...(deps.wallNow === undefined ? {} : { wallNow: deps.wallNow }),
+    ...(config.rollout.instanceId === undefined ? {} : { instanceId: config.rollout.instanceId }),
+    logger,
+    on: {
+      followFailed: (e) =>
+        logger.warn('could not load the signals version the pointer names; serving the current one', e),
+      swapped: (e) => logger.info('signals swapped', e),
+    },
+  });
+  logger.info(`signals: ${name} ${initial.version}`, {
+    pointer: store.description,
+    signals: repository.description,
+  });
+  await rollout.start();
+  return { serving, rollout, repository, dispose: () => rollout.dispose() };
+}
