@@ -7,6 +7,7 @@ import type { ContextProvider } from '../context/context-provider';
 import type { InvalidScoreKind } from './decision';
 import { LocalPipeline, type RequestRouter, type Scored } from './pipeline';
 import type { ScoreResult } from './result';
+import { ServedSignals } from '../signals/signals-serving';
 import { loadShippedSignalsSync } from '../signals/shipped-signals';
 import { SignalsStage, type SignalsStageDeps } from './signals-stage';
 
@@ -83,8 +84,7 @@ let shipped: SignalsStageDeps | undefined;
 /** The stage's dependencies when none are given: the shipped signals version for every user, no aggregate store. */
 function shippedSignalsOnly(): SignalsStageDeps {
   if (shipped === undefined) {
-    const version = loadShippedSignalsSync();
-    shipped = { source: { forUser: () => version }, timeoutMs: 25 };
+    shipped = { source: { current: new ServedSignals(loadShippedSignalsSync()) }, timeoutMs: 25 };
   }
   return shipped;
 }

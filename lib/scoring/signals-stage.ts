@@ -8,14 +8,26 @@
 import type { UserContext } from '../domain/user-context';
 import type { PaymentEvent } from '../domain/payment-event';
 import type { ModelManifest } from '../models/manifest';
-import type { AggregateStore } from '../signals/aggregate-store';
+import type { AggregateInput, AggregatePlan, AggregateStore } from '../signals/aggregate-store';
 import type { CompiledSignals, Projection } from '../signals/compiled-signals';
 import { BudgetExceededError, withTimeout } from '../context/with-timeout';
 import { featureView, type FeatureView } from '../features/feature-view';
 
-/** What serves signals (the signals rollout's serving view): the version of a user, swapped atomically. */
-export interface SignalsSource {
+/**
+ * One state of the signals served (lib/signals/signals-serving.ts `ServedSignals`): the version of a user, and the
+ * aggregates every payment records, the union of the active and candidate versions' (so a candidate's new
+ * aggregates warm up on all traffic), mapped back to a version's own plan order.
+ */
+export interface SignalsSnapshot {
   forUser(userId: string): CompiledSignals;
+  readonly plan: AggregatePlan;
+  aggregateInput(event: PaymentEvent, transactionId: string, at: number): AggregateInput;
+  valuesFor(version: string, union: Float64Array): Float64Array;
+}
+
+/** What serves signals (the signals rollout's `SignalsServing`): its current snapshot, swapped atomically. */
+export interface SignalsSource {
+  readonly current: SignalsSnapshot;
 }
 
 /** Why a payment's aggregates read 0: the store timed out, failed, or is not connected. */
@@ -53,14 +65,14 @@ export class SignalsStage {
 
   /** The serving version of the payment's user and its aggregates (never throws: degrades to zeros). */
   aggregates(event: PaymentEvent, timeoutMs: number | undefined): Promise<PaymentAggregates> | PaymentAggregates {
-    const signals = this.deps.source.forUser(event.userId);
-    const count = signals.plan.aggregates.length;
-    if (count === 0) return { signals, aggregates: NONE, degraded: false };
+    const snapshot = this.deps.source.current; // one state for the whole payment
+    const signals = snapshot.forUser(event.userId);
+    if (snapshot.plan.aggregates.length === 0) return { signals, aggregates: NONE, degraded: false };
     const store = this.deps.store?.();
     if (store === undefined) return this.zeros(signals, 'unavailable');
-    const input = signals.aggregateInput(event, event.transactionId, this.now());
-    return withTimeout(store.record(signals.plan, input), timeoutMs ?? this.deps.timeoutMs).then(
-      (aggregates) => ({ signals, aggregates, degraded: false }),
+    const input = snapshot.aggregateInput(event, event.transactionId, this.now());
+    return withTimeout(store.record(snapshot.plan, input), timeoutMs ?? this.deps.timeoutMs).then(
+      (union) => ({ signals, aggregates: snapshot.valuesFor(signals.version, union), degraded: false }),
       (err: unknown) => this.zeros(signals, err instanceof BudgetExceededError ? 'timeout' : 'error'),
     );
   }
