@@ -115,6 +115,8 @@ export interface Ring {
   readonly b: Float64Array | undefined;
   /** distinct: the members per slot. */
   readonly sets: (Set<string> | undefined)[] | undefined;
+  /** The slots in the order they were first written (the order a read adds them in, as the Redis script's). */
+  readonly order: number[];
 }
 
 export function newRing(op: AggregateOp): Ring {
@@ -123,6 +125,7 @@ export function newRing(op: AggregateOp): Ring {
     a: new Float64Array(SLOTS),
     b: op === 'avg' ? new Float64Array(SLOTS) : undefined,
     sets: op === 'distinct' ? new Array<Set<string> | undefined>(SLOTS).fill(undefined) : undefined,
+    order: [],
   };
 }
 
@@ -135,6 +138,7 @@ export function ringAdd(ring: Ring, spec: AggregateSpec, cur: number, addend: nu
   const s = cur % SLOTS;
   const held = ring.ids[s] as number;
   if (held > cur) return 0;
+  if (held === -Infinity) ring.order.push(s);
   const fresh = held < cur;
   ring.ids[s] = cur;
   const n = typeof addend === 'number' ? addend : 0;
@@ -167,7 +171,7 @@ export function ringAdd(ring: Ring, spec: AggregateSpec, cur: number, addend: nu
   }
 }
 
-/** The value of a ring read at bucket `cur`: its slots in [cur − BUCKETS, cur], summed in slot order. */
+/** The value of a ring read at bucket `cur`: its slots in [cur − BUCKETS, cur], added in {@link Ring.order}. */
 export function ringRead(ring: Ring, spec: AggregateSpec, cur: number): number {
   const lo = cur - BUCKETS;
   let a = 0;
@@ -175,7 +179,7 @@ export function ringRead(ring: Ring, spec: AggregateSpec, cur: number): number {
   let max: number | undefined;
   let union: Set<string> | undefined;
   let only: Set<string> | undefined;
-  for (let s = 0; s < SLOTS; s++) {
+  for (const s of ring.order) {
     const id = ring.ids[s] as number;
     if (id < lo || id > cur) continue;
     if (spec.op === 'distinct') {

@@ -1,36 +1,39 @@
 /**
- * The Lua script of the Redis aggregate store (lib/signals/redis-aggregate-store.ts): the ring of
- * lib/signals/aggregate-ring.ts kept as hash fields, and the idempotency records.
+ * The Lua script of the Redis aggregate store (lib/signals/redis-aggregate-store.ts): the rings of
+ * lib/signals/aggregate-ring.ts, packed, one hash field per aggregate; and the idempotency records.
  * @module
  */
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
 import { BUCKETS } from './aggregate-store';
 import { SLOTS } from './aggregate-ring';
 
 /**
- * KEYS: per entity 3 keys in one hash tag: `A` the rings (hash), `X` the recorded transactions (zset txid → at),
- * `R` their answers (hash txid → `id=value` lines).
- * ARGV: txid, at, records kept per entity, member width; then per entity: key TTL ms, n; then per aggregate:
- * id, op (c s a m d), current bucket, cap, addend (`''` when the payment is not counted).
+ * KEYS: per entity 2 keys in one hash tag: `A` (a hash: the rings, field = aggregate id; the transactions'
+ * answers, field `=<txid>` → packed `(id, value)` pairs; the number of answers, field `=`), `X` (the recorded
+ * transactions, a zset txid → at, for evicting the oldest answers).
+ * ARGV: txid, at, records kept per entity, member width; then per entity: key TTL ms, n, the answer's struct
+ * format (`<` + n × `d`); then per aggregate: id, op (c s a m d), current bucket, cap, addend (`''` when the
+ * payment is not counted). Aggregate ids hold no `=` (lib/signals/aggregate-ring.ts checks), so no field collides.
  *
- * Ring fields: `<id>:<slot>` → `<bucket>|<value>` (count, sum, max), `<bucket>|<count>|<sum>` (avg),
- * `<bucket>|<members>` (distinct: fixed-width hashed members, concatenated). Per entity the script reads the
- * transaction's answer (an aggregate already answered keeps its answer and is not counted again), reads the rings
- * of the others (one HMGET), adds the payment to each counted one, reads its window, writes the changed slots (one
- * HSET), records the answer, drops the oldest records beyond the cap (ZPOPMIN), and sets the TTL of the 3 keys to
- * the larger of theirs and this group's (a version with shorter windows never shortens a longer one's).
- * Per call the work is bounded by the aggregates and their caps, never by the payments an entity has seen.
- * Values travel as `%.17g` strings (a Lua number would be truncated to an integer in a Redis reply).
- * Returns per entity an array of its aggregates' values, in the order given.
+ * A ring is the list of its non-empty slots, little-endian (Lua's `struct`), at most SLOTS entries, in the order
+ * their slots were first used: `dd` (bucket, value) for count, sum and max; `ddd` (bucket, count, sum) for avg;
+ * `dIc0` (bucket, the slot's hashed members concatenated, each `width` bytes) for distinct. A slot is
+ * `bucket mod SLOTS`: a write to an entry of an older bucket resets it, a write older than its entry is dropped.
+ * An entity seen once holds one entry per aggregate; a busy one at most SLOTS.
+ *
+ * Per entity: one HMGET reads the rings, this transaction's answer and the answer count; an aggregate already
+ * answered for this transaction keeps its answer and is not counted again; the others get the payment (when
+ * counted) and read their window; one HSET writes the changed rings, the answer and the count; ZADD records the
+ * transaction, ZPOPMIN + HDEL drop the oldest answers beyond the cap; the TTL of both keys becomes the larger of
+ * theirs (PTTL) and this group's (a version with shorter windows never shortens a longer one's). That is 6 commands
+ * per entity (8 when an answer is evicted), none when the transaction is answered already. The work is bounded by
+ * the aggregates and their caps, never by the payments an entity has seen. Returns per entity its values packed
+ * as doubles, in the order given (a Lua number would be truncated to an integer in a Redis reply).
  */
 export const AGGREGATE_LUA = `
 local tx, at, keep, w = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local S, B = ${SLOTS}, ${BUCKETS}
-local function fmt(x) return string.format('%.17g', x) end
-local function slot(s)
-  if not s then return nil end
-  local p = string.find(s, '|', 1, true)
-  return tonumber(string.sub(s, 1, p - 1)), string.sub(s, p + 1)
-end
 local function has(m, v)
   local i = 1
   while true do
@@ -40,129 +43,182 @@ local function has(m, v)
     i = p + 1
   end
 end
-local function pair(pl)
-  local p = string.find(pl, '|', 1, true)
-  return tonumber(string.sub(pl, 1, p - 1)), tonumber(string.sub(pl, p + 1))
-end
-local function add(op, s, cur, c, cap, v)
-  local id, pl = slot(s)
-  if id and id > cur then return nil end
-  if not id or id < cur then
-    if op == 'c' then return c .. '|1' end
-    if op == 'a' then return c .. '|1|' .. v end
-    return c .. '|' .. v
+local function numeric(op, s, cur, v)
+  local F, k = '<dd', 16
+  if op == 'a' then F, k = '<ddd', 24 end
+  s = s or ''
+  local changed = false
+  if v then
+    local x, slot, e = tonumber(v), cur % S, nil
+    local found
+    for pos = 1, #s, k do
+      if struct.unpack('<d', s, pos) % S == slot then found = pos break end
+    end
+    local id, a, b = -1, 0, 0
+    if found then id, a, b = struct.unpack(F, s, found) end
+    if id < cur then
+      if op == 'a' then e = struct.pack(F, cur, 1, x)
+      elseif op == 'c' then e = struct.pack(F, cur, 1)
+      else e = struct.pack(F, cur, x) end
+    elseif id == cur then
+      if op == 'a' then e = struct.pack(F, cur, a + 1, b + x)
+      elseif op == 'c' then e = struct.pack(F, cur, a + 1)
+      elseif op == 's' then e = struct.pack(F, cur, a + x)
+      elseif x > a then e = struct.pack(F, cur, x) end
+    end
+    if e then
+      if found then s = string.sub(s, 1, found - 1) .. e .. string.sub(s, found + k) else s = s .. e end
+      changed = true
+    end
   end
-  if op == 'c' then return c .. '|' .. (tonumber(pl) + 1) end
-  if op == 's' then return c .. '|' .. fmt(tonumber(pl) + tonumber(v)) end
-  if op == 'm' then
-    if tonumber(v) > tonumber(pl) then return c .. '|' .. v end
-    return nil
-  end
-  if op == 'a' then
-    local n, sum = pair(pl)
-    return c .. '|' .. (n + 1) .. '|' .. fmt(sum + tonumber(v))
-  end
-  if #pl >= cap * w or has(pl, v) then return nil end
-  return s .. v
-end
-local function read(op, vals, base, cur, cap)
-  local lo = cur - B
-  local a, b, mx, sets = 0, 0, nil, nil
-  for j = 1, S do
-    local id, pl = slot(vals[base + j])
-    if id and id >= lo and id <= cur then
-      if op == 'd' then
-        if #pl >= cap * w then return cap end
-        sets = sets or {}
-        sets[#sets + 1] = pl
-      elseif op == 'm' then
-        local x = tonumber(pl)
-        if mx == nil or x > mx then mx = x end
-      elseif op == 'a' then
-        local n, sum = pair(pl)
-        a, b = a + n, b + sum
+  local lo, a, b, mx = cur - B, 0, 0, nil
+  for pos = 1, #s, k do
+    local id, p, q = struct.unpack(F, s, pos)
+    if id >= lo and id <= cur then
+      if op == 'm' then
+        if mx == nil or p > mx then mx = p end
       else
-        a = a + tonumber(pl)
+        a = a + p
+        if k == 24 then b = b + q end
       end
     end
   end
-  if op == 'd' then
-    if not sets then return 0 end
-    if #sets == 1 then return math.min(#sets[1] / w, cap) end
-    local seen, n = {}, 0
-    for _, pl in ipairs(sets) do
-      for p = 1, #pl, w do
-        local m = string.sub(pl, p, p + w - 1)
-        if not seen[m] then seen[m], n = true, n + 1 end
-      end
-    end
-    return math.min(n, cap)
-  end
-  if op == 'm' then return mx or 0 end
-  if op == 'a' then
-    if a == 0 then return 0 end
-    return b / a
-  end
-  return a
+  local val = a
+  if op == 'm' then val = mx or 0 elseif op == 'a' then if a == 0 then val = 0 else val = b / a end end
+  return val, changed and s
 end
-local out, ai = {}, 5
-for e = 1, #KEYS / 3 do
-  local A, X, R = KEYS[3 * e - 2], KEYS[3 * e - 1], KEYS[3 * e]
-  local ttl, n, first = tonumber(ARGV[ai]), tonumber(ARGV[ai + 1]), ai + 2
-  ai = first + 5 * n
-  local res, known, todo, fields = {}, {}, {}, {}
-  local prev = redis.call('HGET', R, tx)
-  if prev then
-    for id, v in string.gmatch(prev, '([^\\n=]+)=([^\\n]*)') do known[id] = v end
+local function distinct(s, cur, cap, v)
+  s = s or ''
+  local changed = false
+  if v then
+    local slot, pos, found, fid, fm, fend = cur % S, 1, nil, -1, '', nil
+    while pos <= #s do
+      local id, m, nxt = struct.unpack('<dIc0', s, pos)
+      if id % S == slot then found, fid, fm, fend = pos, id, m, nxt break end
+      pos = nxt
+    end
+    if fid <= cur then
+      if fid < cur then fm = '' end
+      local add = #fm < cap * w and not has(fm, v)
+      if add then fm = fm .. v end
+      if add or fid < cur then
+        local e = struct.pack('<dIc0', cur, #fm, fm)
+        if found then s = string.sub(s, 1, found - 1) .. e .. string.sub(s, fend) else s = s .. e end
+        changed = true
+      end
+    end
   end
+  local lo, pos, sets = cur - B, 1, nil
+  while pos <= #s do
+    local id, m, nxt = struct.unpack('<dIc0', s, pos)
+    pos = nxt
+    if id >= lo and id <= cur and #m > 0 then
+      if #m >= cap * w then return cap, changed and s end
+      sets = sets or {}
+      sets[#sets + 1] = m
+    end
+  end
+  if not sets then return 0, changed and s end
+  if #sets == 1 then return math.min(#sets[1] / w, cap), changed and s end
+  local seen, n = {}, 0
+  for _, m in ipairs(sets) do
+    for p = 1, #m, w do
+      local x = string.sub(m, p, p + w - 1)
+      if not seen[x] then seen[x], n = true, n + 1 end
+    end
+  end
+  return math.min(n, cap), changed and s
+end
+local RT = '=' .. tx
+local out, ai = {}, 5
+for e = 1, #KEYS / 2 do
+  local A, X = KEYS[2 * e - 1], KEYS[2 * e]
+  local ttl, n, fmt, first = tonumber(ARGV[ai]), tonumber(ARGV[ai + 1]), ARGV[ai + 2], ai + 3
+  ai = first + 5 * n
+  local fields = {}
+  for k = 0, n - 1 do fields[k + 1] = ARGV[first + 5 * k] end
+  fields[n + 1], fields[n + 2] = RT, '='
+  local got = redis.call('HMGET', A, unpack(fields))
+  local prev, count, known = got[n + 1], tonumber(got[n + 2]) or 0, nil
+  if prev then
+    known = {}
+    local pos = 1
+    while pos <= #prev do
+      local id, v, nxt = struct.unpack('<Ic0d', prev, pos)
+      known[id], pos = v, nxt
+    end
+  end
+  local res, set, rec, todo = {}, {}, {}, 0
   for k = 0, n - 1 do
     local o = first + 5 * k
-    local v = known[ARGV[o]]
+    local id = ARGV[o]
+    local v = known and known[id]
     if v then
       res[k + 1] = v
     else
-      todo[#todo + 1] = k
-      for j = 0, S - 1 do fields[#fields + 1] = ARGV[o] .. ':' .. j end
+      local op, cur, cap, addend = ARGV[o + 1], tonumber(ARGV[o + 2]), tonumber(ARGV[o + 3]), ARGV[o + 4]
+      if addend == '' then addend = nil end
+      local val, ring
+      if op == 'd' then val, ring = distinct(got[k + 1], cur, cap, addend) else val, ring = numeric(op, got[k + 1], cur, addend) end
+      if ring then
+        set[#set + 1] = id
+        set[#set + 1] = ring
+      end
+      res[k + 1] = val
+      rec[3 * todo + 1], rec[3 * todo + 2], rec[3 * todo + 3] = #id, id, val
+      todo = todo + 1
     end
   end
-  if #todo > 0 then
-    local vals = redis.call('HMGET', A, unpack(fields))
-    local set, rec = {}, {}
-    for t, k in ipairs(todo) do
-      local o = first + 5 * k
-      local id, op, c, cap, v = ARGV[o], ARGV[o + 1], ARGV[o + 2], tonumber(ARGV[o + 3]), ARGV[o + 4]
-      local cur, base = tonumber(c), (t - 1) * S
-      if v ~= '' then
-        local si = cur % S
-        local new = add(op, vals[base + si + 1], cur, c, cap, v)
-        if new then
-          vals[base + si + 1] = new
-          set[#set + 1] = id .. ':' .. si
-          set[#set + 1] = new
-        end
-      end
-      local r = fmt(read(op, vals, base, cur, cap))
-      res[k + 1] = r
-      rec[#rec + 1] = id .. '=' .. r
-    end
+  if todo > 0 then
     local left = redis.call('PTTL', A)
     if left > ttl then ttl = left end
-    if #set > 0 then redis.call('HSET', A, unpack(set)) end
-    local line = table.concat(rec, '\\n')
-    if prev then line = prev .. '\\n' .. line end
-    redis.call('HSET', R, tx, line)
+    local line = struct.pack('<' .. string.rep('Ic0d', todo), unpack(rec))
+    if prev then line = prev .. line end
+    set[#set + 1] = RT
+    set[#set + 1] = line
+    local gone = nil
     if redis.call('ZADD', X, 'NX', at, tx) == 1 then
-      local over = redis.call('ZCARD', X) - keep
-      if over > 0 then
-        local old, gone = redis.call('ZPOPMIN', X, over), {}
-        for i = 1, #old, 2 do gone[#gone + 1] = old[i] end
-        redis.call('HDEL', R, unpack(gone))
+      count = count + 1
+      if count > keep then
+        local old = redis.call('ZPOPMIN', X, count - keep)
+        gone = {}
+        for i = 1, #old, 2 do gone[#gone + 1] = '=' .. old[i] end
+        count = count - #gone
       end
+      set[#set + 1] = '='
+      set[#set + 1] = count
     end
+    redis.call('HSET', A, unpack(set))
+    if gone and #gone > 0 then redis.call('HDEL', A, unpack(gone)) end
     redis.call('PEXPIRE', A, ttl)
     redis.call('PEXPIRE', X, ttl)
-    redis.call('PEXPIRE', R, ttl)
   end
-  out[e] = res
+  out[e] = struct.pack(fmt, unpack(res, 1, n))
 end
 return out`;
+
+const SHA = createHash('sha1').update(AGGREGATE_LUA).digest('hex');
+
+/** ioredis's binary-reply forms of EVALSHA and EVAL (present at run time on `Redis` and `Cluster`, not typed). */
+interface BinaryScripting {
+  evalshaBuffer(sha: string, numkeys: number, ...args: (string | number)[]): Promise<unknown>;
+  evalBuffer(lua: string, numkeys: number, ...args: (string | number)[]): Promise<unknown>;
+}
+
+/**
+ * Runs the script by EVALSHA with a binary reply (the values are packed doubles), falling back to EVAL (which
+ * also loads it) when the server does not know it yet (`NOSCRIPT`, e.g. after a restart).
+ */
+export async function runAggregateScript(
+  client: Redis,
+  keys: readonly string[],
+  args: readonly (string | number)[],
+): Promise<unknown> {
+  const c = client as unknown as BinaryScripting;
+  try {
+    return await c.evalshaBuffer(SHA, keys.length, ...keys, ...args);
+  } catch (err) {
+    if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+    return c.evalBuffer(AGGREGATE_LUA, keys.length, ...keys, ...args);
+  }
+}

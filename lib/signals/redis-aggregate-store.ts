@@ -1,11 +1,12 @@
 /**
  * The aggregate store in Redis (docs/signals.md "Windows", "Memory bounds", "Cluster layout").
  *
- * Layout: each entity (a key group's value, hashed) has 3 keys in one hash tag, so one script may touch them
- * all on a cluster: `{prefix}v1:sig:{<groupId>:<hash>}:a` (the bucket rings of the group's aggregates, a hash of
- * `<aggregate id>:<slot>` fields), `…:x` (recorded transactions, a zset txid → at) and `…:r` (their answers, a
- * hash txid → values). Entity values and distinct members are hashed ({@link RedisAggregateStoreOptions.hash})
- * before they become key names or members: the store never holds a raw email, IP address or card fingerprint.
+ * Layout: each entity (a key group's value, hashed) has 2 keys in one hash tag, so one script may touch both on a
+ * cluster: `{prefix}v1:sig:{<groupId>:<hash>}:a` (a hash: the packed bucket ring of each of the group's
+ * aggregates, field = aggregate id; the answers of its recent transactions, field `=<txid>`) and `…:x` (the
+ * recorded transactions, a zset txid → at, to evict the oldest answers). Entity values and distinct members are
+ * hashed ({@link RedisAggregateStoreOptions.hash}) before they become key names or members: the store never holds
+ * a raw email, IP address or card fingerprint.
  *
  * One Lua script call per entity reads its aggregates, checks idempotency, adds the payment, sets the TTLs and
  * returns the values (lib/signals/redis-aggregate-lua.ts), atomically: a payment sees the payments recorded before
@@ -19,15 +20,14 @@
  * Either way a payment costs one EVALSHA per entity, or one per payment with `oneScript` ({@link scriptCalls}).
  *
  * Bounds (a hot key, e.g. a carrier NAT address shared by 100 000 payments an hour, included): per entity and
- * aggregate a ring of BUCKETS + 1 fields (distinct: at most `cap` members per field), at most
- * `maxRecordsPerEntity` recorded transactions (the oldest by `at` are forgotten: a retry of a transaction older
- * than its entity's last `maxRecordsPerEntity` payments is counted again), and a TTL on every key (the group's
- * longest window + its bucket + 1 min, never shortened by a call). Per call the work is bounded by the aggregates
- * and caps, never proportional to the payments an entity has seen.
+ * aggregate one field of at most BUCKETS + 1 ring entries (distinct: at most `cap` members per entry), at most
+ * `maxRecordsPerEntity` transaction answers (the oldest by `at` are forgotten: a retry of a transaction older than
+ * its entity's last `maxRecordsPerEntity` payments is counted again; for that NAT address, 1 000 payments are about
+ * 36 s), and a TTL on both keys (the group's longest window + its bucket + 1 min, never shortened by a call). Per
+ * call the work is bounded by the aggregates and caps, never proportional to the payments an entity has seen.
  * @module
  */
 import type { Redis } from 'ioredis';
-import { runScript } from '../context/redis-script';
 import type { AggregateInput, AggregatePlan, AggregateStore } from './aggregate-store';
 import {
   addendOf,
@@ -39,7 +39,7 @@ import {
   preparePlan,
   type PreparedGroup,
 } from './aggregate-ring';
-import { AGGREGATE_LUA } from './redis-aggregate-lua';
+import { runAggregateScript } from './redis-aggregate-lua';
 
 /** Options of a {@link RedisAggregateStore}. */
 export interface RedisAggregateStoreOptions {
@@ -56,10 +56,10 @@ export interface RedisAggregateStoreOptions {
   readonly hash?: (value: string) => string;
 }
 
-/** One entity's part of a call: its group, its 3 keys, its arguments. */
+/** One entity's part of a call: its group, its 2 keys, its arguments. */
 interface EntityCall {
   readonly pg: PreparedGroup;
-  readonly keys: readonly [string, string, string];
+  readonly keys: readonly [string, string];
   readonly args: (string | number)[];
 }
 
@@ -84,10 +84,10 @@ export class RedisAggregateStore implements AggregateStore {
     return this.calls;
   }
 
-  /** The 3 keys of an entity: rings, recorded transactions, answers. */
-  keysOf(groupId: string, entity: string): [string, string, string] {
+  /** The 2 keys of an entity: rings and answers, recorded transactions. */
+  keysOf(groupId: string, entity: string): [string, string] {
     const tag = `${this.options.prefix}v1:sig:{${encodeURIComponent(groupId)}:${this.hash(entity)}}`;
-    return [`${tag}:a`, `${tag}:x`, `${tag}:r`];
+    return [`${tag}:a`, `${tag}:x`];
   }
 
   async record(plan: AggregatePlan, input: AggregateInput): Promise<Float64Array> {
@@ -97,9 +97,8 @@ export class RedisAggregateStore implements AggregateStore {
     const head = [input.transactionId, String(input.at), this.keep, this.width];
     if (this.options.oneScript === true) {
       this.calls++;
-      const reply = await runScript(
+      const reply = await runAggregateScript(
         this.client,
-        AGGREGATE_LUA,
         calls.flatMap((c) => c.keys),
         head.concat(...calls.map((c) => c.args)),
       );
@@ -108,7 +107,7 @@ export class RedisAggregateStore implements AggregateStore {
     } else {
       this.calls += calls.length;
       const replies = await Promise.all(
-        calls.map((c) => runScript(this.client, AGGREGATE_LUA, c.keys, head.concat(c.args))),
+        calls.map((c) => runAggregateScript(this.client, c.keys, head.concat(c.args))),
       );
       calls.forEach((c, e) => fill(out, c.pg, Array.isArray(replies[e]) ? (replies[e] as unknown[])[0] : undefined));
     }
@@ -122,7 +121,7 @@ export class RedisAggregateStore implements AggregateStore {
       const entity = input.entities[g];
       const pg = groups[g] as PreparedGroup;
       if (entity === undefined) continue;
-      const args: (string | number)[] = [pg.ttlMs, pg.specs.length];
+      const args: (string | number)[] = [pg.ttlMs, pg.specs.length, replyFormat(pg.specs.length)];
       pg.specs.forEach((spec, j) => {
         const i = pg.indexes[j] as number;
         const addend = addendOf(spec, input.counted[i], input.values[i], this.hash);
@@ -134,16 +133,18 @@ export class RedisAggregateStore implements AggregateStore {
   }
 }
 
+const formats: string[] = [];
+/** The struct format of an entity's reply: n little-endian doubles. */
+function replyFormat(n: number): string {
+  return (formats[n] ??= `<${'d'.repeat(n)}`);
+}
+
 /**
- * Copies one entity's values into the answer.
+ * Copies one entity's values (packed little-endian doubles) into the answer.
  * @throws Error when the reply is not the script's (the store is not what this code expects).
  */
 function fill(out: Float64Array, pg: PreparedGroup, reply: unknown): void {
-  if (!Array.isArray(reply) || reply.length !== pg.indexes.length)
+  if (!Buffer.isBuffer(reply) || reply.length !== 8 * pg.indexes.length)
     throw new Error('unexpected reply from the aggregate script');
-  pg.indexes.forEach((i, j) => {
-    const v = Number(reply[j]);
-    if (!Number.isFinite(v)) throw new Error('unexpected value from the aggregate script');
-    out[i] = v;
-  });
+  pg.indexes.forEach((i, j) => (out[i] = reply.readDoubleLE(8 * j)));
 }

@@ -2,7 +2,7 @@
  * The Redis aggregate store on the shared test Redis (127.0.0.1:6379, a key prefix of its own, deleted after):
  * the shared contract with one script per entity and with one script per payment; both equal the in-process
  * store on random sequences; script calls per payment; key TTLs; a hot entity's bounded keys and memory; no raw
- * value in any key name, field, value or member.
+ * value in any key name, field, value or member; the NOSCRIPT fallback.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -137,10 +137,10 @@ describe('RedisAggregateStore', () => {
       ],
     });
     const nat = entity('carrier-nat');
-    const [a, x, r] = s.keysOf('ipAddress', nat);
+    const [a, x] = s.keysOf('ipAddress', nat);
     const usage = async () => {
       let total = 0;
-      for (const k of [a, x, r]) total += Number(await redis().call('MEMORY', 'USAGE', k, 'SAMPLES', '0'));
+      for (const k of [a, x]) total += Number(await redis().call('MEMORY', 'USAGE', k, 'SAMPLES', '0'));
       return total;
     };
     const run = async (from: number, to: number) => {
@@ -155,9 +155,13 @@ describe('RedisAggregateStore', () => {
     const half = await usage();
     await run(2500, 5000);
     const full = await usage();
-    assert.ok((await redis().hlen(a)) <= 5 * 13, 'ring fields: 13 per aggregate at most');
+    const fields = await redis().hkeys(a);
+    assert.deepEqual(fields.filter((f) => !f.startsWith('=')).sort(), ['a', 'c', 'd', 'm', 's'], 'one ring per aggregate');
+    assert.equal(fields.length, 5 + 1000 + 1, 'the rings, 1 000 answers and their count');
     assert.equal(await redis().zcard(x), 1000);
-    assert.equal(await redis().hlen(r), 1000);
+    for (const f of ['c', 's', 'a', 'm'])
+      assert.ok(((await redis().hgetBuffer(a, f)) as Buffer).length <= 13 * 24, `ring ${f}: 13 entries at most`);
+    assert.ok(((await redis().hgetBuffer(a, 'd')) as Buffer).length <= 13 * (12 + 25 * 11), 'distinct: 25 per entry');
     assert.ok(full <= half * 1.2, `memory does not grow with payments: ${half} → ${full} bytes`);
     assert.ok(full < 512 * 1024, `${full} bytes`);
     const last = await s.record(plan, input(plan, { at: T0 + 5000 * 1000, entities: [nat], member: 'u', amount: 10 }));
@@ -184,15 +188,37 @@ describe('RedisAggregateStore', () => {
       }
     }
     const keys = await keysUnder(p);
-    assert.equal(keys.length, 9, 'three entities, three keys each');
+    assert.equal(keys.length, 6, 'three entities, two keys each');
     const seen: string[] = [...keys];
     for (const k of keys) {
       const type = await redis().type(k);
       if (type === 'hash') seen.push(...Object.entries(await redis().hgetall(k)).flat());
-      else seen.push(...(await redis().zrange(k, 0, -1)));
+      else seen.push(...(await redis().zrange(k, '0', '-1')));
     }
     const leaks = seen.filter((v) => raw.some((r) => v.includes(r) || v.includes(r.slice(0, 8))));
     assert.deepEqual(leaks, []);
+  });
+
+  it('loads the script by EVAL when the server does not know it (NOSCRIPT), and rejects on other errors', async () => {
+    let refused = 0;
+    const failWith = (message: string) =>
+      new Proxy(redis(), {
+        get(target, key) {
+          if (key === 'evalshaBuffer')
+            return () => {
+              refused++;
+              return Promise.reject(new Error(message));
+            };
+          const v: unknown = Reflect.get(target, key, target);
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        },
+      });
+    const plan = planOf({ key: ['userId'], aggregates: [agg('c', 'count', HOUR)] });
+    const s = new RedisAggregateStore(failWith('NOSCRIPT No matching script.'), { prefix: `${prefix}noscript:` });
+    assert.deepEqual([...(await s.record(plan, input(plan, { at: T0, entities: ['u'] })))], [1]);
+    assert.equal(refused, 1);
+    const broken = new RedisAggregateStore(failWith('LOADING Redis is loading'), { prefix: `${prefix}noscript:` });
+    await assert.rejects(broken.record(plan, input(plan, { at: T0, entities: ['u'] })), /LOADING/);
   });
 
   it('matches distinct members only at member boundaries (a fixed-width hash chosen to straddle)', async () => {
