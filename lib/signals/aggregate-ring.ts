@@ -44,7 +44,13 @@ export function hashWidth(hash: (value: string) => string): number {
 }
 
 /** Op codes of the Redis script and the memory ring. */
-export const OP_CODE: Readonly<Record<AggregateOp, string>> = { count: 'c', sum: 's', avg: 'a', max: 'm', distinct: 'd' };
+export const OP_CODE: Readonly<Record<AggregateOp, string>> = {
+  count: 'c',
+  sum: 's',
+  avg: 'a',
+  max: 'm',
+  distinct: 'd',
+};
 
 /** One group of a plan, prepared once for the stores. */
 export interface PreparedGroup {
@@ -69,9 +75,12 @@ export function preparePlan(plan: AggregatePlan): readonly PreparedGroup[] {
   const groups = plan.groups.map((group): PreparedGroup => {
     const specs = group.aggregates.map((i) => {
       const spec = plan.aggregates[i];
-      if (spec === undefined) throw new Error(`aggregate plan: group ${group.id} names aggregate ${i}, not in the plan`);
+      if (spec === undefined)
+        throw new Error(`aggregate plan: group ${group.id} names aggregate ${i}, not in the plan`);
       if (spec.id === '' || /[\n=]/.test(spec.id))
-        throw new Error(`aggregate plan: aggregate id ${JSON.stringify(spec.id)} is empty or holds "=" or a line break`);
+        throw new Error(
+          `aggregate plan: aggregate id ${JSON.stringify(spec.id)} is empty or holds "=" or a line break`,
+        );
       return spec;
     });
     const ttlMs = specs.reduce((m, s) => Math.max(m, s.windowMs + s.bucketMs), 0) + TTL_MARGIN_MS;

@@ -106,9 +106,7 @@ export class RedisAggregateStore implements AggregateStore {
       calls.forEach((c, e) => fill(out, c.pg, replies[e]));
     } else {
       this.calls += calls.length;
-      const replies = await Promise.all(
-        calls.map((c) => runAggregateScript(this.client, c.keys, head.concat(c.args))),
-      );
+      const replies = await Promise.all(calls.map((c) => runAggregateScript(this.client, c.keys, head.concat(c.args))));
       calls.forEach((c, e) => fill(out, c.pg, Array.isArray(replies[e]) ? (replies[e] as unknown[])[0] : undefined));
     }
     return out;

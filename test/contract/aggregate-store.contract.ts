@@ -110,7 +110,7 @@ export const paymentSteps = fc.array(
 );
 
 /** One random payment step. */
-export type PaymentStep = (typeof paymentSteps extends fc.Arbitrary<(infer S)[]> ? S : never);
+export type PaymentStep = typeof paymentSteps extends fc.Arbitrary<(infer S)[]> ? S : never;
 
 /** The inputs of a sequence of steps (a retry repeats an earlier payment at a later time). */
 export function inputsOf(steps: readonly PaymentStep[]): AggregateInput[] {
@@ -166,9 +166,10 @@ export function aggregateStoreContract(name: string, make: () => AggregateStore)
     it('reads 0 for a first payment that is not counted, and avg/max of no payment are 0', async () => {
       const s = make();
       const none = all.aggregates.map(() => false);
-      assert.deepEqual(await values(s, all, input(all, { at: T0, entities: [entity('u')], counted: none })), [
-        0, 0, 0, 0, 0,
-      ]);
+      assert.deepEqual(
+        await values(s, all, input(all, { at: T0, entities: [entity('u')], counted: none })),
+        [0, 0, 0, 0, 0],
+      );
     });
 
     it('counts only payments whose where holds (counted), and still answers the others', async () => {
@@ -186,7 +187,11 @@ export function aggregateStoreContract(name: string, make: () => AggregateStore)
       const s = make();
       const u = entity('user');
       await s.record(all, input(all, { at: T0, entities: [u], amount: 4, member: 'x' }));
-      const v = await values(s, all, input(all, { at: T0 + 1, entities: [u], values: all.aggregates.map(() => undefined) }));
+      const v = await values(
+        s,
+        all,
+        input(all, { at: T0 + 1, entities: [u], values: all.aggregates.map(() => undefined) }),
+      );
       assert.deepEqual(v, [2, 4, 4, 4, 1]);
     });
 
@@ -268,7 +273,11 @@ export function aggregateStoreContract(name: string, make: () => AggregateStore)
       const s = make();
       const u = entity('user');
       await s.record(all, input(all, { at: T0, entities: [u], amount: 5, member: 'a' }));
-      const first = await values(s, all, input(all, { at: T0 + 1000, entities: [u], tx: 'dup', amount: 7, member: 'b' }));
+      const first = await values(
+        s,
+        all,
+        input(all, { at: T0 + 1000, entities: [u], tx: 'dup', amount: 7, member: 'b' }),
+      );
       const again = await values(
         s,
         all,

@@ -156,7 +156,11 @@ describe('RedisAggregateStore', () => {
     await run(2500, 5000);
     const full = await usage();
     const fields = await redis().hkeys(a);
-    assert.deepEqual(fields.filter((f) => !f.startsWith('=')).sort(), ['a', 'c', 'd', 'm', 's'], 'one ring per aggregate');
+    assert.deepEqual(
+      fields.filter((f) => !f.startsWith('=')).sort(),
+      ['a', 'c', 'd', 'm', 's'],
+      'one ring per aggregate',
+    );
     assert.equal(fields.length, 5 + 1000 + 1, 'the rings, 1 000 answers and their count');
     assert.equal(await redis().zcard(x), 1000);
     for (const f of ['c', 's', 'a', 'm'])

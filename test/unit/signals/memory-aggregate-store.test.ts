@@ -6,7 +6,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { BUCKETS, type AggregateInput, type AggregatePlan, type AggregateSpec } from '../../../lib/signals/aggregate-store';
+import {
+  BUCKETS,
+  type AggregateInput,
+  type AggregatePlan,
+  type AggregateSpec,
+} from '../../../lib/signals/aggregate-store';
 import { MemoryAggregateStore } from '../../../lib/signals/memory-aggregate-store';
 import {
   agg,
