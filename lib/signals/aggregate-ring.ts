@@ -9,6 +9,12 @@
  * holds an older bucket resets it first; a write whose bucket is older than the slot's (a clock behind another
  * instance's by more than the window) is dropped, since that bucket has left the ring. Memory per aggregate is
  * fixed: SLOTS numbers, or SLOTS member sets of at most `cap` members each for `distinct`.
+ *
+ * Distinct counts are capped exact sets, not HyperLogLog: a slot stops adding members once it holds `cap`, and a
+ * read answers `cap` when a slot of its window is full (the true count is then at least `cap`), else the size of
+ * the union of its slots. So the answer is exactly min(distinct values, cap). At the caps fraud rules use (Stripe
+ * Radar's 25, at most 1000 here) such sets are exact and small (25 hashed members of 11 bytes per slot), where a
+ * HyperLogLog is approximate (about 0.8 % standard error) and takes 12 KB per key once dense.
  * @module
  */
 import { createHash } from 'node:crypto';

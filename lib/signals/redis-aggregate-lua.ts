@@ -4,7 +4,7 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { BUCKETS } from './aggregate-store';
 import { SLOTS } from './aggregate-ring';
 
@@ -210,7 +210,7 @@ interface BinaryScripting {
  * also loads it) when the server does not know it yet (`NOSCRIPT`, e.g. after a restart).
  */
 export async function runAggregateScript(
-  client: Redis,
+  client: Redis | Cluster,
   keys: readonly string[],
   args: readonly (string | number)[],
 ): Promise<unknown> {

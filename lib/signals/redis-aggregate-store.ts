@@ -27,7 +27,7 @@
  * call the work is bounded by the aggregates and caps, never proportional to the payments an entity has seen.
  * @module
  */
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { AggregateInput, AggregatePlan, AggregateStore } from './aggregate-store';
 import {
   addendOf,
@@ -71,7 +71,7 @@ export class RedisAggregateStore implements AggregateStore {
   private calls = 0;
 
   constructor(
-    private readonly client: Redis,
+    private readonly client: Redis | Cluster,
     private readonly options: RedisAggregateStoreOptions,
   ) {
     this.hash = options.hash ?? defaultAggregateHash;

@@ -101,6 +101,19 @@ describe('RedisAggregateStore', () => {
     );
   });
 
+  it('issues the scripts of one payment in the same tick: auto-pipelining sends them in one write', async () => {
+    const plan = planOf(
+      { key: ['userId'], aggregates: [agg('u', 'count', HOUR)] },
+      { key: ['email'], aggregates: [agg('e', 'count', HOUR)] },
+      { key: ['ipAddress'], aggregates: [agg('i', 'count', HOUR)] },
+    );
+    const s = make();
+    const before = redis().autoPipelineQueueSize;
+    const pending = s.record(plan, input(plan, { at: T0, entities: [entity('u'), entity('e'), entity('i')] }));
+    assert.equal(redis().autoPipelineQueueSize - before, 3, 'three EVALSHA queued in one auto-pipeline');
+    assert.deepEqual([...(await pending)], [1, 1, 1]);
+  });
+
   it('sets the TTL of every key to the longest window + its bucket + 1 min, never shortened', async () => {
     const s = make();
     const long = planOf({ key: ['userId'], aggregates: [agg('c1h', 'count', HOUR), agg('s24h', 'sum', DAY)] });
