@@ -13,7 +13,6 @@ import { MemoryAggregateStore } from '../../lib/signals/memory-aggregate-store';
 import { RedisAggregateStore, type RedisAggregateStoreOptions } from '../../lib/signals/redis-aggregate-store';
 import {
   agg,
-  aggregateStoreContract,
   DAY,
   entity,
   HOUR,
@@ -24,7 +23,8 @@ import {
   planOf,
   PROPERTY_PLAN,
   T0,
-} from '../contract/aggregate-store.contract';
+} from '../contract/aggregate-fixtures';
+import { aggregateStoreContract } from '../contract/aggregate-store.contract';
 import { cleanup, testClient } from '../context/support';
 
 const prefix = `test:sig:${randomUUID().slice(0, 8)}:`;

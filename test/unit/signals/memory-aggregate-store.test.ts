@@ -13,17 +13,8 @@ import {
   type AggregateSpec,
 } from '../../../lib/signals/aggregate-store';
 import { MemoryAggregateStore } from '../../../lib/signals/memory-aggregate-store';
-import {
-  agg,
-  aggregateStoreContract,
-  HOUR,
-  input,
-  inputsOf,
-  paymentSteps,
-  planOf,
-  PROPERTY_PLAN,
-  T0,
-} from '../../contract/aggregate-store.contract';
+import { agg, HOUR, input, inputsOf, paymentSteps, planOf, PROPERTY_PLAN, T0 } from '../../contract/aggregate-fixtures';
+import { aggregateStoreContract } from '../../contract/aggregate-store.contract';
 
 aggregateStoreContract('in-process', () => new MemoryAggregateStore());
 
