@@ -17,7 +17,7 @@
  * HyperLogLog is approximate (about 0.8 % standard error) and takes 12 KB per key once dense.
  * @module
  */
-import { createHash } from 'node:crypto';
+import { hash as digest } from 'node:crypto';
 import type { AggregateOp } from './signals-document';
 import { BUCKETS, type AggregatePlan, type AggregateSpec, type KeyGroup } from './aggregate-store';
 
@@ -35,7 +35,7 @@ export const TTL_MARGIN_MS = 60_000;
  * characters. Fixed width, no `{`, `}` or `|`.
  */
 export function defaultAggregateHash(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('base64url').slice(0, 11);
+  return digest('sha256', value, 'base64url').slice(0, 11);
 }
 
 /**
@@ -65,6 +65,8 @@ export interface PreparedGroup {
   readonly specs: readonly AggregateSpec[];
   /** Their indexes in the plan (as `group.aggregates`). */
   readonly indexes: readonly number[];
+  /** Their ids, in group order. */
+  readonly ids: readonly string[];
   /** Key TTL: the group's longest window + its bucket + {@link TTL_MARGIN_MS}. */
   readonly ttlMs: number;
 }
@@ -90,7 +92,7 @@ export function preparePlan(plan: AggregatePlan): readonly PreparedGroup[] {
       return spec;
     });
     const ttlMs = specs.reduce((m, s) => Math.max(m, s.windowMs + s.bucketMs), 0) + TTL_MARGIN_MS;
-    return { group, specs, indexes: group.aggregates, ttlMs };
+    return { group, specs, indexes: group.aggregates, ids: specs.map((x) => x.id), ttlMs };
   });
   prepared.set(plan, groups);
   return groups;
@@ -120,28 +122,22 @@ export function addendOf(
 /** The bucket of a time for an aggregate. */
 export const bucketOf = (at: number, spec: AggregateSpec): number => Math.floor(at / spec.bucketMs);
 
-/** The ring of one aggregate in process memory (the Redis script keeps the same, as hash fields). */
+/**
+ * The ring of one aggregate in process memory, laid out as the Redis script's: its non-empty slots as entries in
+ * the order they were first used (a read adds them in that order, so both stores give the same sums), each entry
+ * `[bucket, a, b]` in {@link Ring.d}: a = count, sum or max (avg: the count), b = the avg's sum.
+ */
 export interface Ring {
-  /** Bucket id per slot, -Infinity when never written. */
-  readonly ids: Float64Array;
-  /** count, sum or max per slot; for avg, the count. */
-  readonly a: Float64Array;
-  /** avg: the sum per slot. */
-  readonly b: Float64Array | undefined;
-  /** distinct: the members per slot. */
-  readonly sets: (Set<string> | undefined)[] | undefined;
-  /** The slots in the order they were first written (the order a read adds them in, as the Redis script's). */
-  readonly order: number[];
+  /** Entries, 3 numbers each (at most SLOTS). */
+  readonly d: Float64Array;
+  /** Entries in use. */
+  n: number;
+  /** distinct: the members of each entry. */
+  readonly sets: Set<string>[] | undefined;
 }
 
 export function newRing(op: AggregateOp): Ring {
-  return {
-    ids: new Float64Array(SLOTS).fill(-Infinity),
-    a: new Float64Array(SLOTS),
-    b: op === 'avg' ? new Float64Array(SLOTS) : undefined,
-    sets: op === 'distinct' ? new Array<Set<string> | undefined>(SLOTS).fill(undefined) : undefined,
-    order: [],
-  };
+  return { d: new Float64Array(3 * SLOTS), n: 0, sets: op === 'distinct' ? [] : undefined };
 }
 
 /**
@@ -150,66 +146,74 @@ export function newRing(op: AggregateOp): Ring {
  * others: 0), for the memory store's size estimate.
  */
 export function ringAdd(ring: Ring, spec: AggregateSpec, cur: number, addend: number | string): number {
-  const s = cur % SLOTS;
-  const held = ring.ids[s] as number;
+  const d = ring.d;
+  const slot = cur % SLOTS;
+  let e = 0;
+  while (e < ring.n && (d[3 * e] as number) % SLOTS !== slot) e++;
+  const i = 3 * e;
+  const held = e < ring.n ? (d[i] as number) : -Infinity;
   if (held > cur) return 0;
-  if (held === -Infinity) ring.order.push(s);
+  if (e === ring.n) ring.n++;
   const fresh = held < cur;
-  ring.ids[s] = cur;
-  const n = typeof addend === 'number' ? addend : 0;
+  d[i] = cur;
+  const x = typeof addend === 'number' ? addend : 0;
+  const a = d[i + 1] as number;
   switch (spec.op) {
     case 'count':
-      ring.a[s] = fresh ? 1 : (ring.a[s] as number) + 1;
+      d[i + 1] = fresh ? 1 : a + 1;
       return 0;
     case 'sum':
-      ring.a[s] = fresh ? n : (ring.a[s] as number) + n;
+      d[i + 1] = fresh ? x : a + x;
       return 0;
     case 'max':
-      ring.a[s] = fresh ? n : Math.max(ring.a[s] as number, n);
+      d[i + 1] = fresh ? x : Math.max(a, x);
       return 0;
     case 'avg':
-      ring.a[s] = fresh ? 1 : (ring.a[s] as number) + 1;
-      (ring.b as Float64Array)[s] = fresh ? n : ((ring.b as Float64Array)[s] as number) + n;
+      d[i + 1] = fresh ? 1 : a + 1;
+      d[i + 2] = fresh ? x : (d[i + 2] as number) + x;
       return 0;
     case 'distinct': {
-      const sets = ring.sets as (Set<string> | undefined)[];
-      let set = sets[s];
+      const sets = ring.sets as Set<string>[];
+      let set = sets[e];
       let dropped = 0;
       if (fresh || set === undefined) {
         dropped = set?.size ?? 0;
-        sets[s] = set = new Set();
+        sets[e] = set = new Set();
       }
-      if (set.size >= spec.cap || set.has(String(addend))) return -dropped;
-      set.add(String(addend));
+      const m = addend as string;
+      if (set.size >= spec.cap || set.has(m)) return -dropped;
+      set.add(m);
       return 1 - dropped;
     }
   }
 }
 
-/** The value of a ring read at bucket `cur`: its slots in [cur − BUCKETS, cur], added in {@link Ring.order}. */
+/** The value of a ring read at bucket `cur`: its entries whose bucket is in [cur − BUCKETS, cur], in order. */
 export function ringRead(ring: Ring, spec: AggregateSpec, cur: number): number {
+  const d = ring.d;
   const lo = cur - BUCKETS;
   let a = 0;
   let b = 0;
   let max: number | undefined;
   let union: Set<string> | undefined;
   let only: Set<string> | undefined;
-  for (const s of ring.order) {
-    const id = ring.ids[s] as number;
+  for (let e = 0; e < ring.n; e++) {
+    const id = d[3 * e] as number;
     if (id < lo || id > cur) continue;
+    const p = d[3 * e + 1] as number;
     if (spec.op === 'distinct') {
-      const set = (ring.sets as (Set<string> | undefined)[])[s];
-      if (set === undefined) continue;
+      const set = (ring.sets as Set<string>[])[e];
+      if (set === undefined || set.size === 0) continue;
       if (set.size >= spec.cap) return spec.cap;
       if (only === undefined) only = set;
       else {
         union ??= new Set(only);
         for (const m of set) union.add(m);
       }
-    } else if (spec.op === 'max') max = max === undefined ? (ring.a[s] as number) : Math.max(max, ring.a[s] as number);
+    } else if (spec.op === 'max') max = max === undefined || p > max ? p : max;
     else {
-      a += ring.a[s] as number;
-      if (ring.b !== undefined) b += ring.b[s] as number;
+      a += p;
+      b += d[3 * e + 2] as number;
     }
   }
   switch (spec.op) {

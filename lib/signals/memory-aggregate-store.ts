@@ -32,10 +32,10 @@ export interface MemoryAggregateStoreOptions {
   readonly hash?: (value: string) => string;
 }
 
-/** One recorded transaction's answer for an entity: values by aggregate id. */
+/** One recorded transaction's answer for an entity: `values[j]` is aggregate `ids[j]`'s. */
 interface TxRecord {
   readonly ids: readonly string[];
-  readonly values: Float64Array;
+  readonly values: readonly number[];
 }
 
 /** One entity: the rings of its aggregates (by aggregate id), its idempotency records, its estimated size. */
@@ -95,7 +95,7 @@ export class MemoryAggregateStore implements AggregateStore {
     let entity = this.entities.get(key);
     if (entity === undefined) entity = { rings: new Map(), records: new Map(), bytes: ENTITY_BYTES + key.length * 2 };
     const prev = entity.records.get(input.transactionId);
-    const ids: string[] = [];
+    let ids: string[] | undefined;
     const values: number[] = [];
     for (let j = 0; j < pg.specs.length; j++) {
       const spec = pg.specs[j] as AggregateSpec;
@@ -114,19 +114,23 @@ export class MemoryAggregateStore implements AggregateStore {
       const addend = addendOf(spec, input.counted[i], input.values[i], this.hash);
       if (addend !== undefined) entity.bytes += ringAdd(ring, spec, cur, addend) * MEMBER_BYTES;
       out[i] = ringRead(ring, spec, cur);
-      ids.push(spec.id);
+      if (prev !== undefined) (ids ??= []).push(spec.id);
       values.push(out[i]);
     }
-    if (ids.length > 0) this.remember(entity, input.transactionId, prev, ids, values);
+    if (values.length > 0) this.remember(entity, input.transactionId, prev, ids ?? pg.ids, values);
     this.entities.set(key, entity, { size: entity.bytes });
   }
 
   /** Records (or extends) a transaction's answer, forgetting the oldest records beyond the cap. */
-  private remember(entity: Entity, tx: string, prev: TxRecord | undefined, ids: string[], values: number[]): void {
+  private remember(
+    entity: Entity,
+    tx: string,
+    prev: TxRecord | undefined,
+    ids: readonly string[],
+    values: number[],
+  ): void {
     const rec: TxRecord =
-      prev === undefined
-        ? { ids, values: Float64Array.from(values) }
-        : { ids: [...prev.ids, ...ids], values: Float64Array.from([...prev.values, ...values]) };
+      prev === undefined ? { ids, values } : { ids: [...prev.ids, ...ids], values: [...prev.values, ...values] };
     entity.bytes += RECORD_VALUE_BYTES * ids.length + (prev === undefined ? RECORD_BYTES + tx.length * 2 : 0);
     entity.records.set(tx, rec);
     if (entity.records.size <= this.maxRecords) return;
