@@ -25,6 +25,9 @@ import type { ContextProvider } from './context/context-provider';
 import { createContextProvider, type ContextProviderDeps } from './context/create-context-provider';
 import { planRedisConnection } from './context/redis-connection';
 import { createDecisioning, type DecisioningDeps } from './decisioning/create-decisioning';
+import type { ServingSignals } from './decisioning/compile-ruleset';
+import { aggregateStoreOf } from './signals/create-aggregate-store';
+import type { CompiledSignals } from './signals/compiled-signals';
 import { createSignals, type SignalsDeps } from './signals/create-signals';
 import { allRequirements, modelRequirements, rulesetRequirements } from './signals/signals-requirements';
 import { Engine } from './engine';
@@ -138,11 +141,14 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     sessionEvents: telemetry.sessionEvents(),
   });
   const escalator = await createEscalation(config, deps, logger, telemetry);
-  const late: { drafts?: Drafts } = {}; // built once the case database is; the rollout reads approved drafts through it
+  // built later: the drafts once the case database is (the rollout reads approved drafts through it); the
+  // signals after decisioning (a ruleset upload is checked against the serving signals version)
+  const late: { drafts?: Drafts; servingSignals?: () => ServingSignals } = {};
   const decisioning = await createDecisioning(config, {
     logger,
     redis,
     approvedDrafts: (name, version) => late.drafts?.approvedDocument(name, version) ?? Promise.resolve(undefined),
+    servingSignals: () => late.servingSignals?.(),
     ...deps.decisioning,
   });
   const signals = await createSignals(config, {
@@ -155,6 +161,13 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     ),
     ...deps.signals,
   });
+  const names = new WeakMap<CompiledSignals, ServingSignals>();
+  late.servingSignals = () => {
+    const active = signals.serving.active;
+    let s = names.get(active);
+    if (s === undefined) names.set(active, (s = { names: new Set(active.names), version: active.version }));
+    return s;
+  };
   const learning = await createLearning(config, { logger, metrics: telemetry.learning, ...deps.learning });
   const cases = await createCases(config, {
     logger,
@@ -183,6 +196,12 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     ...(decisioning === undefined ? {} : { decisioning: decisioning.decisioning }),
     router: tracedRouter(rollout.router, telemetry),
     context: tracedContext(context, telemetry, now),
+    signals: {
+      source: signals.serving,
+      store: aggregateStoreOf(redis, { keyPrefix: config.redis.keyPrefix, ...config.signals }),
+      timeoutMs: config.redis.timeoutMs,
+      ...(deps.contextDeps?.now === undefined ? {} : { now: deps.contextDeps.now }), // the velocity windows' clock
+    },
     deadlineMs: config.inference.deadlineMs,
     ...clock,
     ...(escalator === undefined ? {} : { escalator }),

@@ -144,6 +144,10 @@ export interface Config {
     readonly dir: string;
     /** Blob container of `features/{name}/{version}.json` uploads (`SIGNALS_CONTAINER`, default `models`). */
     readonly container: string;
+    /** One script call per payment for every key (`SIGNALS_ONE_SCRIPT`; single, non-clustered Redis only). */
+    readonly oneScript: boolean;
+    /** Keys the in-process aggregate store keeps (`SIGNALS_MAX_ENTITIES`, default 100 000). */
+    readonly maxEntities: number;
   };
   /** LLM escalation of the hard tail to Azure OpenAI (docs/escalation.md); undefined = off. */
   readonly escalation: EscalationSettings | undefined;
@@ -271,6 +275,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       name: e.SIGNALS_NAME,
       dir: path.resolve(appRoot(), 'signals'),
       container: e.SIGNALS_CONTAINER,
+      oneScript: e.SIGNALS_ONE_SCRIPT,
+      maxEntities: e.SIGNALS_MAX_ENTITIES,
     },
     escalation: escalation.value,
     learning: learning.value,

@@ -274,6 +274,12 @@ const envShape = z.object({
         .default('models'),
     )
     .describe('Blob container of signals uploads (`features/{name}/{version}.json`); default the models container.'),
+  SIGNALS_ONE_SCRIPT: bool(false).describe(
+    "Whether one payment's aggregates of every key go in one Redis script call (`true`: only on a single, non-clustered Redis; fewest commands) or one call per key, sent together (`false`: a clustered Redis, such as Azure Managed Redis, where keys of different entities live on different shards); docs/signals.md.",
+  ),
+  SIGNALS_MAX_ENTITIES: int(1, 100_000_000, 100_000).describe(
+    'Most keys (users, cards, devices, IP addresses, emails, …) whose aggregates the in-process store keeps without Redis (least recently used dropped).',
+  ),
   RULESET_DIRECT_ROLLOUT: bool(true).describe(
     'Whether a ruleset uploaded to blob rolls out directly (`true`, embedded defaults: teams without the console) or becomes a draft that another lead approves first (`false`, the Azure deployment); see docs/governance.md.',
   ),

@@ -11,7 +11,7 @@ import type { Config } from '../config/config';
 import { AppError } from '../errors/errors';
 import type { Logger } from '../telemetry/logger';
 import { unrefTimers, type Timers } from '../time/timers';
-import type { CompiledRuleset } from './compile-ruleset';
+import type { CompiledRuleset, ServingSignals } from './compile-ruleset';
 import { Decisioning, type DecisioningEvents } from './decisioning';
 import { ListLookup, type ListLookupEvents } from './list-lookup';
 import { MemoryListStore, type ListStore } from './list-store';
@@ -43,6 +43,11 @@ export interface DecisioningDeps {
   /** Wall clock, epoch ms (list entry expiry, rejection times). */
   readonly wallNow?: () => number;
   readonly on?: Partial<DecisioningEvents & ListLookupEvents>;
+  /**
+   * The signals version serving beside the rules (late-bound: signals are created after decisioning): an upload
+   * whose rule reads a signal it lacks is refused, naming the rule and the column (docs/signals.md "Rules").
+   */
+  readonly servingSignals?: () => ServingSignals | undefined;
 }
 
 /** Decisioning and its rollout; `undefined` when no ruleset is configured (`RULESET_NAME=none`). */
@@ -160,6 +165,7 @@ export async function createDecisioning(config: Config, deps: DecisioningDeps): 
     ...(deps.wallNow === undefined ? {} : { wallNow: deps.wallNow }),
     ...(config.rollout.instanceId === undefined ? {} : { instanceId: config.rollout.instanceId }),
     logger,
+    ...(deps.servingSignals === undefined ? {} : { servingSignals: deps.servingSignals }),
     on: {
       followFailed: (e) => logger.warn('could not load the ruleset the pointer names; serving the current one', e),
     },

@@ -13,7 +13,7 @@ import type { PointerStore, Rejection } from '../pointer/pointer-store';
 import { UploadPipeline, type ArtifactUpload, type UploadOutcome } from '../pointer/upload-pipeline';
 import { silentLogger, type Logger } from '../telemetry/logger';
 import type { Timers } from '../time/timers';
-import type { CompiledRuleset } from './compile-ruleset';
+import type { CompiledRuleset, ServingSignals } from './compile-ruleset';
 import type { Decisioning } from './decisioning';
 import { loadRuleset } from './load-ruleset';
 import type { RulesetRepository } from './ruleset-repository';
@@ -45,6 +45,8 @@ export interface RulesetRolloutDeps {
   readonly instanceId?: string;
   /** Default silent. */
   readonly logger?: Logger;
+  /** The signals version serving beside the rules: an upload reading a signal it lacks is refused. */
+  readonly servingSignals?: () => ServingSignals | undefined;
   readonly on?: { readonly followFailed?: (e: { readonly version: string; readonly reason: string }) => void };
 }
 
@@ -86,6 +88,7 @@ export class RulesetRollout implements ArtifactAdmin {
       repository: deps.repository,
       serving: () => this.serving,
       keep: (rs) => this.keep(rs),
+      ...(deps.servingSignals === undefined ? {} : { signals: deps.servingSignals }),
     });
     this.upload = new UploadPipeline({
       kind,

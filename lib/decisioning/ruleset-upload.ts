@@ -7,7 +7,7 @@
 import { AppError } from '../errors/errors';
 import type { PointerStore } from '../pointer/pointer-store';
 import { UploadRefused, type ArtifactBytes, type ArtifactKind, type Published } from '../pointer/upload-pipeline';
-import type { CompiledRuleset } from './compile-ruleset';
+import type { CompiledRuleset, ServingSignals } from './compile-ruleset';
 import { loadRuleset } from './load-ruleset';
 import { MAX_RULESET_BYTES, parseRulesetPath, type RulesetRepository } from './ruleset-repository';
 import { activate, EMPTY_STATE, type RulesetState } from './ruleset-traffic';
@@ -28,6 +28,8 @@ export interface RulesetKindDeps {
   readonly serving: () => string | undefined;
   /** Keeps a validated ruleset, so that this instance swaps without compiling it again. */
   readonly keep: (rs: CompiledRuleset) => void;
+  /** The signals version serving here: a rule reading a signal it lacks is refused (rule id, column). */
+  readonly signals?: () => ServingSignals | undefined;
 }
 
 /** Rulesets, as the upload pipeline sees them. */
@@ -73,7 +75,12 @@ export class RulesetKind implements ArtifactKind<CompiledRuleset> {
     _at: string,
     blobPath: string,
   ): Promise<CompiledRuleset | 'unchanged'> {
-    const rs = loadRuleset(Buffer.from(content.bytes).toString('utf8'), GOLDEN_THRESHOLDS, blobPath);
+    const rs = loadRuleset(
+      Buffer.from(content.bytes).toString('utf8'),
+      GOLDEN_THRESHOLDS,
+      blobPath,
+      this.deps.signals?.(),
+    );
     if (rs.name !== ref.name || rs.version !== ref.version)
       throw new AppError('ruleset_invalid', 'The document name and version must match its path.', {
         errors: [{ path: 'version', message: `the path says ${ref.name} ${ref.version}` }],

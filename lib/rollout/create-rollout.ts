@@ -12,6 +12,7 @@ import type { Config } from '../config/config';
 import { unrefTimers, type Timers } from '../time/timers';
 import { AppError } from '../errors/errors';
 import { FEATURE_NAMES } from '../features/featurizer';
+import type { FeatureSupport } from '../models/model-folder';
 import type { BackendFactory } from '../inference/backend';
 import { batchedBackendFactory, inferenceSettings, resolveMode } from '../inference/backend-factory';
 import { SessionManager } from '../inference/session-manager';
@@ -58,6 +59,11 @@ export interface RolloutDeps {
   readonly tracer?: StageTracer;
   /** Timing of the models container's calls (blob storage only; ignored with `repository`). Default none. */
   readonly blob?: Partial<BlobRepositoryEvents>;
+  /**
+   * What a manifest's features are verified against: each must be computed by the signals version it names
+   * (lib/signals/feature-check.ts). Default the shipped feature list.
+   */
+  readonly features?: FeatureSupport;
 }
 
 /** Step one's result: the startup model source, and step two. */
@@ -120,6 +126,7 @@ export function planRollout(config: Config, base: ModelSource, deps: RolloutDeps
       }),
       config.redis.keyPrefix,
     );
+  const features = deps.features ?? FEATURE_NAMES;
   const bundled = new FolderModelRepository(config.model.dir, r.storage.container);
   const repository =
     deps.repository ??
@@ -135,8 +142,8 @@ export function planRollout(config: Config, base: ModelSource, deps: RolloutDeps
     store,
     repository,
     bundled,
-    base: new ShippedModelSource(base, FEATURE_NAMES),
-    features: FEATURE_NAMES,
+    base: new ShippedModelSource(base, features),
+    features,
     maxBytes: r.maxModelBytes,
     logger,
   });
@@ -164,7 +171,7 @@ export function planRollout(config: Config, base: ModelSource, deps: RolloutDeps
       };
       const validator = new ModelValidator({
         sessions,
-        features: FEATURE_NAMES,
+        features,
         batchMaxSize: inference.batchMaxSize,
         batchMaxSizeGpu: inference.batchMaxSizeGpu,
         isolation,

@@ -108,7 +108,7 @@ export class SignalsRollout implements ArtifactAdmin {
   }
 
   /** A version compiled (once: kept), from the repository. @throws AppError `not_found`, `signals_invalid`, … */
-  private async compiled(version: string): Promise<CompiledSignals> {
+  async compiled(version: string): Promise<CompiledSignals> {
     const hit = this.loaded.get(version);
     if (hit !== undefined) return hit;
     const { repository, name } = this.deps;
