@@ -43,8 +43,12 @@ interface Entity {
   readonly rings: Map<string, Ring>;
   readonly records: Map<string, TxRecord>;
   bytes: number;
+  /** The size the LRU holds for it: `bytes` rounded up to {@link SIZE_STEP}. */
+  sized: number;
 }
 
+/** The LRU's size of an entity changes in steps of this many bytes (so most payments need no `set`). */
+const SIZE_STEP = 1024;
 /** Estimated bytes: an entity, a ring, a distinct member, a record (+ per value). */
 const ENTITY_BYTES = 200;
 const RING_BYTES = 64 + SLOTS * 24;
@@ -93,7 +97,7 @@ export class MemoryAggregateStore implements AggregateStore {
   private recordGroup(pg: PreparedGroup, entityValue: string, input: AggregateInput, out: Float64Array): void {
     const key = `${pg.group.id}:${this.hash(entityValue)}`;
     let entity = this.entities.get(key);
-    if (entity === undefined) entity = { rings: new Map(), records: new Map(), bytes: ENTITY_BYTES + key.length * 2 };
+    entity ??= { rings: new Map(), records: new Map(), bytes: ENTITY_BYTES + key.length * 2, sized: 0 };
     const prev = entity.records.get(input.transactionId);
     let ids: string[] | undefined;
     const values: number[] = [];
@@ -118,7 +122,8 @@ export class MemoryAggregateStore implements AggregateStore {
       values.push(out[i]);
     }
     if (values.length > 0) this.remember(entity, input.transactionId, prev, ids ?? pg.ids, values);
-    this.entities.set(key, entity, { size: entity.bytes });
+    const sized = Math.ceil(entity.bytes / SIZE_STEP) * SIZE_STEP;
+    if (sized !== entity.sized) this.entities.set(key, entity, { size: (entity.sized = sized) });
   }
 
   /** Records (or extends) a transaction's answer, forgetting the oldest records beyond the cap. */
