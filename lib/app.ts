@@ -27,6 +27,7 @@ import { planRedisConnection } from './context/redis-connection';
 import { createDecisioning, type DecisioningDeps } from './decisioning/create-decisioning';
 import type { ServingSignals } from './decisioning/compile-ruleset';
 import { aggregateStoreOf } from './signals/create-aggregate-store';
+import { signalsFeatureCheck } from './signals/feature-check';
 import type { CompiledSignals } from './signals/compiled-signals';
 import { createSignals, type SignalsDeps } from './signals/create-signals';
 import { allRequirements, modelRequirements, rulesetRequirements } from './signals/signals-requirements';
@@ -44,7 +45,7 @@ import type { BackendFactory } from './inference/backend';
 import { batchedBackendFactory, inferenceLogEvents, inferenceSettings } from './inference/backend-factory';
 import { ReadinessMonitor } from './inference/readiness-monitor';
 import { currentReadiness } from './inference/readiness-views';
-import { ModelFolder, type ModelSource } from './models/model-folder';
+import { featureProblems, ModelFolder, type FeatureCheck, type ModelSource } from './models/model-folder';
 import { createOip } from './oip/create-oip';
 import type { StaticModel } from './oip/model-catalog';
 import type { RolloutDeps } from './rollout/create-rollout';
@@ -128,22 +129,25 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
       on: combineHandlers(telemetry.contextEvents(), deps.contextDeps?.on),
     }));
   const redis = sharedRedis(config, deps, context);
+  // built later: the drafts once the case database is (the rollout reads approved drafts through it); the
+  // signals after decisioning (a ruleset upload is checked against the serving signals version) and after the
+  // models (a model's features are checked against the signals version its manifest names, once signals exist)
+  const late: { drafts?: Drafts; servingSignals?: () => ServingSignals; features?: FeatureCheck } = {};
+  const features: FeatureCheck = (m) => late.features?.(m) ?? featureProblems(m, FEATURE_NAMES);
   const modelSource =
-    deps.modelSource ?? new ModelFolder(config.model.dir, config.model.name, config.model.version, FEATURE_NAMES);
+    deps.modelSource ?? new ModelFolder(config.model.dir, config.model.name, config.model.version, features);
   const { sessions, rollout } = await createServing(config, modelSource, {
     logger,
     redis,
     tracer: telemetry.tracer,
     blob: telemetry.blobEvents(),
+    features,
     ...deps.rollout,
     factory,
     ...clock,
     sessionEvents: telemetry.sessionEvents(),
   });
   const escalator = await createEscalation(config, deps, logger, telemetry);
-  // built later: the drafts once the case database is (the rollout reads approved drafts through it); the
-  // signals after decisioning (a ruleset upload is checked against the serving signals version)
-  const late: { drafts?: Drafts; servingSignals?: () => ServingSignals } = {};
   const decisioning = await createDecisioning(config, {
     logger,
     redis,
@@ -160,6 +164,11 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
       () => rulesetRequirements([decisioning?.decisioning.ruleset]),
     ),
     ...deps.signals,
+  });
+  late.features = signalsFeatureCheck({
+    name: config.signals.name,
+    shipped: () => signals.shipped,
+    compiled: (version) => signals.rollout.compiled(version),
   });
   const names = new WeakMap<CompiledSignals, ServingSignals>();
   late.servingSignals = () => {

@@ -40,6 +40,8 @@ export interface SignalsDeps {
 export interface SignalsParts {
   /** What the pipeline reads (swapped atomically). */
   readonly serving: SignalsServing;
+  /** The shipped version: what serves without a pointer, and what a model manifest naming no signals reads. */
+  readonly shipped: CompiledSignals;
   readonly rollout: SignalsRollout;
   /** Where signals versions are read from (uploads and shipped ones). */
   readonly repository: SignalsRepository;
@@ -149,5 +151,5 @@ export async function createSignals(config: Config, deps: SignalsDeps): Promise<
     signals: repository.description,
   });
   await rollout.start();
-  return { serving, rollout, repository, dispose: () => rollout.dispose() };
+  return { serving, shipped: initial, rollout, repository, dispose: () => rollout.dispose() };
 }
