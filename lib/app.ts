@@ -33,6 +33,7 @@ import { createCases, type CasesDeps } from './cases/create-cases';
 import { createDrafts } from './governance/create-drafts';
 import type { Drafts } from './governance/drafts';
 import { createGovernance } from './governance/governance';
+import { createWebhooks, type Webhooks, type WebhooksDeps } from './webhooks/create-webhooks';
 import type { EscalatorWiring } from './escalation/create-escalator';
 import { escalationLogEvents } from './escalation/escalation-log-events';
 import type { EscalationEvents } from './escalation/types';
@@ -89,6 +90,8 @@ export interface EngineDeps {
   readonly learning?: Partial<Omit<LearningDeps, 'logger'>>;
   /** Case queue overrides: store, PostgreSQL credential, timers, clocks. */
   readonly cases?: Partial<Omit<CasesDeps, 'logger' | 'addLabels' | 'lists'>>;
+  /** Webhook overrides: topic publisher, fetch, timers, wall clock, event handlers. */
+  readonly webhooks?: Partial<Omit<WebhooksDeps, 'logger' | 'cases' | 'record'>>;
 }
 
 /** This server's name and version (`package.json`), as the inference protocol's server metadata reports them. */
@@ -138,7 +141,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     sessionEvents: telemetry.sessionEvents(),
   });
   const escalator = await createEscalation(config, deps, logger, telemetry);
-  const late: { drafts?: Drafts } = {}; // built once the case database is; the rollout reads approved drafts through it
+  const late: { drafts?: Drafts; webhooks?: Webhooks } = {}; // built once the case database is; the rollout reads approved drafts through it
   const decisioning = await createDecisioning(config, {
     logger,
     redis,
@@ -162,6 +165,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     ...(decisioning === undefined ? {} : { lists: decisioning.decisioning }),
     bus: deps.bus ?? inProcessBus(),
     ...deps.cases,
+    committed: () => late.webhooks?.wake(), // built below, on the case database
     on: caseHandlers(telemetry, deps.cases?.on),
   });
   const governance = createGovernance({
@@ -170,6 +174,13 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     logger,
     wallClock: deps.cases?.wallClock ?? Date.now,
   });
+  const webhooks = (late.webhooks = await createWebhooks(config, {
+    logger,
+    cases,
+    record: (e) => governance.audit.record(e),
+    wallClock: deps.cases?.wallClock ?? Date.now,
+    ...deps.webhooks,
+  }));
   const drafts = (late.drafts = createDrafts(config, {
     cases,
     decisioning,
@@ -263,9 +274,10 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     learning,
     cases,
     governance,
+    webhooks,
     ...(drafts === undefined ? {} : { drafts }),
     insights,
-    disposables: [telemetry, publisher, ...oip.disposables, learning, cases],
+    disposables: [telemetry, publisher, ...oip.disposables, learning, cases, webhooks],
   });
 }
 
