@@ -63,16 +63,21 @@ export class SqlCaseStore implements CaseStore {
     });
     // the cases and their `review.opened` events (lib/cases/case-events.ts) commit together
     return this.db.transaction(async (tx) => {
-    const out = await tx.query(
-      `WITH ins AS (
+      const out = await tx.query(
+        `WITH ins AS (
          INSERT INTO cases (${INSERT_COLS.join(', ')}) VALUES ${rows.join(', ')}
          ON CONFLICT (transaction_id) DO NOTHING RETURNING id)
        INSERT INTO case_events (case_id, at, actor, action) SELECT id, $1::timestamptz, 'system', 'opened' FROM ins
        RETURNING case_id`,
-      params,
-    );
-    await writeCaseEvents(tx, 'review.opened', out.map((r) => String(r['case_id'])), at);
-    return out.length;
+        params,
+      );
+      await writeCaseEvents(
+        tx,
+        'review.opened',
+        out.map((r) => String(r['case_id'])),
+        at,
+      );
+      return out.length;
     });
   }
 

@@ -157,7 +157,6 @@ async function serviceBusTopic(config: Config, deps: WebhooksDeps): Promise<Topi
 
 /** @throws AppError `not_found` when there is no webhook API (no case database). */
 export function requireService(w: Webhooks | undefined): WebhookService {
-  if (w?.service === undefined)
-    throw new AppError('not_found', 'Webhooks need a case database (CASE_STORE=none).');
+  if (w?.service === undefined) throw new AppError('not_found', 'Webhooks need a case database (CASE_STORE=none).');
   return w.service;
 }

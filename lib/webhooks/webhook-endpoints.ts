@@ -41,7 +41,12 @@ export class WebhookEndpoints {
 
   /** Registers an endpoint with its first secret; refused beyond {@link MAX_ENDPOINTS}. */
   async create(
-    e: { readonly url: string; readonly events: readonly CaseEventType[]; readonly secret: string; readonly actor: string },
+    e: {
+      readonly url: string;
+      readonly events: readonly CaseEventType[];
+      readonly secret: string;
+      readonly actor: string;
+    },
     at: number,
   ): Promise<EndpointChange<WebhookView>> {
     return this.db.transaction(async (tx) => {

@@ -246,6 +246,9 @@ function viewOf(r: Record<string, unknown>): DeliveryView {
     ...opt('deadAt', isoOf(r['dead_at'])),
     ...opt('deliveredAt', isoOf(r['delivered_at'])),
     ...opt('lastError', r['last_error'] === null ? undefined : (r['last_error'] as string | undefined)),
-    ...opt('lastStatus', r['last_status'] === null || r['last_status'] === undefined ? undefined : Number(r['last_status'])),
+    ...opt(
+      'lastStatus',
+      r['last_status'] === null || r['last_status'] === undefined ? undefined : Number(r['last_status']),
+    ),
   };
 }

@@ -28,7 +28,11 @@ export interface TopicPublisher {
 
 /** What the relay reports (telemetry and the log subscribe; never a payload, a url or a secret). */
 export interface WebhookRelayEvents {
-  delivered(e: { readonly target: 'webhook' | 'topic'; readonly eventType: CaseEventType; readonly attempts: number }): void;
+  delivered(e: {
+    readonly target: 'webhook' | 'topic';
+    readonly eventType: CaseEventType;
+    readonly attempts: number;
+  }): void;
   /** An attempt failed; the delivery is due again in `retryInMs`. */
   failed(e: {
     readonly target: 'webhook' | 'topic';

@@ -47,7 +47,11 @@ const secretSchema = z.string().superRefine((v, ctx) => {
   if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
 });
 const eventsSchema = z
-  .array(z.enum(CASE_EVENT_TYPES as [CaseEventType, ...CaseEventType[]], { error: 'must be review.opened or review.closed' }))
+  .array(
+    z.enum(CASE_EVENT_TYPES as [CaseEventType, ...CaseEventType[]], {
+      error: 'must be review.opened or review.closed',
+    }),
+  )
   .min(1, { error: 'must name at least one event' })
   .max(CASE_EVENT_TYPES.length)
   .refine((a) => new Set(a).size === a.length, { error: 'must not repeat an event' });

@@ -8,7 +8,13 @@
 import type { SqlClient } from '../cases/sql-client';
 import { AppError } from '../errors/errors';
 import type { Identity } from '../identity/identity';
-import { WebhookEndpoints, MAX_ENDPOINTS, MAX_SECRETS, type EndpointChange, type WebhookView } from './webhook-endpoints';
+import {
+  WebhookEndpoints,
+  MAX_ENDPOINTS,
+  MAX_SECRETS,
+  type EndpointChange,
+  type WebhookView,
+} from './webhook-endpoints';
 import { WebhookOutbox, type DeliveryView } from './webhook-outbox';
 import {
   parseCreateBody,
@@ -96,7 +102,14 @@ export class WebhookService {
     const view = refused(
       await this.endpoints().create({ url: b.url, events: b.events, secret: s.secret, actor }, this.d.wallClock()),
     );
-    await this.d.record({ actor, kind: 'webhook', name: view.id, action: 'create', oldValue: null, newValue: audited(view) });
+    await this.d.record({
+      actor,
+      kind: 'webhook',
+      name: view.id,
+      action: 'create',
+      oldValue: null,
+      newValue: audited(view),
+    });
     return s.generated ? { webhook: view, secret: s.secret } : { webhook: view };
   }
 
@@ -140,7 +153,14 @@ export class WebhookService {
     const id = parseId(rawId, 'webhook');
     const view = await this.endpoints().remove(id);
     if (view === undefined) throw new AppError('not_found', 'No such webhook.');
-    await this.d.record({ actor, kind: 'webhook', name: id, action: 'delete', oldValue: audited(view), newValue: null });
+    await this.d.record({
+      actor,
+      kind: 'webhook',
+      name: id,
+      action: 'delete',
+      oldValue: audited(view),
+      newValue: null,
+    });
   }
 
   /** `GET /api/webhooks/deliveries?state=dead&limit=&before=`: a page, newest first, and the next page's `before`. */
