@@ -180,6 +180,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     record: (e) => governance.audit.record(e),
     wallClock: deps.cases?.wallClock ?? Date.now,
     ...deps.webhooks,
+    on: combineHandlers(telemetry.webhookEvents(), deps.webhooks?.on),
   }));
   const drafts = (late.drafts = createDrafts(config, {
     cases,
