@@ -18,7 +18,8 @@ import { Identity } from '../../lib/identity/identity';
 import { encodePrincipal } from '../../lib/identity/principal';
 import { unrefTimers } from '../../lib/time/timers';
 import { DEFAULT_BACKOFF } from '../../lib/webhooks/webhook-backoff';
-import { WebhookRelay, type WebhookRelayEvents } from '../../lib/webhooks/webhook-relay';
+import { WebhookEndpoints } from '../../lib/webhooks/webhook-endpoints';
+import { WebhookRelay, type TopicPublisher, type WebhookRelayEvents } from '../../lib/webhooks/webhook-relay';
 import { WebhookService, type WebhookAuditEntry } from '../../lib/webhooks/webhook-service';
 import { eventually } from '../support/eventually';
 import { newCase, pgliteDb, serverDb, type TestDb } from '../cases/support';
@@ -324,6 +325,54 @@ for (const make of [serverDb, pgliteDb]) {
         ['create', 'add_secret', 'remove_secret', 'delete'],
       );
       assert.ok(!JSON.stringify(audit).includes('t0k'), 'the url is audited without its query');
+      await relay.dispose();
+    });
+
+    it('two relays claiming at once send each event once (FOR UPDATE SKIP LOCKED)', async () => {
+      const created = await service.create(as('lead-1'), { url: rx.url('/f'), events: ['review.opened'] });
+      const [r1, r2] = [relayOf(), relayOf()];
+      for (let i = 0; i < 12; i++) await openCase(`tx-pair-${i}`);
+      for (let i = 0; i < 5; i++) await Promise.all([r1.pass(), r2.pass()]);
+      const ids = rx.got.filter((r) => r.path === '/f').map((r) => String(r.headers['webhook-id']));
+      assert.equal(ids.length, 12, 'every event');
+      assert.equal(new Set(ids).size, 12, 'none twice');
+      await service.remove(as('lead-1'), created.webhook.id);
+      await Promise.all([r1.dispose(), r2.dispose()]);
+    });
+
+    it('the platform topic gets the same events, ordered, with the webhook-id as message id; it is never listed', async () => {
+      const sent: { id: string; type: string; body: unknown }[] = [];
+      let down = true;
+      const topic: TopicPublisher = {
+        publish: (id, type, payload) => {
+          if (down) return Promise.reject(new AppError('dependency_unavailable', 'Service Bus is down.'));
+          sent.push({ id, type, body: JSON.parse(payload) });
+          return Promise.resolve();
+        },
+        dispose: () => Promise.resolve(),
+      };
+      const endpoints = new WebhookEndpoints(sql);
+      await endpoints.setTopic('case-events', ['review.opened', 'review.closed'], now);
+      const relay = new WebhookRelay({ sql: () => sql, timers: unrefTimers, wallClock: clock, topic, pollMs: 600_000 });
+      const id = await openCase('tx-topic-1');
+      assert.ok((await store.close(id, 'bob', 'fraud', undefined, now)).ok);
+      await drain(relay);
+      assert.equal(sent.length, 0, 'nothing while the topic is down');
+      down = false;
+      now += 60_000;
+      await drain(relay);
+      assert.deepEqual(
+        sent.map((m) => m.type),
+        ['review.opened', 'review.closed'],
+      );
+      assert.match(sent[0]?.id ?? '', /^msg_\d+$/);
+      assert.ok(!JSON.stringify(await service.list(as('lead-1'))).includes('servicebus:'), 'the topic is not listed');
+      await endpoints.setTopic(undefined, ['review.opened', 'review.closed'], now); // not configured: no more rows
+      await openCase('tx-topic-2');
+      const pending = await sql.query(
+        `SELECT count(*)::int AS n FROM webhook_deliveries WHERE transaction_id = 'tx-topic-2'`,
+      );
+      assert.equal(pending[0]?.['n'], 0);
       await relay.dispose();
     });
 
