@@ -157,6 +157,24 @@ export class WebhookOutbox {
   }
 
   /**
+   * Dead-letters at most `limit` undelivered rows written after an earlier row of their case and endpoint was
+   * dead-lettered (a verdict after its case's `review.opened` died): they could never be claimed. Returns how many.
+   */
+  async deadBehindDead(at: number, limit: number): Promise<number> {
+    const rows = await this.db.query(
+      `UPDATE webhook_deliveries SET dead_at = $1::timestamptz, last_error = 'earlier_event_dead'
+       WHERE id IN (SELECT d.id FROM webhook_deliveries d
+                    WHERE d.delivered_at IS NULL AND d.dead_at IS NULL
+                      AND EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = d.endpoint_id
+                                  AND p.case_id = d.case_id AND p.id < d.id AND p.dead_at IS NOT NULL)
+                    ORDER BY d.id LIMIT $2::int FOR UPDATE OF d SKIP LOCKED)
+       RETURNING 1`,
+      [ts(at), limit],
+    );
+    return rows.length;
+  }
+
+  /**
    * Brings a dead row back, with every dead row of its case and endpoint (in their order), due at `at` with a new
    * retry window. Returns the ids brought back (empty when `id` is not a dead row).
    */

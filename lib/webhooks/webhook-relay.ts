@@ -139,6 +139,7 @@ export class WebhookRelay {
       else if (r === 'dead') dead++;
       else failed++;
     }
+    dead += await outbox.deadBehindDead(this.o.wallClock(), 1000);
     await outbox.purgeDelivered(at - (this.o.keepDeliveredMs ?? 86_400_000), 1000);
     const full = rows.length === batchMax;
     const due = full ? at : await outbox.nextDue();

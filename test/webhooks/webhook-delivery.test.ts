@@ -244,35 +244,49 @@ for (const make of [serverDb, pgliteDb]) {
       rx.failing.add('/c');
       const id = await openCase('tx-dead-1');
       assert.ok((await store.close(id, 'bob', 'fraud', undefined, now)).ok);
+      const late = await openCase('tx-dead-2'); // its verdict comes after its review.opened died
       for (let i = 0; i < 10; i++) {
         await drain(relay);
         now += 30_000;
       }
+      assert.ok((await store.close(late, 'bob', 'legit', undefined, now)).ok);
+      await drain(relay);
       const dead = await service.deliveries(as('lead-1'), new URLSearchParams({ state: 'dead' }));
       const mine = dead.deliveries.filter((d) => d.webhookId === created.webhook.id);
       assert.deepEqual(
-        mine.map((d) => [d.eventType, d.lastError]),
+        mine.map((d) => [d.transactionId, d.eventType, d.lastError]),
         [
-          ['review.closed', 'earlier_event_dead'],
-          ['review.opened', 'http_500'],
+          ['tx-dead-2', 'review.closed', 'earlier_event_dead'],
+          ['tx-dead-2', 'review.opened', 'http_500'],
+          ['tx-dead-1', 'review.closed', 'earlier_event_dead'],
+          ['tx-dead-1', 'review.opened', 'http_500'],
         ],
+        'newest first; a later event of a dead one is dead-lettered with it, written before or after',
       );
       assert.ok(events.some((e) => e.kind === 'deadLettered'));
       rx.failing.delete('/c');
-      const opened = mine.find((d) => d.eventType === 'review.opened') ?? assert.fail('opened is dead');
-      const r = await service.redeliver(as('lead-1'), opened.id);
-      assert.equal(r.redelivered.length, 2);
+      for (const tx of ['tx-dead-1', 'tx-dead-2']) {
+        const opened =
+          mine.find((d) => d.eventType === 'review.opened' && d.transactionId === tx) ?? assert.fail('opened is dead');
+        const r = await service.redeliver(as('lead-1'), opened.id);
+        assert.equal(r.redelivered.length, 2, 'with its dead review.closed');
+      }
       await drain(relay);
-      assert.deepEqual(
-        rx.got.filter((x) => x.path === '/c').map((x) => (JSON.parse(x.body) as { type: string }).type),
-        ['review.opened', 'review.closed'],
-      );
+      const arrived = rx.got
+        .filter((x) => x.path === '/c')
+        .map((x) => JSON.parse(x.body) as { type: string; data: { transactionId: string } });
+      for (const tx of ['tx-dead-1', 'tx-dead-2'])
+        assert.deepEqual(
+          arrived.filter((e) => e.data.transactionId === tx).map((e) => e.type),
+          ['review.opened', 'review.closed'],
+          tx,
+        );
       assert.equal(
         (await service.deliveries(as('lead-1'), new URLSearchParams({ state: 'dead' }))).deliveries.length,
         0,
       );
       await assert.rejects(
-        service.redeliver(as('lead-1'), opened.id),
+        service.redeliver(as('lead-1'), mine[3]?.id ?? ''),
         (e: unknown) => e instanceof AppError && e.code === 'not_found',
       );
       await service.remove(as('lead-1'), created.webhook.id);
