@@ -501,6 +501,10 @@ var appSettings = [
     name: 'CASE_INTAKE_QUEUE'
     value: serviceBus.outputs.caseIntakeQueueName
   }
+  {
+    name: 'CASE_EVENTS_TOPIC'
+    value: serviceBus.outputs.caseEventsTopicName
+  }
   // Exactly once: the app checks IDEMPOTENCY_TTL_SEC <= RESULTS_DUPLICATE_WINDOW_SEC at startup.
   {
     name: 'IDEMPOTENCY_TTL_SEC'
@@ -781,6 +785,8 @@ output RESULTS_SUBSCRIPTION string = serviceBus.outputs.resultsSubscriptionName
 output REJECTED_QUEUE string = serviceBus.outputs.rejectedQueueName
 @description('Case intake queue.')
 output CASE_INTAKE_QUEUE string = serviceBus.outputs.caseIntakeQueueName
+@description('Case events topic (review.opened, review.closed).')
+output CASE_EVENTS_TOPIC string = serviceBus.outputs.caseEventsTopicName
 @description('Redis endpoint, host:port (TLS; Managed Redis 10000, classic 6380).')
 output REDIS_HOST string = redis.outputs.endpoint
 @description('Blob-trigger function the postdeploy hook subscribes to BlobCreated events.')

@@ -37,6 +37,7 @@ import { createCases, type CasesDeps } from './cases/create-cases';
 import { createDrafts } from './governance/create-drafts';
 import type { Drafts } from './governance/drafts';
 import { createGovernance } from './governance/governance';
+import { createWebhooks, type Webhooks, type WebhooksDeps } from './webhooks/create-webhooks';
 import type { EscalatorWiring } from './escalation/create-escalator';
 import { escalationLogEvents } from './escalation/escalation-log-events';
 import type { EscalationEvents } from './escalation/types';
@@ -93,6 +94,8 @@ export interface EngineDeps {
   readonly learning?: Partial<Omit<LearningDeps, 'logger'>>;
   /** Case queue overrides: store, PostgreSQL credential, timers, clocks. */
   readonly cases?: Partial<Omit<CasesDeps, 'logger' | 'addLabels' | 'lists'>>;
+  /** Webhook overrides: topic publisher, fetch, timers, wall clock, event handlers. */
+  readonly webhooks?: Partial<Omit<WebhooksDeps, 'logger' | 'cases' | 'record'>>;
 }
 
 /** This server's name and version (`package.json`), as the inference protocol's server metadata reports them. */
@@ -132,7 +135,12 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
   // built later: the drafts once the case database is (the rollout reads approved drafts through it); the
   // signals after decisioning (a ruleset upload is checked against the serving signals version) and after the
   // models (a model's features are checked against the signals version its manifest names, once signals exist)
-  const late: { drafts?: Drafts; servingSignals?: () => ServingSignals; features?: FeatureCheck } = {};
+  const late: {
+    drafts?: Drafts;
+    webhooks?: Webhooks;
+    servingSignals?: () => ServingSignals;
+    features?: FeatureCheck;
+  } = {};
   const features: FeatureCheck = (m) => late.features?.(m) ?? featureProblems(m, FEATURE_NAMES);
   const modelSource =
     deps.modelSource ?? new ModelFolder(config.model.dir, config.model.name, config.model.version, features);
@@ -184,6 +192,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     ...(decisioning === undefined ? {} : { lists: decisioning.decisioning }),
     bus: deps.bus ?? inProcessBus(),
     ...deps.cases,
+    committed: () => late.webhooks?.wake(), // built below, on the case database
     on: caseHandlers(telemetry, deps.cases?.on),
   });
   const governance = createGovernance({
@@ -192,6 +201,14 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     logger,
     wallClock: deps.cases?.wallClock ?? Date.now,
   });
+  const webhooks = (late.webhooks = await createWebhooks(config, {
+    logger,
+    cases,
+    record: (e) => governance.audit.record(e),
+    wallClock: deps.cases?.wallClock ?? Date.now,
+    ...deps.webhooks,
+    on: combineHandlers(telemetry.webhookEvents(), deps.webhooks?.on),
+  }));
   const drafts = (late.drafts = createDrafts(config, {
     cases,
     decisioning,
@@ -291,9 +308,10 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     learning,
     cases,
     governance,
+    webhooks,
     ...(drafts === undefined ? {} : { drafts }),
     insights,
-    disposables: [telemetry, publisher, ...oip.disposables, learning, cases],
+    disposables: [telemetry, publisher, ...oip.disposables, learning, cases, webhooks],
   });
 }
 

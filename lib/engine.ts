@@ -22,6 +22,8 @@ import type { Learning } from './learning/learning';
 import type { Cases } from './cases/create-cases';
 import type { IntakeMessage, RejectedCase } from './cases/case-intake';
 import type { Governance } from './governance/governance';
+import { requireService, type Webhooks } from './webhooks/create-webhooks';
+import type { WebhookService } from './webhooks/webhook-service';
 import type { CaseService } from './cases/case-service';
 import type { ModelRollout } from './rollout/model-rollout';
 import type { Decisioning } from './decisioning/decisioning';
@@ -69,6 +71,8 @@ export interface EngineParts {
   readonly cases?: Cases;
   /** The audit trail (lib/governance). */
   readonly governance?: Governance;
+  /** The case events' webhooks: API and relay (also listed in `disposables`). */
+  readonly webhooks?: Webhooks;
   /** The console's views (rules, drift, serving). */
   readonly insights?: Insights;
   /** Drafts of the served ruleset, their backtest and approval (absent without a ruleset or a case database). */
@@ -249,6 +253,14 @@ export class Engine {
   get governance(): Governance {
     if (this.parts.governance === undefined) throw new AppError('not_found', 'Governance is not configured.');
     return this.parts.governance;
+  }
+
+  /**
+   * The webhook API (`/api/webhooks`; docs/webhooks.md).
+   * @throws AppError `not_found` without a case database (`CASE_STORE=none`).
+   */
+  get webhooks(): WebhookService {
+    return requireService(this.parts.webhooks);
   }
 
   /**

@@ -8,7 +8,10 @@
 //                                              duplicate detection on (MessageId = transactionId); maxDeliveryCount
 //                                              200: with the app's backoff (1 s doubling to 20 s per delivery) it
 //                                              rides out about an hour of PostgreSQL outage (docs/cases.md)
-// plus one subscription on the topic for the downstream consumer.
+//   topic  `case-events`       CASE_EVENTS_TOPIC  the case events (review.opened, review.closed) for consumers inside the
+//                                              platform, the same as the merchants' webhooks (docs/webhooks.md);
+//                                              duplicate detection on (MessageId = the event's webhook-id)
+// plus one subscription on the results topic for the downstream consumer.
 
 @description('Namespace name (6-50 chars).')
 @minLength(6)
@@ -36,6 +39,9 @@ param resultsTopicName string = 'risk-completed'
 
 @description('Subscription on the results topic.')
 param resultsSubscriptionName string = 'risk-consumers'
+
+@description('Case events topic (CASE_EVENTS_TOPIC).')
+param caseEventsTopicName string = 'case-events'
 
 @description('Rejected-events queue (REJECTED_QUEUE).')
 param rejectedQueueName string = 'scoring-rejected'
@@ -141,6 +147,20 @@ resource resultsTopic 'Microsoft.ServiceBus/namespaces/topics@2024-01-01' = {
   }
 }
 
+// The case events: the webhook relay publishes each event at least once, with the same message id; a repeat within
+// a day is dropped. requiresDuplicateDetection cannot be changed after the topic exists.
+resource caseEventsTopic 'Microsoft.ServiceBus/namespaces/topics@2024-01-01' = {
+  parent: namespace
+  name: caseEventsTopicName
+  properties: {
+    requiresDuplicateDetection: true
+    duplicateDetectionHistoryTimeWindow: 'P1D'
+    defaultMessageTimeToLive: 'P7D'
+    enableBatchedOperations: true
+    maxSizeInMegabytes: 1024
+  }
+}
+
 resource resultsSubscription 'Microsoft.ServiceBus/namespaces/topics/subscriptions@2024-01-01' = {
   parent: resultsTopic
   name: resultsSubscriptionName
@@ -154,7 +174,7 @@ resource resultsSubscription 'Microsoft.ServiceBus/namespaces/topics/subscriptio
   }
 }
 
-// Receive `payments` and `case-intake`, send to `risk-completed`, `scoring-rejected` and `case-intake`.
+// Receive `payments` and `case-intake`, send to `risk-completed`, `case-events`, `scoring-rejected` and `case-intake`.
 resource appReceiver 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   name: guid(namespace.id, appPrincipalId, roleIds.dataReceiver)
   scope: namespace
@@ -201,6 +221,9 @@ output caseIntakeQueueName string = caseIntakeQueue.name
 
 @description('Results topic name.')
 output resultsTopicName string = resultsTopic.name
+
+@description('Case events topic name (CASE_EVENTS_TOPIC).')
+output caseEventsTopicName string = caseEventsTopic.name
 
 @description('Case intake queue (CASE_INTAKE_QUEUE).')
 param caseIntakeQueueName string = 'case-intake'

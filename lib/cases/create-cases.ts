@@ -45,6 +45,8 @@ export interface CasesDeps {
   readonly wallClock?: () => number;
   /** Monotonic clock, ms. */
   readonly now?: () => number;
+  /** Called after a change that wrote case events commits (cases opened, a verdict): wakes the webhook relay. */
+  readonly committed?: () => void;
   /** Telemetry's handlers of the writer's, the sweep's and the verdicts' events. */
   readonly on?: {
     readonly writer?: Partial<CaseWriterEvents>;
@@ -66,6 +68,7 @@ export class Cases {
     private readonly relay?: OutboxRelay,
     private readonly handOff?: CaseHandOff,
     private readonly consumer?: CaseIntake,
+    private readonly committed?: () => void,
   ) {}
 
   /**
@@ -74,7 +77,11 @@ export class Cases {
    * @throws AppError `dependency_unavailable` (after a backoff wait) while the database is unavailable.
    */
   intake(messages: readonly IntakeMessage[]): Promise<{ readonly opened: number; readonly rejected: RejectedCase[] }> {
-    if (this.consumer !== undefined) return this.consumer.write(messages);
+    if (this.consumer !== undefined)
+      return this.consumer.write(messages).then((r) => {
+        if (r.opened > 0) this.committed?.();
+        return r;
+      });
     throw new AppError('not_found', 'No case database is configured (CASE_STORE=none).');
   }
 
@@ -193,7 +200,10 @@ export async function createCases(config: Config, deps: CasesDeps): Promise<Case
     identity: new Identity(config.cases.identity),
     ...(deps.lists === undefined ? {} : { lists: deps.lists }),
     wallClock,
-    committed: () => relay.wake(),
+    committed: () => {
+      relay.wake();
+      deps.committed?.();
+    },
     ...(deps.on?.verdict === undefined ? {} : { on: { verdict: deps.on.verdict } }),
   });
   const sweep = new CaseSweep({
@@ -232,7 +242,7 @@ export async function createCases(config: Config, deps: CasesDeps): Promise<Case
       },
     },
   });
-  return new Cases(service, writer, store, sweep, relay, handOff, consumer);
+  return new Cases(service, writer, store, sweep, relay, handOff, consumer, deps.committed);
 }
 
 /** The intake queue: Service Bus when a namespace is configured, else the embedded bus (`npm start`). */

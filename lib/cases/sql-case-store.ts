@@ -3,6 +3,7 @@
  * `case_events` entry are one statement (a data-modifying CTE), so they commit together; a verdict's close, its
  * event, its outbox rows and its step's rows (the audit entry) are one transaction.
  */
+import { writeCaseEvents } from './case-events';
 import { enqueueOutbox } from './case-outbox';
 import { CASTS, COLS, INSERT_COLS, insertValues, iso, toCase } from './case-rows';
 import type {
@@ -60,15 +61,24 @@ export class SqlCaseStore implements CaseStore {
       });
       return `(${refs.join(', ')})`;
     });
-    const out = await this.db.query(
-      `WITH ins AS (
+    // the cases and their `review.opened` events (lib/cases/case-events.ts) commit together
+    return this.db.transaction(async (tx) => {
+      const out = await tx.query(
+        `WITH ins AS (
          INSERT INTO cases (${INSERT_COLS.join(', ')}) VALUES ${rows.join(', ')}
          ON CONFLICT (transaction_id) DO NOTHING RETURNING id)
        INSERT INTO case_events (case_id, at, actor, action) SELECT id, $1::timestamptz, 'system', 'opened' FROM ins
        RETURNING case_id`,
-      params,
-    );
-    return out.length;
+        params,
+      );
+      await writeCaseEvents(
+        tx,
+        'review.opened',
+        out.map((r) => String(r['case_id'])),
+        at,
+      );
+      return out.length;
+    });
   }
 
   async get(id: string): Promise<{ case: Case; events: CaseEvent[] } | undefined> {
@@ -206,6 +216,7 @@ export class SqlCaseStore implements CaseStore {
         tx,
       );
       if (!closed.ok) return closed;
+      await writeCaseEvents(tx, 'review.closed', [id], at);
       // a throw rolls back the update, its event and every row the step wrote
       await step?.({ query: tx.query, enqueue: (m) => enqueueOutbox(tx, id, m, at) }, { prior, case: closed.case });
       return { ok: true, repeated: false, case: closed.case, prior };

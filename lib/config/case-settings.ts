@@ -52,6 +52,17 @@ export const casesEnv = {
   CASE_SWEEP_INTERVAL_SEC: int(5, 86_400, 60).describe(
     'Time between two sweeps of the case store (retention, and the open-case gauges), s.',
   ),
+  WEBHOOK_TIMEOUT_MS: int(1000, 30_000, 10_000).describe(
+    'Timeout of one webhook delivery attempt, ms (at most 30 s). docs/webhooks.md.',
+  ),
+  WEBHOOK_RETRY_HOURS: int(24, 168, 24).describe(
+    'How long a webhook delivery is retried (10 s doubling to 1 h between attempts) before it is dead-lettered, hours (at least 24). docs/webhooks.md.',
+  ),
+  CASE_EVENTS_TOPIC: z
+    .preprocess(emptyToUndefined, z.string().default('case-events'))
+    .describe(
+      'Service Bus topic the case events (`review.opened`, `review.closed`) also go to, when a Service Bus namespace is configured (`ServiceBusConnection__fullyQualifiedNamespace`); under `npm start` only webhooks. docs/webhooks.md.',
+    ),
   IDENTITY_MODE: z
     .preprocess(emptyToUndefined, z.enum(['easyauth', 'development', 'disabled']).default('disabled'))
     .describe(
@@ -99,6 +110,13 @@ export interface CaseSettings {
   readonly retentionMs: number;
   /** Time between two sweeps, ms (`CASE_SWEEP_INTERVAL_SEC`, 60 s). */
   readonly sweepIntervalMs: number;
+  /** Webhooks: an attempt's timeout (`WEBHOOK_TIMEOUT_MS`), the retry window (`WEBHOOK_RETRY_HOURS`), the topic. */
+  readonly webhooks: {
+    readonly timeoutMs: number;
+    readonly retryWindowMs: number;
+    /** `CASE_EVENTS_TOPIC` (`case-events`): used only with a Service Bus namespace. */
+    readonly topic: string;
+  };
   /** `IDENTITY_MODE` (default `disabled`) and the development actor. */
   readonly identity: {
     readonly mode: 'easyauth' | 'development' | 'disabled';
@@ -133,6 +151,11 @@ export function casesSettingsFrom(e: CasesEnv): { value: CaseSettings; errors: {
       intakeQueue: e.CASE_INTAKE_QUEUE,
       retentionMs: e.CASE_RETENTION_DAYS * 86_400_000,
       sweepIntervalMs: e.CASE_SWEEP_INTERVAL_SEC * 1000,
+      webhooks: {
+        timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+        retryWindowMs: e.WEBHOOK_RETRY_HOURS * 3_600_000,
+        topic: e.CASE_EVENTS_TOPIC,
+      },
       identity: { mode: e.IDENTITY_MODE, devActor: { name: e.DEV_ACTOR_NAME, roles: [...new Set(e.DEV_ACTOR_ROLES)] } },
     },
     errors,

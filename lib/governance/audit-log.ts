@@ -6,7 +6,7 @@
 import type { SqlClient } from '../cases/sql-client';
 
 /** What an entry is about. */
-export type AuditKind = 'ruleset' | 'list' | 'model' | 'case' | 'signals';
+export type AuditKind = 'ruleset' | 'list' | 'model' | 'case' | 'signals' | 'webhook';
 
 /** An entry to append. */
 export interface AuditEntry {

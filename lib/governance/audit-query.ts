@@ -9,7 +9,7 @@ import { AppError, type FieldError } from '../errors/errors';
 import type { AuditKind, AuditQuery } from './audit-log';
 
 /** The kinds an entry can have. */
-export const AUDIT_KINDS: readonly AuditKind[] = ['ruleset', 'list', 'model', 'case', 'signals'];
+export const AUDIT_KINDS: readonly AuditKind[] = ['ruleset', 'list', 'model', 'case', 'signals', 'webhook'];
 
 /** Page size when `limit` is absent. */
 export const AUDIT_DEFAULT_LIMIT = 50;

@@ -19,6 +19,8 @@ import { traceRedisCommands } from './redis-spans';
 import { createInstruments, type Instruments } from './instruments';
 import { LearningMetrics } from './learning-metrics';
 import { CaseMetrics } from './case-metrics';
+import { WebhookMetrics } from './webhook-metrics';
+import type { WebhookRelayEvents } from '../webhooks/webhook-relay';
 import type { CaseSweepEvents } from '../cases/case-sweep';
 import type { CaseWriterEvents } from '../cases/case-writer';
 import type { CaseIntakeEvents } from '../cases/case-intake';
@@ -49,6 +51,7 @@ export class Telemetry {
   /** The learning loop's metrics (decision log, drift). */
   readonly learning: LearningMetrics;
   private readonly cases: CaseMetrics;
+  private readonly webhooks: WebhookMetrics;
   private readonly backends = new Set<{ readonly stats: BatcherStats }>();
   private served: { name: string; version: string } | undefined;
   private breakerOpen = 0;
@@ -57,11 +60,17 @@ export class Telemetry {
     this.tracer = tracer;
     this.learning = new LearningMetrics(meter);
     this.cases = new CaseMetrics(meter);
+    this.webhooks = new WebhookMetrics(meter);
     this.m = createInstruments(meter, {
       queuedRows: () => [...this.backends].reduce((n, b) => n + b.stats.queuedRows, 0),
       served: () => this.served,
       breakerOpen: () => this.breakerOpen,
     });
+  }
+
+  /** Handlers of the webhook relay's events (delivered, failed attempts, dead letters). */
+  webhookEvents(): Partial<WebhookRelayEvents> {
+    return this.webhooks.events();
   }
 
   /** Handlers of the case queue's events: writer, sweep and verdicts (lib/telemetry/case-metrics.ts). */
