@@ -140,7 +140,7 @@ export interface Config {
   readonly signals: {
     /** Its name (`SIGNALS_NAME`, default `default`). */
     readonly name: string;
-    /** The shipped signals folder (`signals` at the app root): `{name}/{version}.json`. */
+    /** The shipped signals folder (`SIGNALS_DIR`, default `signals` at the app root): `{name}/{version}.json`. */
     readonly dir: string;
     /** Blob container of `features/{name}/{version}.json` uploads (`SIGNALS_CONTAINER`, default `models`). */
     readonly container: string;
@@ -273,7 +273,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     },
     signals: {
       name: e.SIGNALS_NAME,
-      dir: path.resolve(appRoot(), 'signals'),
+      dir: path.resolve(appRoot(), e.SIGNALS_DIR),
       container: e.SIGNALS_CONTAINER,
       oneScript: e.SIGNALS_ONE_SCRIPT,
       maxEntities: e.SIGNALS_MAX_ENTITIES,

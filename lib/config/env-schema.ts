@@ -265,6 +265,11 @@ const envShape = z.object({
     .describe(
       'The signals document served: `{name}` of `features/{name}/{version}.json` (uploads) and `signals/{name}/{version}.json` (shipped: one must compile, else the start fails).',
     ),
+  SIGNALS_DIR: z
+    .preprocess(emptyToUndefined, z.string().max(1024).default('signals'))
+    .describe(
+      'Folder of the shipped signals versions (`{name}/{version}.json`; the highest that compiles serves without a pointer), relative to the app root.',
+    ),
   SIGNALS_CONTAINER: z
     .preprocess(
       emptyToUndefined,

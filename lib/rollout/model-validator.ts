@@ -274,7 +274,13 @@ export class ModelValidator {
   ): Promise<ShiftReport | undefined> {
     const active = req.compareWith;
     if (active === undefined) return undefined;
-    const base = await this.score(active.backend, golden, golden.length);
+    // the active version reads its own feature list: its columns of the golden rows, by name (a feature the new
+    // version does not take leaves nothing to compare: no shift figure)
+    const index = active.manifest.features.map((f) => req.manifest.features.findIndex((g) => g.name === f.name));
+    if (index.some((i) => i < 0)) return undefined;
+    const same = index.length === req.manifest.features.length && index.every((i, j) => i === j);
+    const rows = same ? golden : golden.map((r) => index.map((i) => r[i] ?? 0));
+    const base = await this.score(active.backend, rows, rows.length);
     let sum = 0;
     let max = 0;
     scores.forEach((s, i) => {

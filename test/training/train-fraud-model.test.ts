@@ -98,7 +98,7 @@ describe('trainFraudModel', () => {
 
 describe('train-model CLI', () => {
   it('parses defaults and options', () => {
-    const none = { dataset: undefined, current: undefined };
+    const none = { dataset: undefined, current: undefined, signals: undefined };
     assert.deepEqual(parseCli([]), {
       ...{ seed: 42, samples: 200_000, out: 'models/fraud', version: '1.0.0', epochs: 20 },
       ...none,
@@ -111,9 +111,10 @@ describe('train-model CLI', () => {
     });
     assert.deepEqual(parseCli(['--dataset', 'd.jsonl', '--current', 'm.json']), {
       ...{ seed: 42, samples: 200_000, out: 'models/fraud', version: '1.0.0', epochs: 20 },
-      ...{ dataset: 'd.jsonl', current: 'm.json' },
+      ...{ dataset: 'd.jsonl', current: 'm.json', signals: undefined },
       versionGiven: false,
     });
+    assert.equal(parseCli(['--dataset', 'd.jsonl', '--signals', 's.json']).signals, 's.json');
     assert.throws(() => parseCli(['--seed', 'abc']), /--seed/);
     assert.throws(() => parseCli(['--version', 'v1']), /--version/);
     assert.throws(() => parseCli(['--bogus', '1']));
