@@ -216,15 +216,15 @@ describe('case queue under npm start (PGlite, development identity)', () => {
   });
 
   it('answers problems naming every bad field, 404 for an unknown case', async () => {
-    const cursor = await fetch(`${api}/cases?cursor=garbage&status=nope&minScore=2&assignee=me`, {
+    const cursor = await fetch(`${api}/cases?cursor=garbage&status=nope&minScore=2&assigned=me`, {
       headers: as('alice'),
     });
     assert.equal(cursor.status, 400);
     assert.equal(cursor.headers.get('content-type'), 'application/problem+json');
     const p = (await cursor.json()) as { code: string; errors: { path: string; message: string }[] };
     assert.equal(p.code, 'validation_failed');
-    assert.deepEqual(p.errors.map((e) => e.path).sort(), ['assignee', 'cursor', 'minScore', 'status']);
-    assert.match(p.errors.find((e) => e.path === 'assignee')?.message ?? '', /^unknown query parameter/);
+    assert.deepEqual(p.errors.map((e) => e.path).sort(), ['assigned', 'cursor', 'minScore', 'status']);
+    assert.match(p.errors.find((e) => e.path === 'assigned')?.message ?? '', /^unknown query parameter/);
     const problemPaths = async (query: string): Promise<string[]> => {
       const res = await fetch(`${api}/cases?${query}`, { headers: as('alice') });
       assert.equal(res.status, 400, query);
