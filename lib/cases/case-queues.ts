@@ -44,8 +44,12 @@ export const queuesSchema = z
         ctx.addIssue({ code: 'custom', path: ['queues', i, 'name'], message: `queue ${q.name} is named twice` });
       seen.add(q.name);
     });
-    if (!seen.has(doc.default))
-      ctx.addIssue({ code: 'custom', path: ['default'], message: `must be one of the queues (${[...seen].join(', ')})` });
+    if (seen.size > 0 && !seen.has(doc.default))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['default'],
+        message: `must be one of the queues (${[...seen].join(', ')})`,
+      });
   });
 
 /** A queues document. */

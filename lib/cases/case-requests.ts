@@ -214,7 +214,8 @@ export function parseAnalyticsQuery(q: QueryParams, now: number): { from: number
       : instant(fromRaw, 'from', errors);
   if (from !== undefined && to !== undefined) {
     if (from >= to) errors.push({ path: 'from', message: 'must be before to' });
-    else if (to - from > ANALYTICS_MAX_RANGE_MS) errors.push({ path: 'from', message: 'must be at most 366 days before to' });
+    else if (to - from > ANALYTICS_MAX_RANGE_MS)
+      errors.push({ path: 'from', message: 'must be at most 366 days before to' });
   }
   if (errors.length > 0 || from === undefined || to === undefined) throw refuse(errors);
   return { from, to };

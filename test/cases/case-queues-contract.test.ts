@@ -44,7 +44,8 @@ function as(name: string, roles: readonly ('analyst' | 'lead')[] = ['analyst']):
   return new Headers({ 'x-ms-client-principal': encodePrincipal(name, roles) });
 }
 
-const round = (n: number | undefined): number | undefined => (n === undefined ? undefined : Math.round(n * 1000) / 1000);
+const round = (n: number | undefined): number | undefined =>
+  n === undefined ? undefined : Math.round(n * 1000) / 1000;
 
 for (const make of [serverDb, pgliteDb]) {
   const db: TestDb = make();
@@ -66,7 +67,10 @@ for (const make of [serverDb, pgliteDb]) {
     });
 
     it('routes a case to a named queue by its rule when it is opened, with its SLA deadline from the decision', async () => {
-      await store.open([fired('r-1', T0, 'm-route', [VELOCITY, LARGE]), fired('r-2', T0 + MIN, 'm-route')], T0 + 5 * MIN);
+      await store.open(
+        [fired('r-1', T0, 'm-route', [VELOCITY, LARGE]), fired('r-2', T0 + MIN, 'm-route')],
+        T0 + 5 * MIN,
+      );
       const cases = (await store.list({ merchantId: 'm-route' }, 'oldest', 10)).cases;
       assert.deepEqual(
         cases.map((c) => [c.transactionId, c.queue, c.slaDueAt]),
@@ -76,7 +80,9 @@ for (const make of [serverDb, pgliteDb]) {
         ],
       );
       assert.deepEqual(
-        (await store.list({ merchantId: 'm-route', queue: 'velocity' }, 'oldest', 10)).cases.map((c) => c.transactionId),
+        (await store.list({ merchantId: 'm-route', queue: 'velocity' }, 'oldest', 10)).cases.map(
+          (c) => c.transactionId,
+        ),
         ['r-1'],
         'the list filters by queue',
       );
@@ -107,7 +113,10 @@ for (const make of [serverDb, pgliteDb]) {
         ['n-1'],
         'a filter that matched nothing assigned nothing',
       );
-      assert.equal((await store.next('bob', T0, { merchantId: 'm-next', rule: 'large-amount-new-device' }))?.transactionId, 'n-1');
+      assert.equal(
+        (await store.next('bob', T0, { merchantId: 'm-next', rule: 'large-amount-new-device' }))?.transactionId,
+        'n-1',
+      );
     });
 
     it("lists an actor's cases; a lead's reassignment moves one", async () => {
@@ -210,11 +219,7 @@ for (const make of [serverDb, pgliteDb]) {
         mine.cases.map((c) => c.transactionId),
         ['v-1'],
       );
-      assert.deepEqual(
-        (await service.list(as('hank'), new URLSearchParams('assignee=me'))).cases,
-        [],
-        'hank has none',
-      );
+      assert.deepEqual((await service.list(as('hank'), new URLSearchParams('assignee=me'))).cases, [], 'hank has none');
       await assert.rejects(
         service.list(as('hank'), new URLSearchParams('assignee=gina')),
         (e) => e instanceof AppError && e.code === 'forbidden',
@@ -229,7 +234,10 @@ for (const make of [serverDb, pgliteDb]) {
       assert.deepEqual([late.ageSeconds, late.slaBreached, late.queue], [3 * 3600, true, 'velocity']);
       const v2 = (await service.list(as('gina'), new URLSearchParams('merchantId=m-svc&queue=general'))).cases[0];
       assert.deepEqual([v2?.transactionId, v2?.slaBreached], ['v-2', false], 'general has 24 h');
-      const a = await service.analytics(as('gina'), new URLSearchParams('from=2026-10-31T00:00:00Z&to=2026-11-03T00:00:00Z'));
+      const a = await service.analytics(
+        as('gina'),
+        new URLSearchParams('from=2026-10-31T00:00:00Z&to=2026-11-03T00:00:00Z'),
+      );
       assert.equal(a.from, '2026-10-31T00:00:00.000Z');
       assert.equal(a.total.closed, 3, 'the analytics fixture');
     });

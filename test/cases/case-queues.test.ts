@@ -31,7 +31,11 @@ function refused(fn: () => unknown): { path: string; message: string; column?: n
     fn();
   } catch (err) {
     assert.ok(err instanceof AppError && err.code === 'config_invalid', `unexpected ${String(err)}`);
-    return err.errors.map((e) => ({ path: e.path, message: e.message, ...(e.column === undefined ? {} : { column: e.column }) }));
+    return err.errors.map((e) => ({
+      path: e.path,
+      message: e.message,
+      ...(e.column === undefined ? {} : { column: e.column }),
+    }));
   }
   assert.fail('accepted');
 }
@@ -42,7 +46,10 @@ describe('queues document', () => {
 
   it('routes by rule, amount, merchant and score; the first matching queue wins; else the default', () => {
     const at = Date.parse('2026-12-01T08:00:00Z');
-    assert.deepEqual(router.route(newCase('a', at, { rules: rules('velocity-burst') })), { queue: 'velocity', slaHours: 2 });
+    assert.deepEqual(router.route(newCase('a', at, { rules: rules('velocity-burst') })), {
+      queue: 'velocity',
+      slaHours: 2,
+    });
     assert.deepEqual(
       router.route(newCase('b', at, { rules: rules('velocity-burst') }, { amount: 9000 })),
       { queue: 'velocity', slaHours: 2 },
@@ -113,14 +120,24 @@ describe('queues document', () => {
         more: 1,
       }),
     ).map((e) => e.path);
-    for (const p of ['queues.0.extra', 'queues.0.slaHours', 'queues.2.name', 'more']) assert.ok(paths.includes(p), `${p} in ${paths.join(', ')}`);
+    for (const p of ['queues.0.extra', 'queues.0.slaHours', 'queues.2.name', 'more'])
+      assert.ok(paths.includes(p), `${p} in ${paths.join(', ')}`);
     assert.deepEqual(
-      refused(() => compileQueues({ queues: [{ name: 'a', slaHours: 1 }, { name: 'a', slaHours: 1 }], default: 'b' })).map(
-        (e) => e.path,
-      ),
+      refused(() =>
+        compileQueues({
+          queues: [
+            { name: 'a', slaHours: 1 },
+            { name: 'a', slaHours: 1 },
+          ],
+          default: 'b',
+        }),
+      ).map((e) => e.path),
       ['queues.1.name', 'default'],
     );
-    assert.deepEqual(refused(() => compileQueues({ queues: [], default: 'a' })).map((e) => e.path), ['queues']);
+    assert.deepEqual(
+      refused(() => compileQueues({ queues: [], default: 'a' })).map((e) => e.path),
+      ['queues'],
+    );
   });
 
   it('loads the example file and the built-in default; a missing or non-JSON file fails naming it', async () => {

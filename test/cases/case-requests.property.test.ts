@@ -18,17 +18,7 @@ import {
 } from '../../lib/cases/case-requests';
 import { AppError } from '../../lib/errors/errors';
 
-const PARAMS = [
-  'status',
-  'queue',
-  'rule',
-  'merchantId',
-  'minScore',
-  'assignee',
-  'olderThan',
-  'order',
-  'cursor',
-];
+const PARAMS = ['status', 'queue', 'rule', 'merchantId', 'minScore', 'assignee', 'olderThan', 'order', 'cursor'];
 
 /** A query of `q`'s parameters, as URLSearchParams reads them. */
 function query(q: Record<string, string>): URLSearchParams {
@@ -149,10 +139,13 @@ describe('case API input parsing', () => {
   it('the analytics range: the last 7 days by default; from before to, at most 366 days; zones required', () => {
     const now = Date.parse('2026-12-06T08:00:00Z');
     assert.deepEqual(parseAnalyticsQuery(query({}), now), { from: now - 7 * 86_400_000, to: now });
-    assert.deepEqual(parseAnalyticsQuery(query({ from: '2026-12-01T00:00:00Z', to: '2026-12-02T00:00:00+01:00' }), now), {
-      from: Date.parse('2026-12-01T00:00:00Z'),
-      to: Date.parse('2026-12-01T23:00:00Z'),
-    });
+    assert.deepEqual(
+      parseAnalyticsQuery(query({ from: '2026-12-01T00:00:00Z', to: '2026-12-02T00:00:00+01:00' }), now),
+      {
+        from: Date.parse('2026-12-01T00:00:00Z'),
+        to: Date.parse('2026-12-01T23:00:00Z'),
+      },
+    );
     assert.deepEqual(
       refusal(() => parseAnalyticsQuery(query({ from: '2026-12-01', to: 'x', queue: 'a' }), now)).map(([p]) => p),
       ['queue', 'to', 'from'],

@@ -160,7 +160,9 @@ describe('the console in Chromium under npm start', { skip: skipWithoutBrowser()
     await page.waitForSelector('main h1:text-is("Queue")');
     await page.waitForSelector('#empty');
     await page.getByRole('button', { name: 'Take next' }).click();
-    await page.waitForFunction(`document.querySelector('#status')?.textContent?.includes('No open case matches the filters.')`);
+    await page.waitForFunction(
+      `document.querySelector('#status')?.textContent?.includes('No open case matches the filters.')`,
+    );
     assert.equal(await heading(), 'Queue', 'no case was taken');
     await page.goto(`${host.url}/console#/queue?rule=large-amount-new-device&queue=general`);
     await page.waitForSelector('main h1:text-is("Queue")');
