@@ -66,6 +66,19 @@ describe('queues document', () => {
     );
   });
 
+  it('an expression that fails on a case does not match; routing moves on', () => {
+    const r = compileQueues({
+      queues: [
+        { name: 'third-rule', slaHours: 1, when: 'rules[2] == "x"' },
+        { name: 'general', slaHours: 24 },
+      ],
+      default: 'general',
+    });
+    assert.equal(r.route(newCase('z', 0)).queue, 'general', 'one rule fired: rules[2] fails');
+    const three = ['a', 'b', 'x'].map((id) => ({ id, action: 'review' }));
+    assert.equal(r.route(newCase('z', 0, { rules: three })).queue, 'third-rule');
+  });
+
   it('property: any decision goes to a declared queue, never a throw', () => {
     const names = new Set(router.queues.map((q) => q.queue));
     fc.assert(
