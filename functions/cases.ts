@@ -91,7 +91,7 @@ app.http('casesVerdict', {
   }),
 });
 
-/** POST /api/cases/{id}/assign `{ assignee }`: a lead reassigns a case that is not closed. */
+/** POST /api/cases/{id}/assign `{ assignee }`: a lead reassigns a case that is not closed (audited). */
 app.http('casesAssign', {
   route: 'cases/{id}/assign',
   methods: ['POST'],
@@ -99,7 +99,9 @@ app.http('casesAssign', {
   handler: withProblems(async (request) => {
     const engine = await sharedEngine();
     const body = await readJsonBody(request, CASE_BODY_LIMIT_BYTES);
-    return jsonResponse(200, { case: await engine.cases.assign(request.headers, request.params['id'], body) });
+    return jsonResponse(200, {
+      case: await engine.governance.audit.assign(engine.cases, request.headers, request.params['id'], body),
+    });
   }),
 });
 

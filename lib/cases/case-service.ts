@@ -76,6 +76,15 @@ export interface VerdictChange {
  */
 export type VerdictStep = (tx: Pick<CloseTransaction, 'query'>, change: VerdictChange) => Promise<void>;
 
+/** A reassignment, as {@link CaseService.assignChange} reports it. */
+export interface AssignChange {
+  readonly case: Case;
+  /** The lead who reassigned. */
+  readonly actor: string;
+  /** The case before. */
+  readonly prior: { readonly state: CaseState; readonly assignee?: string };
+}
+
 /** What `GET /api/me` answers. */
 export interface Me extends Actor {
   readonly mode: string;
@@ -167,10 +176,20 @@ export class CaseService {
 
   /** `POST /api/cases/{id}/assign` `{ assignee }` (leads only). */
   async assign(headers: Lookup, rawId: string | undefined, body: unknown): Promise<Case> {
+    return (await this.assignChange(headers, rawId, body)).case;
+  }
+
+  /**
+   * {@link assign}, with who reassigned and the case's state and assignee before (the audit trail's old value;
+   * lib/governance). @throws AppError `forbidden` (not a lead), `not_found`, `conflict` on a closed case.
+   */
+  async assignChange(headers: Lookup, rawId: string | undefined, body: unknown): Promise<AssignChange> {
     const actor = this.d.identity.require(headers, ['lead']);
     const id = parseCaseId(rawId);
     const { assignee } = parseAssignBody(body);
-    return changed(await this.d.store.assign(id, actor.name, assignee, this.d.wallClock()));
+    const r = await this.d.store.assign(id, actor.name, assignee, this.d.wallClock());
+    if (!r.ok) throw changedError(r.why);
+    return { case: r.case, actor: actor.name, prior: r.prior };
   }
 
   /**

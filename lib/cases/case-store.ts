@@ -119,6 +119,15 @@ export interface CasePage {
 export type CaseChange =
   { readonly ok: true; readonly case: Case } | { readonly ok: false; readonly why: 'not_found' | 'closed' };
 
+/** Result of {@link CaseStore.assign}: the case with its state and assignee before, or why not. */
+export type CaseAssign =
+  | {
+      readonly ok: true;
+      readonly case: Case;
+      readonly prior: { readonly state: CaseState; readonly assignee?: string };
+    }
+  | { readonly ok: false; readonly why: 'not_found' | 'closed' };
+
 /**
  * Result of {@link CaseStore.close}: the case closed now (`repeated: false`, with the case as it was before), or
  * already closed with the same verdict and reason (`repeated: true`: nothing was written), or why not (`closed`: it
@@ -155,8 +164,11 @@ export interface CaseStore {
   next(actor: string, at: number, filter?: NextFilter): Promise<Case | undefined>;
   /** Adds a note by `actor`. */
   addNote(id: string, actor: string, text: string, at: number): Promise<CaseChange>;
-  /** Assigns a case that is not closed to `assignee` (a lead's reassignment). */
-  assign(id: string, actor: string, assignee: string, at: number): Promise<CaseChange>;
+  /**
+   * Assigns a case that is not closed to `assignee` (a lead's reassignment), with its row locked, and returns its
+   * state and assignee before.
+   */
+  assign(id: string, actor: string, assignee: string, at: number): Promise<CaseAssign>;
   /**
    * Closes a case that is not closed yet with `verdict`, in one transaction with the case's row locked: the update,
    * its `case_events` entry, then `step` (the outbox's label and list entry, the audit row) on the same transaction.

@@ -11,6 +11,7 @@ import { CASTS, COLS, INSERT_COLS, insertValues, iso, toCase } from './case-rows
 import type {
   Case,
   CaseAnalytics,
+  CaseAssign,
   CaseChange,
   CaseClose,
   CaseEvent,
@@ -180,16 +181,32 @@ export class SqlCaseStore implements CaseStore {
     return this.change(id, 'id = id', [], at, actor, 'note', { text });
   }
 
-  async assign(id: string, actor: string, assignee: string, at: number): Promise<CaseChange> {
-    return this.change(
-      id,
-      `state = 'assigned', assignee = $4, assigned_at = $2::timestamptz`,
-      [assignee],
-      at,
-      actor,
-      'reassigned',
-      { assignee },
-    );
+  async assign(id: string, actor: string, assignee: string, at: number): Promise<CaseAssign> {
+    return this.db.transaction(async (tx): Promise<CaseAssign> => {
+      // the row stays locked until the commit: the state and assignee read are the ones this change replaces
+      const rows = await tx.query('SELECT state, assignee FROM cases WHERE id = $1::bigint FOR UPDATE', [id]);
+      const row = rows[0];
+      if (row === undefined) return { ok: false, why: 'not_found' };
+      if (row['state'] === 'closed') return { ok: false, why: 'closed' };
+      const changed = await this.change(
+        id,
+        `state = 'assigned', assignee = $4, assigned_at = $2::timestamptz`,
+        [assignee],
+        at,
+        actor,
+        'reassigned',
+        { assignee },
+        tx,
+      );
+      if (!changed.ok) return changed;
+      const state = String(row['state']) as Case['state'];
+      const before = row['assignee'];
+      return {
+        ok: true,
+        case: changed.case,
+        prior: before === null || before === undefined ? { state } : { state, assignee: String(before) },
+      };
+    });
   }
 
   async close(

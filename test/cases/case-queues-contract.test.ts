@@ -128,6 +128,7 @@ for (const make of [serverDb, pgliteDb]) {
       assert.deepEqual(await mine('carol'), ['a-1', 'a-2']);
       const moved = await store.assign(second?.id ?? '0', 'lead-lee', 'dave', T0 + MIN);
       assert.ok(moved.ok && moved.case.assignee === 'dave');
+      assert.deepEqual(moved.prior, { state: 'assigned', assignee: 'carol' }, 'the state and assignee before');
       assert.deepEqual(await mine('carol'), ['a-1']);
       assert.deepEqual(await mine('dave'), ['a-2']);
       await store.close(first?.id ?? '0', 'carol', 'fraud', undefined, T0 + MIN);

@@ -330,6 +330,13 @@ describe('case queue under npm start (PGlite, development identity)', () => {
     assert.equal((await mine('quinn', 'assignee=rita')).status, 403, "an analyst cannot list another's cases");
     assert.equal((await post(`cases/${c.id}/assign`, { assignee: 'rita' }, as('quinn'))).status, 403, 'leads only');
     assert.equal((await post(`cases/${c.id}/assign`, { assignee: 'rita' }, as('lena', ['lead']))).status, 200);
+    const audit = await fetch(`${api}/audit?kind=case&name=${c.id}`, { headers: as('lena', ['lead']) });
+    const [entry] = ((await audit.json()) as { events: Record<string, unknown>[] }).events;
+    assert.deepEqual(
+      [entry?.['action'], entry?.['actor'], entry?.['oldValue'], entry?.['newValue']],
+      ['assign', 'lena', { state: 'assigned', assignee: 'quinn' }, { state: 'assigned', assignee: 'rita' }],
+      'the reassignment is audited',
+    );
     assert.deepEqual(await ids(await mine('quinn')), []);
     assert.deepEqual(await ids(await mine('lena', 'assignee=rita', ['lead'])), ['tx-q-1']);
     const a = await fetch(`${api}/cases/analytics`, { headers: as('quinn') });
