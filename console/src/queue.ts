@@ -140,6 +140,7 @@ export async function showQueue(filters: QueueFilters): Promise<void> {
         'Take next',
       ),
       h('span', {}, 'Shortcut: ', h('kbd', {}, 'n')),
+      h('a', { id: 'my-cases', href: '#/queue?status=assigned&assignee=me' }, 'My cases'),
     ),
     form,
     page.cases.length === 0

@@ -70,12 +70,13 @@ describe('the console in Chromium under npm start', { skip: skipWithoutBrowser()
     assert.equal(await page.locator('tbody tr').count(), 3, 'three open cases listed');
     // the page's heading has the focus; Tab then walks its controls in reading order
     const order: string[] = [];
-    for (let i = 0; i < 8; i++) {
+    for (let i = 0; i < 9; i++) {
       await page.keyboard.press('Tab');
       order.push(String(await page.evaluate('document.activeElement?.id || document.activeElement?.textContent')));
     }
     assert.deepEqual(order, [
       'take-next',
+      'my-cases',
       'f-status',
       'f-queue',
       'f-assignee',
@@ -169,6 +170,18 @@ describe('the console in Chromium under npm start', { skip: skipWithoutBrowser()
     assert.equal(await page.getByLabel('Queue', { exact: true }).inputValue(), 'general');
     await page.getByRole('button', { name: 'Take next' }).click();
     await page.waitForSelector('main h1:text-matches("^Case \\\\d+$")');
+    assert.deepEqual(await violations(page), []);
+    // "My cases": the cases assigned to the caller
+    await page.goto(`${host.url}/console#/queue`);
+    await page.waitForSelector('main h1:text-is("Queue")');
+    await page.getByRole('link', { name: 'My cases' }).click();
+    await page.waitForFunction(`document.querySelector('#f-assignee')?.value === 'me'`);
+    const assignees = await page.locator('tbody tr td:last-child').allTextContents();
+    assert.ok(assignees.length >= 2, 'the case taken after the verdict, and this one');
+    assert.ok(
+      assignees.every((a) => a === 'dev-analyst'),
+      assignees.join(', '),
+    );
     assert.deepEqual(await violations(page), []);
   });
 
