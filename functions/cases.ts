@@ -12,7 +12,8 @@ const CASE_BODY_LIMIT_BYTES = 16 * 1024;
 /**
  * The analysts' case queue (docs/cases.md). Every route reads who is acting from Easy Auth's
  * `x-ms-client-principal` (or the development identity under `npm start`); `IDENTITY_MODE=disabled` answers 403.
- * GET /api/cases?status=&rule=&merchantId=&minScore=&olderThan=&order=&cursor=: one page of cases.
+ * GET /api/cases?status=&queue=&rule=&merchantId=&minScore=&assignee=&olderThan=&order=&cursor=: one page of cases
+ * (`assignee=me`: the caller's).
  */
 app.http('casesList', {
   route: 'cases',
@@ -23,15 +24,31 @@ app.http('casesList', {
   ),
 });
 
-/** POST /api/cases/next: assigns the oldest open unassigned case to the caller (200 `{ case }`; 204 when none). */
+/**
+ * POST /api/cases/next?queue=&rule=&merchantId=&minScore=: assigns the oldest open unassigned case matching the
+ * filters to the caller (200 `{ case }`; 204 when none matches).
+ */
 app.http('casesNext', {
   route: 'cases/next',
   methods: ['POST'],
   authLevel,
   handler: withProblems(async (request) => {
-    const c = await (await sharedEngine()).cases.next(request.headers);
+    const c = await (await sharedEngine()).cases.next(request.headers, request.query);
     return c === undefined ? { status: 204, headers: { 'cache-control': 'no-store' } } : jsonResponse(200, { case: c });
   }),
+});
+
+/**
+ * GET /api/cases/analytics?from=&to=: handling time, verdict mix, false-positive rate and SLA breaches of the cases
+ * closed in the range, in total, per queue and per rule.
+ */
+app.http('casesAnalytics', {
+  route: 'cases/analytics',
+  methods: ['GET'],
+  authLevel,
+  handler: withProblems(async (request) =>
+    jsonResponse(200, await (await sharedEngine()).cases.analytics(request.headers, request.query)),
+  ),
 });
 
 /** GET /api/cases/{id}: the case, its history and the same user's other recent cases. */
@@ -74,7 +91,7 @@ app.http('casesVerdict', {
   }),
 });
 
-/** POST /api/cases/{id}/assign `{ assignee }`: a lead reassigns a case that is not closed. */
+/** POST /api/cases/{id}/assign `{ assignee }`: a lead reassigns a case that is not closed (audited). */
 app.http('casesAssign', {
   route: 'cases/{id}/assign',
   methods: ['POST'],
@@ -82,7 +99,9 @@ app.http('casesAssign', {
   handler: withProblems(async (request) => {
     const engine = await sharedEngine();
     const body = await readJsonBody(request, CASE_BODY_LIMIT_BYTES);
-    return jsonResponse(200, { case: await engine.cases.assign(request.headers, request.params['id'], body) });
+    return jsonResponse(200, {
+      case: await engine.governance.audit.assign(engine.cases, request.headers, request.params['id'], body),
+    });
   }),
 });
 

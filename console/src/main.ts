@@ -35,6 +35,8 @@ async function route(): Promise<void> {
   if (section === 'audit') return showAudit(q);
   return showQueue({
     status: q.get('status') ?? undefined,
+    queue: q.get('queue') ?? undefined,
+    assignee: q.get('assignee') ?? undefined,
     rule: q.get('rule') ?? undefined,
     merchantId: q.get('merchantId') ?? undefined,
     minScore: q.get('minScore') ?? undefined,

@@ -1,4 +1,7 @@
-/** The queue: filters, one page of cases at a time, and "take next" (key `n`). */
+/**
+ * The queue: filters, one page of cases at a time with their age and SLA, and "take next" (key `n`), which takes
+ * the oldest open case matching the visible filters (queue, rule, merchant, score).
+ */
 import { api, query } from './api.js';
 import { h, say, showPage, table, when } from './dom.js';
 import type { Case } from './types.js';
@@ -6,17 +9,30 @@ import type { Case } from './types.js';
 /** The filters a queue view was opened with (kept in the hash, so a filtered queue can be bookmarked). */
 export interface QueueFilters {
   status?: string;
+  queue?: string;
+  /** `me`: the caller's cases. */
+  assignee?: string;
   rule?: string;
   merchantId?: string;
   minScore?: string;
   cursor?: string;
 }
 
-/** Assigns the oldest open case to the caller and opens it; `before` is said first (what was just done). */
+/** The filters of the queue shown last: take next keeps to them (from the queue, and after a verdict). */
+let shown: QueueFilters = {};
+
+/**
+ * Assigns the oldest open case matching the last queue's filters to the caller and opens it; `before` is said first
+ * (what was just done).
+ */
 export async function takeNext(before = ''): Promise<void> {
-  const r = await api<{ case: Case } | undefined>('cases/next', { method: 'POST' });
+  const { queue, rule, merchantId, minScore } = shown;
+  const filtered = [queue, rule, merchantId, minScore].some((v) => v !== undefined && v !== '');
+  const r = await api<{ case: Case } | undefined>(`cases/next${query({ queue, rule, merchantId, minScore })}`, {
+    method: 'POST',
+  });
   if (r === undefined) {
-    say(`${before}The queue is empty: no open case is left.`);
+    say(`${before}${filtered ? 'No open case matches the filters.' : 'The queue is empty: no open case is left.'}`);
     if (before !== '') location.hash = '#/queue';
     return;
   }
@@ -33,11 +49,29 @@ function field(
   return h('label', {}, label, h('input', { name, id: `f-${name}`, value: value ?? '', ...attrs }));
 }
 
+/** A duration in seconds, as `45 s`, `12 min`, `3 h 5 min` or `2 d 4 h`. */
+export function age(seconds: number): string {
+  const m = Math.floor(seconds / 60);
+  const hrs = Math.floor(m / 60);
+  if (seconds < 60) return `${seconds} s`;
+  if (m < 60) return `${m} min`;
+  if (hrs < 24) return `${hrs} h ${m % 60} min`;
+  return `${Math.floor(hrs / 24)} d ${hrs % 24} h`;
+}
+
+/** The SLA cell: breached, met (closed in time), or when it is due. */
+function sla(c: Case): string {
+  if (c.slaDueAt === undefined) return '—';
+  if (c.slaBreached === true) return 'Breached';
+  return c.state === 'closed' ? 'Met' : `Due ${when(c.slaDueAt)}`;
+}
+
 /** Renders the queue with `filters`. */
 export async function showQueue(filters: QueueFilters): Promise<void> {
+  shown = filters;
   const status = filters.status ?? 'open';
   const page = await api<{ cases: Case[]; cursor?: string }>(
-    `cases${query({ status: status === 'any' ? undefined : status, rule: filters.rule, merchantId: filters.merchantId, minScore: filters.minScore, cursor: filters.cursor, order: 'oldest' })}`,
+    `cases${query({ status: status === 'any' ? undefined : status, queue: filters.queue, assignee: filters.assignee, rule: filters.rule, merchantId: filters.merchantId, minScore: filters.minScore, cursor: filters.cursor, order: 'oldest' })}`,
   );
   const form = h(
     'form',
@@ -62,6 +96,18 @@ export async function showQueue(filters: QueueFilters): Promise<void> {
         ['open', 'assigned', 'closed', 'any'].map((s) => h('option', { value: s, selected: s === status }, s)),
       ),
     ),
+    field('Queue', 'queue', filters.queue),
+    h(
+      'label',
+      {},
+      'Assigned to',
+      h(
+        'select',
+        { name: 'assignee', id: 'f-assignee' },
+        h('option', { value: '', selected: filters.assignee !== 'me' }, 'anyone'),
+        h('option', { value: 'me', selected: filters.assignee === 'me' }, 'me'),
+      ),
+    ),
     field('Rule that fired', 'rule', filters.rule),
     field('Merchant', 'merchantId', filters.merchantId),
     field('Score at least', 'minScore', filters.minScore, { inputmode: 'decimal' }),
@@ -70,6 +116,9 @@ export async function showQueue(filters: QueueFilters): Promise<void> {
   const rows = page.cases.map((c) => [
     h('a', { href: `#/case/${encodeURIComponent(c.id)}` }, `Case ${c.id}`),
     when(c.decidedAt),
+    c.ageSeconds === undefined ? '—' : age(c.ageSeconds),
+    h('span', c.slaBreached === true ? { class: 'breached' } : {}, sla(c)),
+    c.queue ?? '—',
     c.score === null ? '—' : c.score.toFixed(3),
     c.rules.map((r) => r.id).join(', ') || '—',
     String(c.payment['merchantId'] ?? '—'),
@@ -91,11 +140,17 @@ export async function showQueue(filters: QueueFilters): Promise<void> {
         'Take next',
       ),
       h('span', {}, 'Shortcut: ', h('kbd', {}, 'n')),
+      h('a', { id: 'my-cases', href: '#/queue?status=assigned&assignee=me' }, 'My cases'),
     ),
     form,
     page.cases.length === 0
       ? h('p', { id: 'empty' }, 'No case matches.')
-      : table('Cases, oldest first', ['Case', 'Decided', 'Score', 'Rules', 'Merchant', 'State', 'Assignee'], rows, [2]),
+      : table(
+          'Cases, oldest first',
+          ['Case', 'Decided', 'Age', 'SLA', 'Queue', 'Score', 'Rules', 'Merchant', 'State', 'Assignee'],
+          rows,
+          [2, 5],
+        ),
     next,
   );
 }

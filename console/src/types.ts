@@ -27,6 +27,12 @@ export interface Case {
   readonly verdictReason?: string;
   readonly closedAt?: string;
   readonly closedBy?: string;
+  /** The queue it was routed to, and when that queue's SLA runs out. */
+  readonly queue?: string;
+  readonly slaDueAt?: string;
+  /** Seconds since the decision (to the close, once closed), and whether the SLA ran out first (list answers). */
+  readonly ageSeconds?: number;
+  readonly slaBreached?: boolean;
 }
 
 export interface CaseEvent {

@@ -166,6 +166,18 @@ customMetrics
 | where dropped > 0
 '''
   }
+  {
+    name: 'case-sla-breached'
+    description: 'Review cases not closed yet are past their queue SLA (CASE_QUEUES_FILE slaHours from the decision).'
+    severity: 3
+    window: 'PT15M'
+    query: '''
+customMetrics
+| where name == "cases.sla.breached"
+| summarize breached = max(valueMax) by queue = tostring(customDimensions["queue"])
+| where breached > 0
+'''
+  }
 ]
 
 resource alerts 'Microsoft.Insights/scheduledQueryRules@2023-03-15-preview' = [

@@ -1,15 +1,22 @@
 /**
- * Validation of the case API's inputs: the list query (with its opaque cursor), the case id, and the bodies of
- * notes, verdicts and reassignments. Every invalid field is named (`validation_failed`), never a throw of another kind;
- * control characters and lone surrogates are refused in every string (lib/domain/text.ts; the query's `rule` and
- * `merchantId` and the list name allow printable ASCII only).
+ * Validation of the case API's inputs: the list query (with its opaque cursor), the filters of take next, the
+ * analytics range, the case id, and the bodies of notes, verdicts and reassignments. Every invalid field is named (`validation_failed`), never a throw of another kind;
+ * control characters and lone surrogates are refused in every string (lib/domain/text.ts; the query's `rule`,
+ * `merchantId` and `queue` and the list name allow printable ASCII only).
  */
 import { z } from 'zod';
 import { ttlSecondsSchema } from '../decisioning/list-values';
 import { freeText, identifierString } from '../domain/text';
 import { AppError, type FieldError } from '../errors/errors';
 import { inputFieldErrorsOf } from '../errors/field-errors';
-import { CASE_STATES, type CaseFilter, type CasePosition, type CaseState, type Verdict } from './case-store';
+import {
+  CASE_STATES,
+  type CaseFilter,
+  type CasePosition,
+  type CaseState,
+  type NextFilter,
+  type Verdict,
+} from './case-store';
 
 /** A request's query parameters, as the Functions `HttpRequest` has them (`URLSearchParams`). */
 export interface QueryParams {
@@ -21,16 +28,25 @@ export interface QueryParams {
 /** The parameters `GET /api/cases` reads; any other is refused, naming it. */
 export const CASE_LIST_PARAMS: readonly string[] = [
   'status',
+  'queue',
   'rule',
   'merchantId',
   'minScore',
+  'assignee',
   'olderThan',
   'order',
   'cursor',
 ];
 
+/** The parameters `POST /api/cases/next` reads (the list's filters that fit an open, unassigned case). */
+export const CASE_NEXT_PARAMS: readonly string[] = ['queue', 'rule', 'merchantId', 'minScore'];
+
+/** The parameters `GET /api/cases/analytics` reads. */
+export const CASE_ANALYTICS_PARAMS: readonly string[] = ['from', 'to'];
+
 /** A parsed `GET /api/cases` query. */
 export interface CaseListQuery {
+  /** `assignee` is as given: `me` is resolved to the caller by the service. */
   readonly filter: CaseFilter;
   readonly order: 'oldest' | 'newest';
   readonly after?: CasePosition;
@@ -82,25 +98,20 @@ export function queryNameErrors(q: QueryParams, known: readonly string[]): Field
   return errors;
 }
 
-/**
- * Parses `status`, `rule`, `merchantId`, `minScore`, `olderThan` (an ISO 8601 date-time: cases decided before
- * it), `order` (`newest`, the default, or `oldest`) and `cursor`. An empty value counts as absent.
- * @throws AppError `validation_failed` naming every bad parameter (a cursor this endpoint did not return: `cursor`),
- *   every parameter it does not read and every parameter given more than once.
- */
-export function parseCaseListQuery(q: QueryParams): CaseListQuery {
-  const errors: FieldError[] = queryNameErrors(q, CASE_LIST_PARAMS);
-  const get = (k: string): string | undefined => {
+/** A query's value, an empty one counting as absent. */
+function getter(q: QueryParams): (k: string) => string | undefined {
+  return (k) => {
     const v = q.get(k);
     return v === null || v === '' ? undefined : v;
   };
-  const filter: { -readonly [K in keyof CaseFilter]: CaseFilter[K] } = {};
-  const status = get('status');
-  if (status !== undefined) {
-    if ((CASE_STATES as readonly string[]).includes(status)) filter.status = status as CaseState;
-    else errors.push({ path: 'status', message: `must be one of ${CASE_STATES.join(', ')}` });
-  }
-  for (const k of ['rule', 'merchantId'] as const) {
+}
+
+const assigneeSchema = identifierString({ max: 256 });
+
+/** The filters `next` and the list share: `queue`, `rule`, `merchantId`, `minScore`; errors pushed to `errors`. */
+function parseNextFilter(get: (k: string) => string | undefined, errors: FieldError[]): NextFilter {
+  const filter: { -readonly [K in keyof NextFilter]: NextFilter[K] } = {};
+  for (const k of ['queue', 'rule', 'merchantId'] as const) {
     const v = get(k);
     if (v === undefined) continue;
     if (TEXT_ID.test(v)) filter[k] = v;
@@ -113,12 +124,47 @@ export function parseCaseListQuery(q: QueryParams): CaseListQuery {
       errors.push({ path: 'minScore', message: 'must be a number in [0, 1]' });
     else filter.minScore = n;
   }
+  return filter;
+}
+
+/** An ISO 8601 date-time with a zone, ms; `undefined` (and an error naming `path`) when it is not one. */
+function instant(v: string, path: string, errors: FieldError[]): number | undefined {
+  const t = Date.parse(v);
+  if (ISO_WITH_ZONE.test(v) && Number.isFinite(t)) return t;
+  errors.push({ path, message: 'must be an ISO 8601 date-time with a zone (Z or ±hh:mm)' });
+  return undefined;
+}
+
+function refuse(errors: readonly FieldError[]): AppError {
+  return new AppError('validation_failed', `${errors.length} invalid query parameter(s).`, { errors });
+}
+
+/**
+ * Parses `status`, `queue`, `rule`, `merchantId`, `minScore`, `assignee` (`me`, or an actor's name), `olderThan` (an
+ * ISO 8601 date-time: cases decided before it), `order` (`newest`, the default, or `oldest`) and `cursor`. An empty
+ * value counts as absent.
+ * @throws AppError `validation_failed` naming every bad parameter (a cursor this endpoint did not return: `cursor`),
+ *   every parameter it does not read and every parameter given more than once.
+ */
+export function parseCaseListQuery(q: QueryParams): CaseListQuery {
+  const errors: FieldError[] = queryNameErrors(q, CASE_LIST_PARAMS);
+  const get = getter(q);
+  const filter: { -readonly [K in keyof CaseFilter]: CaseFilter[K] } = {};
+  const status = get('status');
+  if (status !== undefined) {
+    if ((CASE_STATES as readonly string[]).includes(status)) filter.status = status as CaseState;
+    else errors.push({ path: 'status', message: `must be one of ${CASE_STATES.join(', ')}` });
+  }
+  Object.assign(filter, parseNextFilter(get, errors));
+  const assignee = get('assignee');
+  if (assignee !== undefined) {
+    if (assigneeSchema.safeParse(assignee).success) filter.assignee = assignee;
+    else errors.push({ path: 'assignee', message: "must be me or an actor's name (1 to 256 characters)" });
+  }
   const olderThan = get('olderThan');
   if (olderThan !== undefined) {
-    const t = Date.parse(olderThan);
-    if (!ISO_WITH_ZONE.test(olderThan) || !Number.isFinite(t))
-      errors.push({ path: 'olderThan', message: 'must be an ISO 8601 date-time with a zone (Z or ±hh:mm)' });
-    else filter.decidedBefore = t;
+    const t = instant(olderThan, 'olderThan', errors);
+    if (t !== undefined) filter.decidedBefore = t;
   }
   const orderRaw = get('order') ?? 'newest';
   const order = orderRaw === 'oldest' || orderRaw === 'newest' ? orderRaw : undefined;
@@ -130,9 +176,49 @@ export function parseCaseListQuery(q: QueryParams): CaseListQuery {
       path: 'cursor',
       message: 'is not a cursor this endpoint returned for this order (pass the `cursor` of the previous page)',
     });
-  if (errors.length > 0 || order === undefined)
-    throw new AppError('validation_failed', `${errors.length} invalid query parameter(s).`, { errors });
+  if (errors.length > 0 || order === undefined) throw refuse(errors);
   return { filter, order, ...(after === undefined ? {} : { after }) };
+}
+
+/**
+ * Parses the filters of `POST /api/cases/next`: `queue`, `rule`, `merchantId`, `minScore` (as the list reads them).
+ * @throws AppError `validation_failed` naming every bad, unknown or repeated parameter.
+ */
+export function parseNextQuery(q: QueryParams): NextFilter {
+  const errors: FieldError[] = queryNameErrors(q, CASE_NEXT_PARAMS);
+  const filter = parseNextFilter(getter(q), errors);
+  if (errors.length > 0) throw refuse(errors);
+  return filter;
+}
+
+/** The longest analytics range, ms (366 days), and the default one (the last 7 days). */
+export const ANALYTICS_MAX_RANGE_MS = 366 * 86_400_000;
+const ANALYTICS_DEFAULT_RANGE_MS = 7 * 86_400_000;
+
+/**
+ * Parses `from` and `to` of `GET /api/cases/analytics` (ISO 8601 date-times with a zone; cases closed in
+ * [from, to)); `to` defaults to `now`, `from` to 7 days before `to`. `from` must be before `to`, at most 366 days.
+ * @throws AppError `validation_failed` naming every bad, unknown or repeated parameter.
+ */
+export function parseAnalyticsQuery(q: QueryParams, now: number): { from: number; to: number } {
+  const errors: FieldError[] = queryNameErrors(q, CASE_ANALYTICS_PARAMS);
+  const get = getter(q);
+  const fromRaw = get('from');
+  const toRaw = get('to');
+  const to = toRaw === undefined ? now : instant(toRaw, 'to', errors);
+  const from =
+    fromRaw === undefined
+      ? to === undefined
+        ? undefined
+        : to - ANALYTICS_DEFAULT_RANGE_MS
+      : instant(fromRaw, 'from', errors);
+  if (from !== undefined && to !== undefined) {
+    if (from >= to) errors.push({ path: 'from', message: 'must be before to' });
+    else if (to - from > ANALYTICS_MAX_RANGE_MS)
+      errors.push({ path: 'from', message: 'must be at most 366 days before to' });
+  }
+  if (errors.length > 0 || from === undefined || to === undefined) throw refuse(errors);
+  return { from, to };
 }
 
 /**

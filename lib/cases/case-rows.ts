@@ -6,12 +6,13 @@
 import type { PaymentEvent } from '../domain/payment-event';
 import type { EscalationInfo } from '../scoring/escalation-info';
 import type { Reason } from '../scoring/decision';
+import type { CaseRoute } from './case-queues';
 import type { Case, CaseState, NewCase, Verdict } from './case-store';
 
 /** Columns of a case row, as {@link toCase} reads them. */
 export const COLS = `id::text AS id, transaction_id, payment, score, decision, reasons, rules, rule_errors, model_name,
   model_version, ruleset_name, ruleset_version, profile_id, escalation, decided_at, opened_at, state, assignee,
-  assigned_at, verdict, verdict_reason, closed_at, closed_by`;
+  assigned_at, verdict, verdict_reason, closed_at, closed_by, queue, sla_due_at`;
 
 /** Parameters per inserted case. */
 export const INSERT_COLS = [
@@ -33,6 +34,8 @@ export const INSERT_COLS = [
   'escalation',
   'decided_at',
   'opened_at',
+  'queue',
+  'sla_due_at',
 ] as const;
 export const CASTS: Partial<Record<(typeof INSERT_COLS)[number], string>> = {
   payment: '::jsonb',
@@ -43,6 +46,7 @@ export const CASTS: Partial<Record<(typeof INSERT_COLS)[number], string>> = {
   escalation: '::jsonb',
   decided_at: '::timestamptz',
   opened_at: '::timestamptz',
+  sla_due_at: '::timestamptz',
   score: '::float8',
 };
 
@@ -69,6 +73,8 @@ export function toCase(r: Row): Case {
     verdictReason: str(r['verdict_reason']),
     closedAt: iso(r['closed_at']),
     closedBy: str(r['closed_by']),
+    queue: str(r['queue']),
+    slaDueAt: iso(r['sla_due_at']),
   };
   return {
     id: String(r['id']),
@@ -94,7 +100,8 @@ export function toCase(r: Row): Case {
   };
 }
 
-export function insertValues(c: NewCase, openedAt: string): unknown[] {
+/** The values of {@link INSERT_COLS} for `c`, routed to `route` (its SLA deadline counts from the decision). */
+export function insertValues(c: NewCase, openedAt: string, route: CaseRoute): unknown[] {
   return [
     c.transactionId,
     c.payment.userId,
@@ -114,5 +121,7 @@ export function insertValues(c: NewCase, openedAt: string): unknown[] {
     c.escalation === undefined ? null : JSON.stringify(c.escalation),
     new Date(c.decidedAt).toISOString(),
     openedAt,
+    route.queue,
+    new Date(c.decidedAt + route.slaHours * 3_600_000).toISOString(),
   ];
 }

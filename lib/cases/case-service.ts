@@ -9,16 +9,19 @@ import { AppError } from '../errors/errors';
 import type { Identity } from '../identity/identity';
 import type { Actor } from '../identity/principal';
 import type { OutboxLabel, OutboxListAddition } from './case-outbox';
-import type { Case, CaseChange, CaseEvent, CaseState, CaseStore, CloseTransaction } from './case-store';
+import type { Case, CaseAnalytics, CaseChange, CaseEvent, CaseState, CaseStore, CloseTransaction } from './case-store';
 import {
   encodeCaseCursor,
+  parseAnalyticsQuery,
   parseAssignBody,
   parseCaseId,
   parseCaseListQuery,
+  parseNextQuery,
   parseNoteBody,
   parseVerdictBody,
   type QueryParams,
 } from './case-requests';
+import { withSla, type CaseView } from './case-sla';
 
 /** Request headers and query, as the Functions `HttpRequest` has them. */
 export interface Lookup {
@@ -73,6 +76,15 @@ export interface VerdictChange {
  */
 export type VerdictStep = (tx: Pick<CloseTransaction, 'query'>, change: VerdictChange) => Promise<void>;
 
+/** A reassignment, as {@link CaseService.assignChange} reports it. */
+export interface AssignChange {
+  readonly case: Case;
+  /** The lead who reassigned. */
+  readonly actor: string;
+  /** The case before. */
+  readonly prior: { readonly state: CaseState; readonly assignee?: string };
+}
+
 /** What `GET /api/me` answers. */
 export interface Me extends Actor {
   readonly mode: string;
@@ -100,33 +112,58 @@ export class CaseService {
     return { ...this.d.identity.actorOf(headers), mode: this.d.identity.mode };
   }
 
-  /** `GET /api/cases`: one page and the next page's opaque `cursor`. */
-  async list(headers: Lookup, query: QueryParams): Promise<{ cases: readonly Case[]; cursor?: string }> {
-    this.d.identity.require(headers, WORKERS);
-    const q = parseCaseListQuery(query);
-    const page = await this.d.store.list(q.filter, q.order, this.d.pageSize ?? 50, q.after);
-    return page.next === undefined
-      ? { cases: page.cases }
-      : { cases: page.cases, cursor: encodeCaseCursor(page.next, q.order) };
-  }
-
-  /** `POST /api/cases/next`: the oldest open unassigned case, now assigned to the caller; `undefined` when none. */
-  async next(headers: Lookup): Promise<Case | undefined> {
+  /**
+   * `GET /api/cases`: one page (each case with its age and SLA state) and the next page's opaque `cursor`.
+   * `assignee=me` lists the caller's cases; another actor's name needs the role lead.
+   * @throws AppError `forbidden` for an analyst's `assignee` naming someone else.
+   */
+  async list(headers: Lookup, query: QueryParams): Promise<{ cases: readonly CaseView[]; cursor?: string }> {
     const actor = this.d.identity.require(headers, WORKERS);
-    return this.d.store.next(actor.name, this.d.wallClock());
+    const q = parseCaseListQuery(query);
+    const assignee = q.filter.assignee === 'me' ? actor.name : q.filter.assignee;
+    if (assignee !== undefined && assignee !== actor.name && !actor.roles.includes('lead'))
+      throw new AppError('forbidden', "Listing another analyst's cases needs the role lead (assignee=me lists yours).");
+    const filter = assignee === undefined ? q.filter : { ...q.filter, assignee };
+    const page = await this.d.store.list(filter, q.order, this.d.pageSize ?? 50, q.after);
+    const now = this.d.wallClock();
+    const cases = page.cases.map((c) => withSla(c, now));
+    return page.next === undefined ? { cases } : { cases, cursor: encodeCaseCursor(page.next, q.order) };
   }
 
-  /** `GET /api/cases/{id}`: the case, its history and the same user's other recent cases. */
+  /**
+   * `POST /api/cases/next?queue=&rule=&merchantId=&minScore=`: the oldest open unassigned case matching the filters,
+   * now assigned to the caller; `undefined` when none matches.
+   */
+  async next(headers: Lookup, query?: QueryParams): Promise<CaseView | undefined> {
+    const actor = this.d.identity.require(headers, WORKERS);
+    const filter = query === undefined ? {} : parseNextQuery(query);
+    const now = this.d.wallClock();
+    const c = await this.d.store.next(actor.name, now, filter);
+    return c === undefined ? undefined : withSla(c, now);
+  }
+
+  /** `GET /api/cases/{id}`: the case (with its age and SLA state), its history and the same user's other recent cases. */
   async get(
     headers: Lookup,
     rawId: string | undefined,
-  ): Promise<{ case: Case; events: readonly CaseEvent[]; userCases: readonly Case[] }> {
+  ): Promise<{ case: CaseView; events: readonly CaseEvent[]; userCases: readonly Case[] }> {
     this.d.identity.require(headers, WORKERS);
     const id = parseCaseId(rawId);
     const found = await this.d.store.get(id);
     if (found === undefined) throw new AppError('not_found', 'No such case.');
     const userCases = await this.d.store.userCases(found.case.payment.userId, id, this.d.historyLimit ?? 20);
-    return { ...found, userCases };
+    return { ...found, case: withSla(found.case, this.d.wallClock()), userCases };
+  }
+
+  /**
+   * `GET /api/cases/analytics?from=&to=`: handling time, verdict mix, false-positive rate and SLA breaches of the
+   * cases closed in [from, to) (default the last 7 days), in total, per queue and per rule.
+   */
+  async analytics(headers: Lookup, query: QueryParams): Promise<CaseAnalytics & { from: string; to: string }> {
+    this.d.identity.require(headers, WORKERS);
+    const { from, to } = parseAnalyticsQuery(query, this.d.wallClock());
+    const figures = await this.d.store.analytics(from, to);
+    return { from: new Date(from).toISOString(), to: new Date(to).toISOString(), ...figures };
   }
 
   /** `POST /api/cases/{id}/notes` `{ text }`. @throws AppError `conflict` on a closed case. */
@@ -139,10 +176,20 @@ export class CaseService {
 
   /** `POST /api/cases/{id}/assign` `{ assignee }` (leads only). */
   async assign(headers: Lookup, rawId: string | undefined, body: unknown): Promise<Case> {
+    return (await this.assignChange(headers, rawId, body)).case;
+  }
+
+  /**
+   * {@link assign}, with who reassigned and the case's state and assignee before (the audit trail's old value;
+   * lib/governance). @throws AppError `forbidden` (not a lead), `not_found`, `conflict` on a closed case.
+   */
+  async assignChange(headers: Lookup, rawId: string | undefined, body: unknown): Promise<AssignChange> {
     const actor = this.d.identity.require(headers, ['lead']);
     const id = parseCaseId(rawId);
     const { assignee } = parseAssignBody(body);
-    return changed(await this.d.store.assign(id, actor.name, assignee, this.d.wallClock()));
+    const r = await this.d.store.assign(id, actor.name, assignee, this.d.wallClock());
+    if (!r.ok) throw changedError(r.why);
+    return { case: r.case, actor: actor.name, prior: r.prior };
   }
 
   /**

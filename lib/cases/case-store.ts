@@ -54,6 +54,10 @@ export interface Case extends Omit<NewCase, 'decidedAt'> {
   readonly verdictReason?: string;
   readonly closedAt?: string;
   readonly closedBy?: string;
+  /** The queue the case was routed to when it was opened (absent for cases opened before queues existed). */
+  readonly queue?: string;
+  /** When its queue's SLA runs out: the decision time plus the queue's `slaHours`. */
+  readonly slaDueAt?: string;
 }
 
 /** A filter of the case list (every field optional; all given fields must hold). */
@@ -66,6 +70,36 @@ export interface CaseFilter {
   readonly minScore?: number;
   /** Decided before this instant, ms since the epoch. */
   readonly decidedBefore?: number;
+  /** The queue it was routed to. */
+  readonly queue?: string;
+  /** Assigned to this actor (the case may be closed since). */
+  readonly assignee?: string;
+}
+
+/** What `next` may be narrowed by: the list's filters that make sense for an open, unassigned case. */
+export type NextFilter = Pick<CaseFilter, 'queue' | 'rule' | 'merchantId' | 'minScore'>;
+
+/** Figures of a group of cases closed in a range (see {@link CaseStore.analytics}). */
+export interface CaseFigures {
+  /** Cases closed with a verdict. */
+  readonly closed: number;
+  readonly fraud: number;
+  readonly legit: number;
+  /** legit ÷ closed: the share of reviewed cases that were legitimate (a review that held a good payment); null when none closed. */
+  readonly falsePositiveRate: number | null;
+  /** Seconds from opened to closed: median and 90th percentile (continuous); null when none closed. */
+  readonly handlingSeconds: { readonly median: number; readonly p90: number } | null;
+  /** Closed after their SLA deadline. */
+  readonly slaBreached: number;
+}
+
+/** The case analytics of a range of closing times. */
+export interface CaseAnalytics {
+  readonly total: CaseFigures;
+  /** Per queue (`queue` null: cases opened before queues existed), most closed first. */
+  readonly byQueue: readonly (CaseFigures & { readonly queue: string | null })[];
+  /** Per rule that fired (a case counts once for each of its rules), most closed first. */
+  readonly byRule: readonly (CaseFigures & { readonly rule: string })[];
 }
 
 /** Where a page starts: after the case (decidedAt, id) in the list's order. */
@@ -84,6 +118,15 @@ export interface CasePage {
 /** Result of a conditional change: the case, or why not. */
 export type CaseChange =
   { readonly ok: true; readonly case: Case } | { readonly ok: false; readonly why: 'not_found' | 'closed' };
+
+/** Result of {@link CaseStore.assign}: the case with its state and assignee before, or why not. */
+export type CaseAssign =
+  | {
+      readonly ok: true;
+      readonly case: Case;
+      readonly prior: { readonly state: CaseState; readonly assignee?: string };
+    }
+  | { readonly ok: false; readonly why: 'not_found' | 'closed' };
 
 /**
  * Result of {@link CaseStore.close}: the case closed now (`repeated: false`, with the case as it was before), or
@@ -115,14 +158,17 @@ export interface CaseStore {
   /** A page of at most `limit` cases matching `filter`, oldest or newest decided first, after `after`. */
   list(filter: CaseFilter, order: 'oldest' | 'newest', limit: number, after?: CasePosition): Promise<CasePage>;
   /**
-   * Assigns the oldest open unassigned case to `actor` and returns it; `undefined` when none is left. Concurrent
+   * Assigns the oldest open unassigned case matching `filter` to `actor` and returns it; `undefined` when none is left. Concurrent
    * callers never get the same case (`FOR UPDATE SKIP LOCKED`).
    */
-  next(actor: string, at: number): Promise<Case | undefined>;
+  next(actor: string, at: number, filter?: NextFilter): Promise<Case | undefined>;
   /** Adds a note by `actor`. */
   addNote(id: string, actor: string, text: string, at: number): Promise<CaseChange>;
-  /** Assigns a case that is not closed to `assignee` (a lead's reassignment). */
-  assign(id: string, actor: string, assignee: string, at: number): Promise<CaseChange>;
+  /**
+   * Assigns a case that is not closed to `assignee` (a lead's reassignment), with its row locked, and returns its
+   * state and assignee before.
+   */
+  assign(id: string, actor: string, assignee: string, at: number): Promise<CaseAssign>;
   /**
    * Closes a case that is not closed yet with `verdict`, in one transaction with the case's row locked: the update,
    * its `case_events` entry, then `step` (the outbox's label and list entry, the audit row) on the same transaction.
@@ -146,5 +192,9 @@ export interface CaseStore {
   deleteDecidedBefore(before: number): Promise<number>;
   /** Open cases and the oldest open case's decision time (metrics). */
   openStats(): Promise<{ readonly open: number; readonly oldestDecidedAt?: string }>;
+  /** Cases not closed whose SLA deadline is before `at`, per queue (the SLA gauge). */
+  slaBreaches(at: number): Promise<readonly { readonly queue: string; readonly count: number }[]>;
+  /** Figures of the cases closed in [`from`, `to`) (ms since the epoch), in total, per queue and per rule. */
+  analytics(from: number, to: number): Promise<CaseAnalytics>;
   dispose(): Promise<void>;
 }

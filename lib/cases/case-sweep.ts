@@ -1,6 +1,7 @@
 /**
  * The case store's periodic sweep (injected timers): deletes cases decided longer ago than the retention
- * (`CASE_RETENTION_DAYS`), and reads the open cases and the oldest open case's age for the gauges. Every
+ * (`CASE_RETENTION_DAYS`), and reads the open cases, the oldest open case's age and the open cases past their SLA
+ * (per queue) for the gauges. Every
  * instance sweeps (the delete is idempotent); a failed sweep is reported and the next one runs on schedule.
  */
 import type { Timers } from '../time/timers';
@@ -10,6 +11,8 @@ import type { CaseStore } from './case-store';
 export interface CaseSweepEvents {
   /** Cases not closed yet, and the age of the oldest (by decision time), s; 0 when none. */
   openCases(e: { readonly open: number; readonly oldestAgeSec: number }): void;
+  /** Cases not closed whose SLA deadline has passed, per queue (queues without such a case are not listed). */
+  slaBreached(e: { readonly byQueue: readonly { readonly queue: string; readonly count: number }[] }): void;
   /** Cases deleted past the retention. */
   deleted(e: { readonly count: number }): void;
   /** A sweep failed (the store is unreachable); `error` is the error's name. */
@@ -50,7 +53,7 @@ export class CaseSweep {
     });
   }
 
-  /** One sweep: retention, then the open cases. Never throws (a failure is reported). */
+  /** One sweep: retention, then the open cases and their SLA breaches. Never throws (a failure is reported). */
   async runOnce(): Promise<void> {
     try {
       const now = this.o.wallClock();
@@ -59,6 +62,7 @@ export class CaseSweep {
       const s = await this.o.store.openStats();
       const oldest = s.oldestDecidedAt === undefined ? now : Date.parse(s.oldestDecidedAt);
       this.o.on?.openCases?.({ open: s.open, oldestAgeSec: Math.max(0, Math.round((now - oldest) / 1000)) });
+      this.o.on?.slaBreached?.({ byQueue: await this.o.store.slaBreaches(now) });
     } catch (err) {
       try {
         this.o.on?.failed?.({ error: err instanceof Error ? err.name : 'error' });

@@ -8,6 +8,7 @@ import type { ScorerEvents } from '../scoring/scorer';
 import type { Logger } from '../telemetry/logger';
 import { unrefTimers, type Timers } from '../time/timers';
 import type { CaseStore } from './case-store';
+import { loadQueues, type CaseRouter } from './case-queues';
 import { CaseService, type CaseLists } from './case-service';
 import { CaseSweep, type CaseSweepEvents } from './case-sweep';
 import { CaseWriter, type CaseWriterEvents, type CaseWriterStats } from './case-writer';
@@ -115,16 +116,24 @@ export class Cases {
   }
 }
 
-/** The store `CASE_STORE` names (migrated), or `undefined` for `none`. */
-export async function caseStore(config: Config, credential?: TokenSource): Promise<CaseStore | undefined> {
+/**
+ * The store `CASE_STORE` names (migrated), or `undefined` for `none`; it routes the cases it opens by `router`
+ * (default the queues of `CASE_QUEUES_FILE`).
+ */
+export async function caseStore(
+  config: Config,
+  credential?: TokenSource,
+  router?: CaseRouter,
+): Promise<CaseStore | undefined> {
   const s = config.cases.store;
   if (s.kind === 'none') return undefined;
+  const queues = router ?? (await loadQueues(config.cases.queuesFile));
   const db =
     s.kind === 'pglite'
       ? await PgliteClient.create(s.dir)
       : await PgClient.create(s, credential, config.redis.managedIdentityClientId);
   try {
-    return await SqlCaseStore.create(db);
+    return await SqlCaseStore.create(db, queues);
   } catch (err) {
     await db.dispose().catch(() => undefined);
     throw err;
@@ -138,9 +147,12 @@ export async function caseStore(config: Config, credential?: TokenSource): Promi
 export async function createCases(config: Config, deps: CasesDeps): Promise<Cases> {
   if (deps.store === undefined && config.cases.store.kind === 'none') return new Cases(undefined, undefined, undefined);
   const logger = deps.logger;
+  // the queues document is compiled once, before anything starts: a bad one fails the start naming its fields
+  const router = await loadQueues(config.cases.queuesFile);
   const given = deps.store;
   const guarded = new GuardedCaseStore({
-    open: async () => given ?? (await caseStore(config, deps.credential)) ?? Promise.reject(new Error('no case store')),
+    open: async () =>
+      given ?? (await caseStore(config, deps.credential, router)) ?? Promise.reject(new Error('no case store')),
     timers: deps.timers ?? unrefTimers,
     onOpenFailed: (e) =>
       logger.error('cases: the case store could not be opened; cases are dropped and counted until it is', {
@@ -225,6 +237,7 @@ export async function createCases(config: Config, deps: CasesDeps): Promise<Case
   logger.info('cases: review cases are stored', {
     store: config.cases.store.kind,
     identity: config.cases.identity.mode,
+    queues: router.queues.map((q) => q.queue),
   });
   const consumer = new CaseIntake({
     store,

@@ -110,6 +110,8 @@ export class GuardedCaseStore implements CaseStore {
   eraseUser: CaseStore['eraseUser'] = (...a) => this.call((s) => s.eraseUser(...a));
   deleteDecidedBefore: CaseStore['deleteDecidedBefore'] = (...a) => this.call((s) => s.deleteDecidedBefore(...a));
   openStats: CaseStore['openStats'] = (...a) => this.call((s) => s.openStats(...a));
+  slaBreaches: CaseStore['slaBreaches'] = (...a) => this.call((s) => s.slaBreaches(...a));
+  analytics: CaseStore['analytics'] = (...a) => this.call((s) => s.analytics(...a));
 
   /** Stops retrying, waits for an attempt in flight, closes the store. */
   async dispose(): Promise<void> {

@@ -193,6 +193,21 @@ export const MIGRATIONS: readonly Migration[] = [
         CHECK (kind IN ('ruleset', 'list', 'model', 'case', 'signals', 'webhook'))`,
     ],
   },
+  {
+    version: 7,
+    name: '007_queues',
+    statements: [
+      // the queue a case was routed to when it was opened, and its SLA deadline (lib/cases/case-queues.ts); cases
+      // opened before this migration have neither
+      `ALTER TABLE cases ADD COLUMN queue TEXT`,
+      `ALTER TABLE cases ADD COLUMN sla_due_at TIMESTAMPTZ`,
+      // take next per queue; an analyst's own cases; the SLA gauge; analytics over the cases closed in a range
+      `CREATE INDEX cases_open_by_queue ON cases (queue, decided_at, id) WHERE state = 'open' AND assignee IS NULL`,
+      `CREATE INDEX cases_by_assignee ON cases (assignee, decided_at, id) WHERE assignee IS NOT NULL`,
+      `CREATE INDEX cases_open_by_sla ON cases (sla_due_at) WHERE state <> 'closed'`,
+      `CREATE INDEX cases_by_closed ON cases (closed_at) WHERE state = 'closed'`,
+    ],
+  },
 ];
 
 /** The lock key serializing migrations across instances (`pg_advisory_xact_lock`). */

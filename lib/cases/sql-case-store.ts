@@ -5,9 +5,13 @@
  */
 import { writeCaseEvents } from './case-events';
 import { enqueueOutbox } from './case-outbox';
+import { caseAnalytics, filterClauses, params, slaBreaches } from './case-queries';
+import { DEFAULT_QUEUES, compileQueues, type CaseRouter } from './case-queues';
 import { CASTS, COLS, INSERT_COLS, insertValues, iso, toCase } from './case-rows';
 import type {
   Case,
+  CaseAnalytics,
+  CaseAssign,
   CaseChange,
   CaseClose,
   CaseEvent,
@@ -17,6 +21,7 @@ import type {
   CaseStore,
   CloseStep,
   NewCase,
+  NextFilter,
   Verdict,
 } from './case-store';
 import { migrate } from './migrations';
@@ -35,17 +40,24 @@ function inDecisionOrder(cases: readonly NewCase[]): NewCase[] {
 
 /** The case store on a PostgreSQL {@link SqlClient}. */
 export class SqlCaseStore implements CaseStore {
-  private constructor(private readonly db: SqlClient) {}
+  private constructor(
+    private readonly db: SqlClient,
+    /** Routes each case to its queue as it is opened (lib/cases/case-queues.ts). */
+    private readonly router: CaseRouter,
+  ) {}
 
   /** The connection the store runs on (the governance tables live beside the cases). */
   get sql(): SqlClient {
     return this.db;
   }
 
-  /** Applies the migrations not applied yet, then serves. Disposing the store closes `db`. */
-  static async create(db: SqlClient): Promise<SqlCaseStore> {
+  /**
+   * Applies the migrations not applied yet, then serves. Disposing the store closes `db`. Cases are routed by
+   * `router` (default: {@link DEFAULT_QUEUES}, one queue).
+   */
+  static async create(db: SqlClient, router: CaseRouter = compileQueues(DEFAULT_QUEUES)): Promise<SqlCaseStore> {
     await migrate(db);
-    return new SqlCaseStore(db);
+    return new SqlCaseStore(db, router);
   }
 
   async open(cases: readonly NewCase[], at: number): Promise<number> {
@@ -54,7 +66,7 @@ export class SqlCaseStore implements CaseStore {
     const openedAt = new Date(at).toISOString();
     const params: unknown[] = [openedAt];
     const rows = unique.map((c) => {
-      const vals = insertValues(c, openedAt);
+      const vals = insertValues(c, openedAt, this.router.route(c));
       const refs = vals.map((v, i) => {
         params.push(v);
         return `$${params.length}${CASTS[INSERT_COLS[i] ?? 'transaction_id'] ?? ''}`;
@@ -103,18 +115,8 @@ export class SqlCaseStore implements CaseStore {
   }
 
   async list(filter: CaseFilter, order: 'oldest' | 'newest', limit: number, after?: CasePosition): Promise<CasePage> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    const p = (v: unknown, cast = ''): string => {
-      params.push(v);
-      return `$${params.length}${cast}`;
-    };
-    if (filter.status !== undefined) where.push(`state = ${p(filter.status)}`);
-    if (filter.rule !== undefined) where.push(`${p(filter.rule)} = ANY(rule_ids)`);
-    if (filter.merchantId !== undefined) where.push(`merchant_id = ${p(filter.merchantId)}`);
-    if (filter.minScore !== undefined) where.push(`score >= ${p(filter.minScore, '::float8')}`);
-    if (filter.decidedBefore !== undefined)
-      where.push(`decided_at < ${p(new Date(filter.decidedBefore).toISOString(), '::timestamptz')}`);
+    const { values, p } = params();
+    const where = filterClauses(filter, p);
     const cmp = order === 'oldest' ? '>' : '<';
     if (after !== undefined)
       where.push(`(decided_at, id) ${cmp} (${p(after.decidedAt, '::timestamptz')}, ${p(after.id, '::bigint')})`);
@@ -122,7 +124,7 @@ export class SqlCaseStore implements CaseStore {
     const rows = await this.db.query(
       `SELECT ${COLS} FROM cases ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
        ORDER BY decided_at ${dir}, id ${dir} LIMIT ${p(limit + 1, '::int')}`,
-      params,
+      values,
     );
     const cases = rows.slice(0, limit).map(toCase);
     const last = cases[cases.length - 1];
@@ -131,16 +133,20 @@ export class SqlCaseStore implements CaseStore {
       : { cases };
   }
 
-  async next(actor: string, at: number): Promise<Case | undefined> {
+  async next(actor: string, at: number, filter: NextFilter = {}): Promise<Case | undefined> {
+    const { values, p } = params([actor, new Date(at).toISOString()]);
+    const narrowed = filterClauses(filter, p)
+      .map((w) => ` AND ${w}`)
+      .join('');
     const rows = await this.db.query(
       `WITH picked AS (
          UPDATE cases SET state = 'assigned', assignee = $1, assigned_at = $2::timestamptz
-         WHERE id = (SELECT id FROM cases WHERE state = 'open' AND assignee IS NULL
+         WHERE id = (SELECT id FROM cases WHERE state = 'open' AND assignee IS NULL${narrowed}
                      ORDER BY decided_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
          RETURNING *),
        ev AS (INSERT INTO case_events (case_id, at, actor, action) SELECT id, $2::timestamptz, $1, 'assigned' FROM picked)
        SELECT ${COLS} FROM picked`,
-      [actor, new Date(at).toISOString()],
+      values,
     );
     return rows[0] === undefined ? undefined : toCase(rows[0]);
   }
@@ -175,16 +181,32 @@ export class SqlCaseStore implements CaseStore {
     return this.change(id, 'id = id', [], at, actor, 'note', { text });
   }
 
-  async assign(id: string, actor: string, assignee: string, at: number): Promise<CaseChange> {
-    return this.change(
-      id,
-      `state = 'assigned', assignee = $4, assigned_at = $2::timestamptz`,
-      [assignee],
-      at,
-      actor,
-      'reassigned',
-      { assignee },
-    );
+  async assign(id: string, actor: string, assignee: string, at: number): Promise<CaseAssign> {
+    return this.db.transaction(async (tx): Promise<CaseAssign> => {
+      // the row stays locked until the commit: the state and assignee read are the ones this change replaces
+      const rows = await tx.query('SELECT state, assignee FROM cases WHERE id = $1::bigint FOR UPDATE', [id]);
+      const row = rows[0];
+      if (row === undefined) return { ok: false, why: 'not_found' };
+      if (row['state'] === 'closed') return { ok: false, why: 'closed' };
+      const changed = await this.change(
+        id,
+        `state = 'assigned', assignee = $4, assigned_at = $2::timestamptz`,
+        [assignee],
+        at,
+        actor,
+        'reassigned',
+        { assignee },
+        tx,
+      );
+      if (!changed.ok) return changed;
+      const state = String(row['state']) as Case['state'];
+      const before = row['assignee'];
+      return {
+        ok: true,
+        case: changed.case,
+        prior: before === null || before === undefined ? { state } : { state, assignee: String(before) },
+      };
+    });
   }
 
   async close(
@@ -250,6 +272,14 @@ export class SqlCaseStore implements CaseStore {
     const r = rows[0] ?? {};
     const oldest = iso(r['oldest']);
     return { open: Number(r['open'] ?? 0), ...(oldest === undefined ? {} : { oldestDecidedAt: oldest }) };
+  }
+
+  slaBreaches(at: number): Promise<{ queue: string; count: number }[]> {
+    return slaBreaches(this.db, at);
+  }
+
+  analytics(from: number, to: number): Promise<CaseAnalytics> {
+    return caseAnalytics(this.db, from, to);
   }
 
   async dispose(): Promise<void> {

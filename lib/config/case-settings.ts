@@ -49,6 +49,9 @@ export const casesEnv = {
   CASE_RETENTION_DAYS: int(1, 3650, 365).describe(
     'Cases decided longer ago than this are deleted by the periodic sweep, days.',
   ),
+  CASE_QUEUES_FILE: optStr.describe(
+    'The queues document (`{ queues: [{ name, slaHours, when? }], default }`: named queues, their SLA hours and CEL routing over the decision), a JSON file relative to the app root, read at start-up; unset = one queue, `general`, with an SLA of 24 hours. docs/cases.md#queues-and-slas.',
+  ),
   CASE_SWEEP_INTERVAL_SEC: int(5, 86_400, 60).describe(
     'Time between two sweeps of the case store (retention, and the open-case gauges), s.',
   ),
@@ -108,6 +111,8 @@ export interface CaseSettings {
   readonly intakeQueue: string;
   /** Cases decided longer ago are deleted, ms (`CASE_RETENTION_DAYS`, 365 days). */
   readonly retentionMs: number;
+  /** The queues document's file, absolute (`CASE_QUEUES_FILE`); `undefined`: the built-in single queue. */
+  readonly queuesFile?: string;
   /** Time between two sweeps, ms (`CASE_SWEEP_INTERVAL_SEC`, 60 s). */
   readonly sweepIntervalMs: number;
   /** Webhooks: an attempt's timeout (`WEBHOOK_TIMEOUT_MS`), the retry window (`WEBHOOK_RETRY_HOURS`), the topic. */
@@ -156,6 +161,7 @@ export function casesSettingsFrom(e: CasesEnv): { value: CaseSettings; errors: {
         retryWindowMs: e.WEBHOOK_RETRY_HOURS * 3_600_000,
         topic: e.CASE_EVENTS_TOPIC,
       },
+      ...(e.CASE_QUEUES_FILE === undefined ? {} : { queuesFile: path.resolve(appRoot(), e.CASE_QUEUES_FILE) }),
       identity: { mode: e.IDENTITY_MODE, devActor: { name: e.DEV_ACTOR_NAME, roles: [...new Set(e.DEV_ACTOR_ROLES)] } },
     },
     errors,

@@ -15,7 +15,7 @@ export interface AuditEntry {
   readonly kind: AuditKind;
   /** The artifact's or list's name, or the case id. */
   readonly name: string;
-  /** `draft`, `submit`, `approve`, `reject`, `promote`, `rollback`, `traffic`, `upload`, `add`, `remove`, `verdict`. */
+  /** `draft`, `submit`, `approve`, `reject`, `promote`, `rollback`, `traffic`, `upload`, `add`, `remove`, `verdict`, `assign`. */
   readonly action: string;
   /** The value before the change (`null` when there was none). */
   readonly oldValue: unknown;

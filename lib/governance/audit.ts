@@ -1,6 +1,6 @@
 /**
  * The recording of the audit trail: decorators around the admin paths (model and ruleset rollout, lists), the case
- * verdict and the blob uploads. Each change is performed first, then its entry is appended (the old and new values are
+ * verdict and reassignment, and the blob uploads. Each change is performed first, then its entry is appended (the old and new values are
  * only known around the change). A failed change records nothing. When the entry cannot be appended (the database
  * is unavailable), the change has happened but its caller gets 503 `dependency_unavailable` and the log an error naming
  * the entry's kind, name and action: a change never passes silently unaudited. A case verdict is the exception: its
@@ -9,7 +9,7 @@
  * Entries never hold payment data: a verdict's entry holds the case's state, assignee, verdict, reason and list name.
  * @module
  */
-import type { Lookup, VerdictChange, VerdictStep } from '../cases/case-service';
+import type { AssignChange, Lookup, VerdictChange, VerdictStep } from '../cases/case-service';
 import type { SqlClient } from '../cases/sql-client';
 import type { Case } from '../cases/case-store';
 import { AppError } from '../errors/errors';
@@ -41,6 +41,11 @@ export interface VerdictSource {
     body: unknown,
     inTransaction?: VerdictStep,
   ): Promise<VerdictChange>;
+}
+
+/** What reassigns a case, with its state and assignee before (lib/cases' `CaseService`). */
+export interface AssignSource {
+  assignChange(headers: Lookup, rawId: string | undefined, body: unknown): Promise<AssignChange>;
 }
 
 /** Dependencies of an {@link Audit}. */
@@ -217,6 +222,25 @@ export class Audit {
         { cause: err, transient: true, retryAfterSec: 5 },
       );
     }
+  }
+
+  /**
+   * `POST /api/cases/{id}/assign` through `cases`, recorded as kind `case`, name the case id, action `assign`: old
+   * `{ state, assignee }` (read with the row locked, in the reassignment's transaction), new
+   * `{ state: 'assigned', assignee }`. Like the admin changes, the entry is appended after the change: one that
+   * cannot be appended answers 503 (the case is reassigned; the log names the entry).
+   */
+  async assign(cases: AssignSource, headers: Lookup, rawId: string | undefined, body: unknown): Promise<Case> {
+    const c = await cases.assignChange(headers, rawId, body);
+    await this.record({
+      actor: c.actor,
+      kind: 'case',
+      name: c.case.id,
+      action: 'assign',
+      oldValue: { state: c.prior.state, assignee: c.prior.assignee ?? null },
+      newValue: { state: 'assigned', assignee: c.case.assignee ?? null },
+    });
+    return c.case;
   }
 
   /** A blob upload's outcome (published, unchanged or rejected), actor {@link BLOB_UPLOAD_ACTOR}, action `upload`. */

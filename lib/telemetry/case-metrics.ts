@@ -3,7 +3,8 @@
  * still waiting they add up to the review decisions),
  * opened and rejected by the intake, its retries while the database is unavailable, verdicts and their outbox deliveries,
  * cases deleted past retention,
- * and the gauges of the sweep (open cases, the oldest open case's age). Never any payment data. Created by
+ * and the gauges of the sweep (open cases, the oldest open case's age, open cases past their SLA per queue). Never
+ * any payment data. Created by
  * {@link Telemetry} on its meter.
  */
 import type { Meter, ObservableResult } from '@opentelemetry/api';
@@ -26,6 +27,8 @@ export class CaseMetrics {
   private readonly outboxDelivered;
   private readonly outboxFailed;
   private open: { count: number; oldestAgeSec: number } | undefined;
+  /** Open cases past their SLA by queue at the last sweep; a queue once seen stays, at 0 when it has none. */
+  private readonly breached = new Map<string, number>();
 
   constructor(meter: Meter) {
     this.opened = meter.createCounter('cases.opened', { description: 'Review cases opened by the intake' });
@@ -74,6 +77,13 @@ export class CaseMetrics {
       .addCallback((r: ObservableResult) => {
         if (this.open !== undefined) r.observe(this.open.oldestAgeSec);
       });
+    meter
+      .createObservableGauge('cases.sla.breached', {
+        description: 'Cases not closed yet whose queue SLA has run out, at the last sweep (attribute queue)',
+      })
+      .addCallback((r: ObservableResult) => {
+        for (const [queue, count] of this.breached) r.observe(count, { queue });
+      });
   }
 
   /** Handlers for the case writer's events. */
@@ -98,6 +108,10 @@ export class CaseMetrics {
   sweepEvents(): Partial<CaseSweepEvents> {
     return {
       openCases: (e) => (this.open = { count: e.open, oldestAgeSec: e.oldestAgeSec }),
+      slaBreached: (e) => {
+        for (const q of this.breached.keys()) this.breached.set(q, 0);
+        for (const q of e.byQueue) this.breached.set(q.queue, q.count);
+      },
       deleted: (e) => this.deleted.add(e.count),
       failed: (e) => this.sweepFailed.add(1, { error: e.error }),
     };

@@ -7,10 +7,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { encodeCaseCursor, parseCaseListQuery, parseVerdictBody } from '../../lib/cases/case-requests';
+import {
+  CASE_LIST_PARAMS,
+  CASE_NEXT_PARAMS,
+  encodeCaseCursor,
+  parseAnalyticsQuery,
+  parseCaseListQuery,
+  parseNextQuery,
+  parseVerdictBody,
+} from '../../lib/cases/case-requests';
 import { AppError } from '../../lib/errors/errors';
 
-const PARAMS = ['status', 'rule', 'merchantId', 'minScore', 'olderThan', 'order', 'cursor'];
+const PARAMS = ['status', 'queue', 'rule', 'merchantId', 'minScore', 'assignee', 'olderThan', 'order', 'cursor'];
 
 /** A query of `q`'s parameters, as URLSearchParams reads them. */
 function query(q: Record<string, string>): URLSearchParams {
@@ -75,9 +83,9 @@ describe('case API input parsing', () => {
 
   it('refuses an unknown parameter, an empty one included, and a repeated one, naming them; accepts the rest', () => {
     assert.deepEqual(
-      refusal(() => parseCaseListQuery(new URLSearchParams('status=open&assignee=me&limit='))),
+      refusal(() => parseCaseListQuery(new URLSearchParams('status=open&assigned=me&limit='))),
       [
-        ['assignee', 'unknown query parameter (this route reads ' + PARAMS.join(', ') + ')'],
+        ['assigned', 'unknown query parameter (this route reads ' + PARAMS.join(', ') + ')'],
         ['limit', 'unknown query parameter (this route reads ' + PARAMS.join(', ') + ')'],
       ],
     );
@@ -97,6 +105,59 @@ describe('case API input parsing', () => {
       order: 'oldest',
     });
     assert.deepEqual(parseCaseListQuery(new URLSearchParams('')), { filter: {}, order: 'newest' });
+    assert.deepEqual(parseCaseListQuery(new URLSearchParams('queue=high-value&assignee=me')), {
+      filter: { queue: 'high-value', assignee: 'me' },
+      order: 'newest',
+    });
+    assert.deepEqual(CASE_LIST_PARAMS, PARAMS);
+  });
+
+  it("take next reads the list's filters (queue, rule, merchantId, minScore) and refuses any other parameter", () => {
+    assert.deepEqual(
+      parseNextQuery(new URLSearchParams('queue=velocity&rule=velocity-burst&merchantId=m-1&minScore=0.25')),
+      { queue: 'velocity', rule: 'velocity-burst', merchantId: 'm-1', minScore: 0.25 },
+    );
+    assert.deepEqual(parseNextQuery(new URLSearchParams('queue=')), {}, 'an empty value counts as absent');
+    const reads = `unknown query parameter (this route reads ${CASE_NEXT_PARAMS.join(', ')})`;
+    assert.deepEqual(
+      refusal(() => parseNextQuery(new URLSearchParams('status=open&queue=a b&minScore=-1&assignee=me'))),
+      [
+        ['status', reads],
+        ['assignee', reads],
+        ['queue', 'must be 1 to 128 letters, digits or . : @ - _'],
+        ['minScore', 'must be a number in [0, 1]'],
+      ],
+    );
+    fc.assert(
+      fc.property(fc.dictionary(fc.constantFrom(...CASE_NEXT_PARAMS), fc.string({ maxLength: 40 })), (q) =>
+        validationOnly(() => parseNextQuery(query(q)), Object.keys(q)),
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('the analytics range: the last 7 days by default; from before to, at most 366 days; zones required', () => {
+    const now = Date.parse('2026-12-06T08:00:00Z');
+    assert.deepEqual(parseAnalyticsQuery(query({}), now), { from: now - 7 * 86_400_000, to: now });
+    assert.deepEqual(
+      parseAnalyticsQuery(query({ from: '2026-12-01T00:00:00Z', to: '2026-12-02T00:00:00+01:00' }), now),
+      {
+        from: Date.parse('2026-12-01T00:00:00Z'),
+        to: Date.parse('2026-12-01T23:00:00Z'),
+      },
+    );
+    assert.deepEqual(
+      refusal(() => parseAnalyticsQuery(query({ from: '2026-12-01', to: 'x', queue: 'a' }), now)).map(([p]) => p),
+      ['queue', 'to', 'from'],
+    );
+    assert.deepEqual(
+      refusal(() => parseAnalyticsQuery(query({ from: '2026-12-02T00:00:00Z', to: '2026-12-01T00:00:00Z' }), now)),
+      [['from', 'must be before to']],
+    );
+    assert.deepEqual(
+      refusal(() => parseAnalyticsQuery(query({ from: '2025-01-01T00:00:00Z', to: '2026-12-01T00:00:00Z' }), now)),
+      [['from', 'must be at most 366 days before to']],
+    );
   });
 
   it('property: a cursor this endpoint made round-trips; any other string is refused naming cursor', () => {

@@ -1,6 +1,7 @@
 /**
  * The case sweep on a real store (PGlite in a temporary folder), with fake timers and a wall clock the test sets:
- * cases past the retention are deleted and counted; the open cases and the oldest open case's age are reported;
+ * cases past the retention are deleted and counted; the open cases, the oldest open case's age and the open cases
+ * past their SLA (per queue) are reported;
  * a failing store is reported, never thrown, and the schedule goes on until dispose.
  */
 import assert from 'node:assert/strict';
@@ -24,18 +25,27 @@ describe('case sweep', () => {
     );
     const closing = (await s.store.list({}, 'oldest', 10)).cases.find((c) => c.transactionId === 's-2');
     await s.store.close(closing?.id ?? '0', 'alice', 'legit', undefined, NOW);
-    const seen: { open?: { open: number; oldestAgeSec: number }; deleted?: number } = {};
+    const seen: {
+      open?: { open: number; oldestAgeSec: number };
+      deleted?: number;
+      breached?: readonly { queue: string; count: number }[];
+    } = {};
     const sweep = new CaseSweep({
       store: s.store,
       intervalMs: 60_000,
       retentionMs: 30 * DAY,
       timers: new FakeTimers(new FakeClock()),
       wallClock: () => NOW,
-      on: { openCases: (e) => (seen.open = e), deleted: (e) => (seen.deleted = e.count) },
+      on: {
+        openCases: (e) => (seen.open = e),
+        deleted: (e) => (seen.deleted = e.count),
+        slaBreached: (e) => (seen.breached = e.byQueue),
+      },
     });
     await sweep.runOnce();
     assert.equal(seen.deleted, 1, 'the case decided 40 days ago');
     assert.deepEqual(seen.open, { open: 1, oldestAgeSec: 2 * 86_400 }, 's-1 is open; s-2 is closed');
+    assert.deepEqual(seen.breached, [{ queue: 'general', count: 1 }], "s-1 is past general's 24 h");
     assert.deepEqual(
       (await s.store.list({}, 'oldest', 10)).cases.map((c) => c.transactionId),
       ['s-1', 's-2'],

@@ -4,7 +4,9 @@
  * verdict closes it and its label is in the dataset export (delivered after the commit); the same verdict again is 200
  * and records nothing; another verdict is 409; twenty concurrent `next`
  * calls get twenty distinct cases; case ids follow decision order; bad input (an unknown or repeated query parameter
- * included) is a problem naming every field; the documented body limits hold.
+ * included) is a problem naming every field; the documented body limits hold. With the example queues document
+ * (examples/queues.json): a case is routed to a named queue by its rule; take next with a filter returns a matching
+ * case (204 when none matches); `assignee=me` lists the caller's cases; a lead reassigns one; the analytics answer.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -55,7 +57,7 @@ describe('case queue under npm start (PGlite, development identity)', () => {
   };
 
   before(async () => {
-    host = await startCaseHost(dir);
+    host = await startCaseHost(dir, { CASE_QUEUES_FILE: path.resolve(__dirname, '../../../examples/queues.json') });
     api = host.url;
   });
   after(async () => {
@@ -216,15 +218,15 @@ describe('case queue under npm start (PGlite, development identity)', () => {
   });
 
   it('answers problems naming every bad field, 404 for an unknown case', async () => {
-    const cursor = await fetch(`${api}/cases?cursor=garbage&status=nope&minScore=2&assignee=me`, {
+    const cursor = await fetch(`${api}/cases?cursor=garbage&status=nope&minScore=2&assigned=me`, {
       headers: as('alice'),
     });
     assert.equal(cursor.status, 400);
     assert.equal(cursor.headers.get('content-type'), 'application/problem+json');
     const p = (await cursor.json()) as { code: string; errors: { path: string; message: string }[] };
     assert.equal(p.code, 'validation_failed');
-    assert.deepEqual(p.errors.map((e) => e.path).sort(), ['assignee', 'cursor', 'minScore', 'status']);
-    assert.match(p.errors.find((e) => e.path === 'assignee')?.message ?? '', /^unknown query parameter/);
+    assert.deepEqual(p.errors.map((e) => e.path).sort(), ['assigned', 'cursor', 'minScore', 'status']);
+    assert.match(p.errors.find((e) => e.path === 'assigned')?.message ?? '', /^unknown query parameter/);
     const problemPaths = async (query: string): Promise<string[]> => {
       const res = await fetch(`${api}/cases?${query}`, { headers: as('alice') });
       assert.equal(res.status, 400, query);
@@ -295,6 +297,54 @@ describe('case queue under npm start (PGlite, development identity)', () => {
       r.rules?.map((x) => x.id),
       ['blocked-user'],
     );
+  });
+  it('routes by rule into a named queue; take next keeps to its filters; assignee=me; a lead reassigns; analytics', async () => {
+    const merchantId = 'm-queues';
+    assert.equal((await post('score', { ...reviewed('tx-q-1'), merchantId })).status, 200);
+    const inQueue = async (): Promise<(CaseBody & { queue?: string; slaDueAt?: string })[]> => {
+      const res = await fetch(`${api}/cases?merchantId=${merchantId}&queue=new-device`, { headers: as('quinn') });
+      assert.equal(res.status, 200);
+      return ((await res.json()) as { cases: (CaseBody & { queue?: string })[] }).cases;
+    };
+    const [routed] = await eventually(inQueue, (cs) => cs.length === 1, 'the case of tx-q-1 in queue new-device');
+    assert.equal(routed?.queue, 'new-device', 'large-amount-new-device fired: the example routes it to new-device');
+    const none = await post(`cases/next?queue=velocity&merchantId=${merchantId}`, undefined, as('quinn'));
+    assert.equal(none.status, 204, 'no case of this merchant in velocity');
+    const bad = await post('cases/next?status=open&queue=new-device', undefined, as('quinn'));
+    assert.equal(bad.status, 400);
+    assert.deepEqual(
+      ((await bad.json()) as { errors: { path: string }[] }).errors.map((e) => e.path),
+      ['status'],
+    );
+    const taken = await post(`cases/next?queue=new-device&merchantId=${merchantId}`, undefined, as('quinn'));
+    assert.equal(taken.status, 200);
+    const c = ((await taken.json()) as { case: CaseBody & { ageSeconds: number; slaBreached: boolean } }).case;
+    assert.deepEqual([c.transactionId, c.assignee, c.slaBreached], ['tx-q-1', 'quinn', false]);
+    assert.ok(c.ageSeconds >= 0);
+    const mine = async (who: string, query = 'assignee=me', roles: string[] = ['analyst']): Promise<Response> =>
+      fetch(`${api}/cases?${query}`, { headers: as(who, roles) });
+    const ids = async (r: Response): Promise<string[]> =>
+      ((await r.json()) as { cases: CaseBody[] }).cases.map((x) => x.transactionId);
+    assert.deepEqual(await ids(await mine('quinn')), ['tx-q-1']);
+    assert.deepEqual(await ids(await mine('rita')), []);
+    assert.equal((await mine('quinn', 'assignee=rita')).status, 403, "an analyst cannot list another's cases");
+    assert.equal((await post(`cases/${c.id}/assign`, { assignee: 'rita' }, as('quinn'))).status, 403, 'leads only');
+    assert.equal((await post(`cases/${c.id}/assign`, { assignee: 'rita' }, as('lena', ['lead']))).status, 200);
+    const audit = await fetch(`${api}/audit?kind=case&name=${c.id}`, { headers: as('lena', ['lead']) });
+    const [entry] = ((await audit.json()) as { events: Record<string, unknown>[] }).events;
+    assert.deepEqual(
+      [entry?.['action'], entry?.['actor'], entry?.['oldValue'], entry?.['newValue']],
+      ['assign', 'lena', { state: 'assigned', assignee: 'quinn' }, { state: 'assigned', assignee: 'rita' }],
+      'the reassignment is audited',
+    );
+    assert.deepEqual(await ids(await mine('quinn')), []);
+    assert.deepEqual(await ids(await mine('lena', 'assignee=rita', ['lead'])), ['tx-q-1']);
+    const a = await fetch(`${api}/cases/analytics`, { headers: as('quinn') });
+    assert.equal(a.status, 200);
+    const figures = (await a.json()) as { from: string; to: string; total: { closed: number }; byQueue: unknown[] };
+    assert.ok(figures.total.closed >= 1, 'the verdicts given above');
+    assert.ok(Date.parse(figures.to) - Date.parse(figures.from) === 7 * 86_400_000, 'the last 7 days');
+    assert.equal((await fetch(`${api}/cases/analytics?days=7`, { headers: as('quinn') })).status, 400);
   });
 });
 

@@ -70,11 +70,26 @@ describe('the console in Chromium under npm start', { skip: skipWithoutBrowser()
     assert.equal(await page.locator('tbody tr').count(), 3, 'three open cases listed');
     // the page's heading has the focus; Tab then walks its controls in reading order
     const order: string[] = [];
-    for (let i = 0; i < 6; i++) {
+    for (let i = 0; i < 9; i++) {
       await page.keyboard.press('Tab');
       order.push(String(await page.evaluate('document.activeElement?.id || document.activeElement?.textContent')));
     }
-    assert.deepEqual(order, ['take-next', 'f-status', 'f-rule', 'f-merchantId', 'f-minScore', 'Filter']);
+    assert.deepEqual(order, [
+      'take-next',
+      'my-cases',
+      'f-status',
+      'f-queue',
+      'f-assignee',
+      'f-rule',
+      'f-merchantId',
+      'f-minScore',
+      'Filter',
+    ]);
+    // each case's age and SLA (the default queue, general: 24 h)
+    const first = await page.locator('tbody tr').first().locator('td').allTextContents();
+    assert.match(first[2] ?? '', /^\d+ (s|min)$/, 'its age');
+    assert.match(first[3] ?? '', /^Due /, 'its SLA');
+    assert.equal(first[4], 'general');
     assert.deepEqual(await violations(page), []);
   });
 
@@ -138,6 +153,35 @@ describe('the console in Chromium under npm start', { skip: skipWithoutBrowser()
     await page.waitForSelector('main h1:text-is("Serving")');
     assert.match((await page.locator('#Models-h + table').textContent()) ?? '', /fraud\s*1\.0\.0\s*none/);
     assert.match((await page.locator('#Rulesets-h + table').textContent()) ?? '', /fraud-rules\s*1\.0\.0\s*none/);
+    assert.deepEqual(await violations(page), []);
+  });
+
+  it('take next keeps to the visible filters: none when none matches, else a matching case', async () => {
+    await page.goto(`${host.url}/console#/queue?merchantId=m-nobody`);
+    await page.waitForSelector('main h1:text-is("Queue")');
+    await page.waitForSelector('#empty');
+    await page.getByRole('button', { name: 'Take next' }).click();
+    await page.waitForFunction(
+      `document.querySelector('#status')?.textContent?.includes('No open case matches the filters.')`,
+    );
+    assert.equal(await heading(), 'Queue', 'no case was taken');
+    await page.goto(`${host.url}/console#/queue?rule=large-amount-new-device&queue=general`);
+    await page.waitForSelector('main h1:text-is("Queue")');
+    assert.equal(await page.getByLabel('Queue', { exact: true }).inputValue(), 'general');
+    await page.getByRole('button', { name: 'Take next' }).click();
+    await page.waitForSelector('main h1:text-matches("^Case \\\\d+$")');
+    assert.deepEqual(await violations(page), []);
+    // "My cases": the cases assigned to the caller
+    await page.goto(`${host.url}/console#/queue`);
+    await page.waitForSelector('main h1:text-is("Queue")');
+    await page.getByRole('link', { name: 'My cases' }).click();
+    await page.waitForFunction(`document.querySelector('#f-assignee')?.value === 'me'`);
+    const assignees = await page.locator('tbody tr td:last-child').allTextContents();
+    assert.ok(assignees.length >= 2, 'the case taken after the verdict, and this one');
+    assert.ok(
+      assignees.every((a) => a === 'dev-analyst'),
+      assignees.join(', '),
+    );
     assert.deepEqual(await violations(page), []);
   });
 

@@ -1,13 +1,13 @@
 /**
  * The audit decorators over a real trail (PGlite in a temporary folder): each admin change of a model or ruleset
- * (promote, rollback, traffic), each list add and remove, each upload outcome and each case verdict appends one entry
+ * (promote, rollback, traffic), each list add and remove, each upload outcome, each case verdict and reassignment appends one entry
  * with its actor and the old and new values; a failed change records nothing; status and pages pass through; an entry
  * that cannot be recorded answers 503 and logs an error naming it; without a trail everything passes through and the
  * trail answers 404; `actorOf` reads a principal only where the identity mode trusts it.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Lookup, VerdictChange, VerdictStep } from '../../lib/cases/case-service';
+import type { AssignChange, Lookup, VerdictChange, VerdictStep } from '../../lib/cases/case-service';
 import type { Case } from '../../lib/cases/case-store';
 import { migrate } from '../../lib/cases/migrations';
 import type { SqlClient } from '../../lib/cases/sql-client';
@@ -358,6 +358,33 @@ describe('audit decorators over a PGlite trail', () => {
       action: 'verdict',
       oldValue: { state: 'assigned', assignee: 'erin' },
       newValue: { state: 'closed', verdict: 'fraud', reason: 'confirmed by the cardholder', list: 'blocked_users' },
+    });
+    assert.doesNotMatch(JSON.stringify(e), /secret/);
+  });
+
+  it('records a reassignment after it, with the prior state and assignee; a refused one records nothing', async () => {
+    const moved = { id: '43', state: 'assigned', assignee: 'frank', payment: { userId: 'user-secret' } };
+    const change: AssignChange = {
+      case: moved as unknown as Case,
+      actor: 'lena',
+      prior: { state: 'assigned', assignee: 'erin' },
+    };
+    const cases = {
+      assignChange: (_h: Lookup, id: string | undefined): Promise<AssignChange> =>
+        id === '43' ? Promise.resolve(change) : Promise.reject(new AppError('conflict', 'The case is closed.')),
+    };
+    const before = (await newest(100, { kind: 'case' })).length;
+    await assert.rejects(audit.assign(cases, as('lena'), '44', {}), AppError);
+    assert.equal((await newest(100, { kind: 'case' })).length, before, 'a refused reassignment records nothing');
+    assert.deepEqual(await audit.assign(cases, as('lena'), '43', {}), moved);
+    const [e] = await newest(1, { kind: 'case' });
+    assert.deepEqual(bare(e), {
+      actor: 'lena',
+      kind: 'case',
+      name: '43',
+      action: 'assign',
+      oldValue: { state: 'assigned', assignee: 'erin' },
+      newValue: { state: 'assigned', assignee: 'frank' },
     });
     assert.doesNotMatch(JSON.stringify(e), /secret/);
   });

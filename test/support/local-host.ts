@@ -73,15 +73,16 @@ export async function startLocalHost(settings: LocalHostSettings = {}): Promise<
 
 /**
  * `npm start` on the case queue's embedded defaults (PGlite, the development identity) with its data in `dir`
- * (`pglite/`, `decisions/`), the decision log and the case writer flushed every 50 ms.
+ * (`pglite/`, `decisions/`), the decision log and the case writer flushed every 50 ms; `set` adds settings.
  */
-export function startCaseHost(dir: string): Promise<LocalHost> {
+export function startCaseHost(dir: string, set: Readonly<Record<string, string>> = {}): Promise<LocalHost> {
   return startLocalHost({
     set: {
       PGLITE_DIR: path.join(dir, 'pglite'),
       DECISION_LOG_DIR: path.join(dir, 'decisions'),
       DECISION_LOG_FLUSH_MS: '50',
       CASE_FLUSH_MS: '50',
+      ...set,
     },
     unset: ['CASE_STORE', 'IDENTITY_MODE'],
     ms: 120_000,

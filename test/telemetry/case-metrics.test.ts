@@ -1,6 +1,7 @@
 /**
  * The case metrics that count the intake and the verdict outbox: each event becomes its counter with its attributes,
- * never a payment field.
+ * never a payment field; the SLA gauge reports each queue's open cases past their deadline, a queue seen once at 0
+ * when it has none left.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -53,5 +54,21 @@ describe('case metrics', () => {
     assert.equal(m.get('cases.opened')?.points[0]?.value, 2);
     assert.deepEqual(sumBy(m.get('cases.rejected')?.points ?? [], 'reason'), { case_unwritable: 1 });
     assert.deepEqual(sumBy(m.get('cases.intake.retries')?.points ?? [], 'error'), { '57P01': 1 });
+  });
+
+  it('reports the open cases past their SLA per queue; a queue that has none left reads 0', async () => {
+    const { metrics, reader } = setUp();
+    const on = metrics.sweepEvents();
+    on.slaBreached?.({
+      byQueue: [
+        { queue: 'velocity', count: 2 },
+        { queue: 'general', count: 1 },
+      ],
+    });
+    let m = await collectMetrics(reader);
+    assert.deepEqual(sumBy(m.get('cases.sla.breached')?.points ?? [], 'queue'), { velocity: 2, general: 1 });
+    on.slaBreached?.({ byQueue: [{ queue: 'general', count: 3 }] });
+    m = await collectMetrics(reader);
+    assert.deepEqual(sumBy(m.get('cases.sla.breached')?.points ?? [], 'queue'), { velocity: 0, general: 3 });
   });
 });
