@@ -45,6 +45,7 @@ const NOT_SET_IN_AZURE: Record<string, string> = {
     'a secret: Azure reads it from Key Vault (ESCALATION_USER_HASH_KEY_SECRET_NAME), never an app setting',
   ESCALATION_USER_HASH_KEY_SECRET_NAME: 'optional; unset = a random key per process (hashes differ across instances)',
   TELEMETRY_USER_ID_KEY: 'optional; unset = a random key per process (user.id hashes differ across instances)',
+  CASE_QUEUES_FILE: 'optional; unset = one queue, general, 24 h SLA (a deployment ships its own queues file)',
 };
 
 /** App settings read by the platform or the runtime, not by lib/config. */
