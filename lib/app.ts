@@ -217,6 +217,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     record: (e) => governance.audit.record(e),
     wallClock: deps.learning?.wallClock ?? Date.now,
   }));
+  const signalsDegraded = telemetry.contextEvents().degraded;
   const scorer = new Scorer({
     sessions,
     ...(decisioning === undefined ? {} : { decisioning: decisioning.decisioning }),
@@ -226,6 +227,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
       source: signals.serving,
       store: aggregateStoreOf(redis, { keyPrefix: config.redis.keyPrefix, ...config.signals }),
       timeoutMs: config.redis.timeoutMs,
+      degraded: (e) => signalsDegraded?.(e), // counted with the context lookups' (context.degraded)
       ...(deps.contextDeps?.now === undefined ? {} : { now: deps.contextDeps.now }), // the velocity windows' clock
     },
     deadlineMs: config.inference.deadlineMs,

@@ -112,7 +112,8 @@ export class LocalPipeline {
           score,
         });
         const rules = this.decide(prepared?.[i], event, row, a, signalRow, context.velocity, score, manifest);
-        const result = toResult(event, row, score, manifest, cache, timing, rules);
+        // aggregates not read (Redis down or slow) read 0: the answer says it was degraded, as for its context
+        const result = toResult(event, row, score, manifest, a.degraded ? 'degraded' : cache, timing, rules);
         const lists = rules === undefined ? {} : { lists: rules.lists };
         const signals = { signals: { version: a.signals, row: signalRow } };
         results[i] = { result, row, velocity: context.velocity, manifest, ...lists, ...signals };
