@@ -190,7 +190,7 @@ export class BacktestReplay {
         const out = evaluateRuleset(ruleset, {
           event: r.event,
           features: r.features,
-          ...(r.signals === undefined ? {} : { signals: r.signals }),
+          ...(r.signalsVersion === undefined ? {} : { signals: loggedSignals(r) }),
           velocity: r.velocity as unknown as Readonly<Record<string, number>>,
           score,
           lists,
@@ -208,7 +208,7 @@ export class BacktestReplay {
   private countSignals(ruleset: CompiledRuleset, r: DecisionRecord): void {
     let lacking = false;
     for (const name of ruleset.signalsUsed)
-      if (r.signals?.[name] === undefined) {
+      if (r.signals?.[name] === undefined && r.features[name] === undefined) {
         this.signalsNotLogged.add(name);
         lacking = true;
       }
@@ -295,4 +295,9 @@ export function backtest(
   const replay = new BacktestReplay(labels, candidate, excluded);
   replay.add(records);
   return replay.report();
+}
+
+/** The signal values a decision logged: its `signals`, and its model inputs (`features`, signals of the same names). */
+function loggedSignals(r: DecisionRecord): Readonly<Record<string, number>> {
+  return r.signals === undefined ? r.features : { ...r.features, ...r.signals };
 }

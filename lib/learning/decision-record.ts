@@ -81,8 +81,10 @@ export interface DecisionRecord {
    */
   readonly lists?: Readonly<Record<string, boolean>>;
   /**
-   * The signal values the decision used, by name (every aggregate and derived feature of the serving signals
-   * version: what `npm run model:train` reads, point in time). Absent in records written before it was logged.
+   * The signal values the decision used, by name: every aggregate and derived feature of the serving signals
+   * version that is not a model input (those are in `features`), point in time; what `npm run model:train` and the
+   * backtest read, with `features`. Absent when every signal is a model input (the shipped version), and in records
+   * written before signals were logged.
    */
   readonly signals?: Readonly<Record<string, number>>;
   /** The signals version those values come from. */
@@ -164,11 +166,29 @@ export function toDecisionRecord(d: DecidedPayment, hash: KeyedHash, decidedAtMs
   };
 }
 
-/** The record's `signals` and `signalsVersion` (nothing without signals). */
+/**
+ * The record's `signals` and `signalsVersion` (nothing without signals): the signals that are not already in
+ * `features` (a model input's value is its signal's, as float32), so the shipped version adds no values.
+ */
 function signalsOf(d: DecidedPayment): Pick<DecisionRecord, 'signals' | 'signalsVersion'> {
   const s = d.signals;
   if (s === undefined) return {};
-  const values: Record<string, number> = {};
-  s.version.names.forEach((name, i) => (values[name] = s.row[i] ?? Number.NaN));
-  return { signals: values, signalsVersion: { name: s.version.name, version: s.version.version } };
+  const version = { name: s.version.name, version: s.version.version };
+  const inputs = inputNames(d.manifest);
+  let values: Record<string, number> | undefined;
+  const names = s.version.names;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i] as string;
+    if (inputs.has(name)) continue;
+    (values ??= {})[name] = s.row[i] ?? Number.NaN;
+  }
+  return values === undefined ? { signalsVersion: version } : { signals: values, signalsVersion: version };
+}
+
+const inputSets = new WeakMap<DecidedPayment['manifest'], ReadonlySet<string>>();
+/** The model's input feature names (kept per manifest). */
+function inputNames(manifest: DecidedPayment['manifest']): ReadonlySet<string> {
+  let s = inputSets.get(manifest);
+  if (s === undefined) inputSets.set(manifest, (s = new Set(manifest.features.map((f) => f.name))));
+  return s;
 }

@@ -35,7 +35,8 @@ export async function replayAggregates(
   store: AggregateStore,
 ): Promise<{ values: Map<string, Record<string, number>>; stats: ReplayStats }> {
   const names = signals.plan.aggregates.map((a) => a.name);
-  const missing = names.filter((n) => records.some((r) => r.signals?.[n] === undefined));
+  const logged = (r: DecisionRecord, n: string): boolean => r.signals?.[n] !== undefined || r.features[n] !== undefined;
+  const missing = names.filter((n) => records.some((r) => !logged(r, n)));
   const values = new Map<string, Record<string, number>>();
   if (missing.length === 0) return { values, stats: { decisions: 0, replayed: [] } };
   const ordered = [...records].sort(
@@ -50,7 +51,7 @@ export async function replayAggregates(
     const lacking: Record<string, number> = {};
     let any = false;
     names.forEach((n, i) => {
-      if (r.signals?.[n] !== undefined) return;
+      if (logged(r, n)) return;
       lacking[n] = got[i] ?? 0;
       any = true;
     });

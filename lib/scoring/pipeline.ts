@@ -137,7 +137,7 @@ export class LocalPipeline {
     const decisioning = this.deps.decisioning;
     const preparing = decisioning === undefined ? undefined : each(events, (e) => decisioning.prepare(e));
     // issued in the same tick as the lookups: auto-pipelining sends them in one write
-    const counting = each(events, (e) => Promise.resolve(this.signals.aggregates(e, contextTimeoutMs)));
+    const counting = each(events, async (e) => this.signals.aggregates(e, contextTimeoutMs));
     const lookups = await each(events, (e) => this.deps.context.lookup(e, budget));
     return { lookups, prepared: await preparing, aggregates: await counting };
   }
@@ -208,17 +208,20 @@ export class LocalPipeline {
   ): RulesetDecision | undefined {
     if (prepared === undefined) return undefined;
     const decisioning = this.deps.decisioning as Decisioning;
+    const decide = (features: Readonly<Record<string, number>>, signals?: Readonly<Record<string, number>>) =>
+      decisioning.decide(prepared, {
+        event,
+        features,
+        ...(signals === undefined ? {} : { signals }),
+        velocity: velocity as unknown as Readonly<Record<string, number>>,
+        score: Number.isFinite(score) ? score : null,
+        fallbackThresholds: manifest.thresholds,
+      });
+    // the signals view is bound only for rulesets that read signals (the candidate's, in shadow, too)
+    const readsSignals =
+      prepared.ruleset.signalsUsed.length > 0 || (prepared.shadow?.ruleset.signalsUsed.length ?? 0) > 0;
     return this.viewOf(manifest).with(row, (features) =>
-      this.signals.view(a.signals).with(signalRow, (signals) =>
-        decisioning.decide(prepared, {
-          event,
-          features,
-          signals,
-          velocity: velocity as unknown as Readonly<Record<string, number>>,
-          score: Number.isFinite(score) ? score : null,
-          fallbackThresholds: manifest.thresholds,
-        }),
-      ),
+      readsSignals ? this.signals.view(a.signals).with(signalRow, (s) => decide(features, s)) : decide(features),
     );
   }
 

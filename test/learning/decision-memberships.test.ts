@@ -91,10 +91,7 @@ describe('decision log: list memberships', () => {
     assert.equal(store.memberUntilCalls, 1, 'the prefetch, once: the log asks nothing more');
     assert.equal(store.containsCalls, 0);
     assert.deepEqual(records[0]?.signalsVersion, { name: 'default', version: '1.0.0' }, 'the shipped signals');
-    const asFloat32 = Object.fromEntries(
-      Object.entries(records[0]?.signals ?? {}).map(([k, v]) => [k, Math.fround(v)]),
-    );
-    assert.deepEqual(asFloat32, records[0]?.features, 'the shipped signals are the 17 features (the row is float32)');
+    assert.equal(records[0]?.signals, undefined, 'the shipped signals are the model inputs: in features, not twice');
   });
 
   it('the batch path records them too, per payment', async () => {
