@@ -16,6 +16,11 @@ const FILES: readonly (readonly [file: string, command: string, what: string])[]
     'CPU per decision from /proc: service ÷ naive Functions app, marginal cost of each feature',
   ],
   [
+    'signals.json',
+    'npm run bench:signals',
+    'CPU and Redis work (commands, server CPU, socket reads) per decision with 12 aggregates over 5 keys',
+  ],
+  [
     'capacity.json',
     'npm run bench:capacity',
     'capacity per model, refusals below capacity, the rate that holds a 50 ms p99',
@@ -116,6 +121,23 @@ function sideBySide(doc: unknown): string[] {
   ];
 }
 
+function signalsRows(doc: unknown): string[] {
+  const median = (v: unknown): unknown => obj(v)['median'];
+  const rows = Object.entries(obj(obj(doc)['per_decision'])).map(([arm, a]) => {
+    const f = obj(a);
+    return `| ${arm} | ${cell(median(f['main_us']))} | ${cell(median(f['process_us']))} | ${cell(median(f['redis_commands']))} | ${cell(median(f['redis_usec']))} | ${cell(median(f['redis_reads']))} |`;
+  });
+  if (rows.length === 0) return [];
+  return [
+    '| arm | app thread µs | process µs | Redis commands | Redis CPU µs | Redis socket reads |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...rows,
+    '',
+    "Per answered decision, medians over rounds. Redis figures are the server's (`INFO commandstats`, `INFO stats`",
+    '`total_reads_processed`) over each run, divided by its answers.',
+  ];
+}
+
 function escalationRows(doc: unknown): string[] {
   const rows: string[] = [];
   for (const phase of ['baseline', 'healthy', 'failing']) {
@@ -185,6 +207,7 @@ export function benchmarksPage(results: Results, methods: string): string {
     '## Figures',
     '',
     ...figures('Side by side (`bench.json`)', 'bench.json', results, sideBySide),
+    ...figures('Signals: CPU and Redis work per decision (`signals.json`)', 'signals.json', results, signalsRows),
     ...figures('LLM escalation (`escalation.json`)', 'escalation.json', results, escalationRows),
     ...figures('Telemetry by part (`telemetry-decompose.json`)', 'telemetry-decompose.json', results, telemetryRows),
     methods.trimEnd(),

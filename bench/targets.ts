@@ -58,7 +58,40 @@ const capacity = (path: string, comparison: Comparison, goal: number, label: str
   command: 'npm run bench:capacity',
 });
 
+const signals = (path: string, comparison: Comparison, goal: number, label: string): Target => ({
+  file: 'signals.json',
+  path,
+  comparison,
+  goal,
+  label,
+  command: 'npm run bench:signals',
+});
+
 export const TARGETS: readonly Target[] = [
+  signals(
+    'ratios.signals_12_vs_baseline_main.median',
+    '<=',
+    1,
+    'app-thread CPU per decision with the shipped signals + 12 aggregates over 5 keys ÷ the service before signals (17 features), same load (docs/signals.md)',
+  ),
+  signals(
+    'ratios.signals_12_vs_baseline_process.median',
+    '<=',
+    1,
+    'whole-process CPU per decision, 12 aggregates over 5 keys ÷ the service before signals',
+  ),
+  signals(
+    'ratios.signals_12_vs_naive_main.median',
+    '<=',
+    1.15,
+    'app-thread CPU per decision with 12 aggregates over 5 keys ÷ the naive Functions app, same load',
+  ),
+  signals(
+    'ratios.signals_12_vs_naive_process.median',
+    '<=',
+    1.1,
+    'whole-process CPU per decision with 12 aggregates over 5 keys ÷ the naive Functions app',
+  ),
   cpu(
     'per_decision.main_ratio',
     '<=',
