@@ -1,6 +1,6 @@
 /**
  * `npm run backtest -- --ruleset <file> [--model <manifest>] --from <date> --to <date> [--lists <file>]
- * [--use-current-lists]`:
+ * [--use-current-lists] [--signals <document>]`:
  * replays the decisions logged in `[from, to)` against a candidate ruleset (and, with `--model`, the candidate
  * model's scores of the logged features), and prints the candidate next to what was decided: decision changes by
  * direction, approval and decline rates, precision and recall against the labels. `--lists` is a JSON object
@@ -8,9 +8,15 @@
  * hashes. A list a logged decision consulted is replayed with the membership it recorded; today's entries are
  * used for records logged before memberships were, and, with `--use-current-lists`, for lists the logged
  * decisions did not consult (without it, the rules on such a list are left out of the replay and listed).
- * Rules that read a raw id field are listed as not replayable and left out of the replay.
+ * Rules that read a raw id field are listed as not replayable and left out of the replay. Rules that read
+ * `signals.<name>` are replayed with the values each decision logged; a signal a decision did not log (it did not
+ * exist yet) is reported, and only with `--signals <document>` are that version's aggregates replayed over the log
+ * in time order (today's definitions over past payments; the report says which).
  */
 import { readFileSync } from 'node:fs';
+import { replayAggregates } from '../lib/learning/signals-replay';
+import { MemoryAggregateStore } from '../lib/signals/memory-aggregate-store';
+import { loadSignals } from '../lib/signals/shipped-signals';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { compileRuleset } from '../lib/decisioning/compile-ruleset';
@@ -37,6 +43,7 @@ export async function backtestCommand(argv: readonly string[]): Promise<Backtest
       current: { type: 'string' },
       lists: { type: 'string' },
       'use-current-lists': { type: 'boolean' },
+      signals: { type: 'string' },
       from: { type: 'string' },
       to: { type: 'string' },
     },
@@ -78,6 +85,13 @@ export async function backtestCommand(argv: readonly string[]): Promise<Backtest
     const y = resolveLabel(ls.map((l) => l.label));
     if (y !== undefined) labels.set(tx, y);
   }
+  // asked for: the aggregates of a signals version that decisions did not log, replayed over the log in time order
+  let replayedSignals: { names: readonly string[]; values: ReadonlyMap<string, Record<string, number>> } | undefined;
+  if (values.signals !== undefined) {
+    const signals = loadSignals(readFileSync(values.signals, 'utf8'), values.signals);
+    const r = await replayAggregates(records, signals, new MemoryAggregateStore());
+    replayedSignals = { names: r.stats.replayed, values: r.values };
+  }
   const lists =
     values.lists === undefined
       ? undefined
@@ -90,6 +104,7 @@ export async function backtestCommand(argv: readonly string[]): Promise<Backtest
       ...(scores === undefined ? {} : { scores }),
       thresholds,
       useCurrentLists: values['use-current-lists'] === true,
+      ...(replayedSignals === undefined ? {} : { replayedSignals }),
       ...(lists === undefined ? {} : { lists, hash: await hashFromConfig(config) }),
     },
     excluded,
@@ -109,11 +124,23 @@ export async function backtestCommand(argv: readonly string[]): Promise<Backtest
   if (report.wouldEscalate > 0)
     console.log(`the candidate would escalate ${report.wouldEscalate} (replayed without the LLM)`);
   printLists(report);
+  printSignals(report);
   for (const e of report.notReplayable)
     console.log(
       `NOT REPLAYABLE: ${e.id} reads ${e.fields.join(', ')} (the log holds keyed hashes only); left out of the replay`,
     );
   return report;
+}
+
+/** Which signals the candidate's rules read were replayed, or missing from decisions made before they existed. */
+function printSignals({ signals }: BacktestReport): void {
+  if (signals === undefined) return;
+  if (signals.replayed.length > 0)
+    console.log(`signals replayed over the log (--signals, today's definitions): ${signals.replayed.join(', ')}`);
+  if (signals.recordsWithout > 0)
+    console.log(
+      `SIGNALS NOT LOGGED: ${signals.notLogged.join(', ')} on ${signals.recordsWithout} records (decided before they existed): rules reading them fail closed there; --signals <document> replays aggregates over the log`,
+    );
 }
 
 /** How the candidate's lists were replayed (today's entries, or rules left out for lists the log did not record). */

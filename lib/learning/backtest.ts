@@ -76,6 +76,8 @@ export interface BacktestReport {
    */
   readonly signals?: {
     readonly used: readonly string[];
+    /** Aggregates replayed over the log, asked for with `--signals` (today's definition over past payments). */
+    readonly replayed: readonly string[];
     readonly recordsWithout: number;
     readonly notLogged: readonly string[];
   };
@@ -89,6 +91,14 @@ export interface Candidate extends CurrentLists {
   readonly scores?: ReadonlyMap<string, number>;
   /** Thresholds when no profile applies: the candidate model's, else the current model's. */
   readonly thresholds: Thresholds;
+  /**
+   * Asked for (`--signals`): values of aggregates a decision did not log, computed by replaying the log in time
+   * order (lib/learning/signals-replay.ts), per transaction; the report names them (`signals.replayed`).
+   */
+  readonly replayedSignals?: {
+    readonly names: readonly string[];
+    readonly values: ReadonlyMap<string, Readonly<Record<string, number>>>;
+  };
 }
 
 function metrics(decisions: readonly string[], labels: readonly (0 | 1 | undefined)[]): SideMetrics {
@@ -190,7 +200,7 @@ export class BacktestReplay {
         const out = evaluateRuleset(ruleset, {
           event: r.event,
           features: r.features,
-          ...(r.signalsVersion === undefined ? {} : { signals: loggedSignals(r) }),
+          ...this.signalsOf(r),
           velocity: r.velocity as unknown as Readonly<Record<string, number>>,
           score,
           lists,
@@ -204,11 +214,19 @@ export class BacktestReplay {
     }
   }
 
-  /** Counts a record that lacks a signal the candidate's rules read. */
+  /** The signal values a record's replay reads: logged, then replayed when asked for. */
+  private signalsOf(r: DecisionRecord): { signals?: Readonly<Record<string, number>> } {
+    const replayed = this.candidate.replayedSignals?.values.get(r.transactionId);
+    if (r.signalsVersion === undefined && replayed === undefined) return {};
+    return { signals: replayed === undefined ? loggedSignals(r) : { ...replayed, ...loggedSignals(r) } };
+  }
+
+  /** Counts a record that lacks a signal the candidate's rules read (logged or, when asked for, replayed). */
   private countSignals(ruleset: CompiledRuleset, r: DecisionRecord): void {
     let lacking = false;
+    const replayed = this.candidate.replayedSignals?.values.get(r.transactionId);
     for (const name of ruleset.signalsUsed)
-      if (r.signals?.[name] === undefined && r.features[name] === undefined) {
+      if (r.signals?.[name] === undefined && r.features[name] === undefined && replayed?.[name] === undefined) {
         this.signalsNotLogged.add(name);
         lacking = true;
       }
@@ -268,6 +286,7 @@ export class BacktestReplay {
         : {
             signals: {
               used: [...this.candidate.ruleset.signalsUsed],
+              replayed: [...(this.candidate.replayedSignals?.names ?? [])],
               recordsWithout: this.recordsWithoutSignals,
               notLogged: [...this.signalsNotLogged].sort(),
             },

@@ -7,7 +7,8 @@
  * the shipped 17 features do not see, counts) is scored through the engine with the shipped signals, labelled and
  * exported with `dataset:export --signals examples/signals/default-1.1.0.json`: the decisions did not log
  * `card_users_1h`, so the export replays it over the log in time order. `model:train --signals` trains on the
- * version's 18 signals; the new model must beat the shipped one's held-out AUC. Then, under the local host, signals
+ * version's 18 signals; the new model must beat the shipped one's held-out AUC. A draft ruleset reading the new
+ * signal is backtested: the decisions did not log it (reported), and with `--signals` it is replayed. Then, under the local host, signals
  * 1.1.0 and the model are uploaded, the model as a candidate, and a 50 % canary serves both versions.
  */
 import assert from 'node:assert/strict';
@@ -24,6 +25,7 @@ import { manifestSchema, type ModelManifest } from '../../lib/models/manifest';
 import { silentLogger } from '../../lib/telemetry/logger';
 import { Prng } from '../../lib/training/prng';
 import { generatePayments } from '../../lib/training/synthetic-payments';
+import { backtestCommand } from '../../scripts/backtest';
 import { datasetExport } from '../../scripts/dataset-export';
 import { parseCli, trainOnDataset } from '../../scripts/train-model';
 import { startEmbeddedRollout, type EmbeddedRollout } from '../rollout/support/embedded-rollout';
@@ -95,6 +97,24 @@ describe('a model trained on a signals version with a new aggregate', () => {
       signals?: Record<string, number>;
     };
     assert.equal(typeof row.signals?.['card_users_1h'], 'number', 'the replayed aggregate is in the rows');
+
+    // a draft reading the new signal: the decisions did not log it; only when asked (--signals) is it replayed
+    const draft = path.join(ROOT, 'examples', 'signals', 'fraud-rules-1.1.0.json');
+    const plain = await backtestCommand(['--ruleset', draft, ...range]);
+    assert.deepEqual(plain.signals, {
+      used: ['card_users_1h'],
+      replayed: [],
+      recordsWithout: N,
+      notLogged: ['card_users_1h'],
+    });
+    const asked = await backtestCommand(['--ruleset', draft, ...range, '--signals', SIGNALS_1_1]);
+    assert.deepEqual(asked.signals, {
+      used: ['card_users_1h'],
+      replayed: ['card_users_1h'],
+      recordsWithout: 0,
+      notLogged: [],
+    });
+    assert.ok((asked.rules['card-shared-1h']?.hits ?? 0) > 0, 'the shared cards are caught in the replay');
 
     const out = path.join(dir, 'models');
     await trainOnDataset(
