@@ -13,7 +13,9 @@
  * (signals_12 ÷ naive_functions, signals_12 ÷ baseline, service ÷ naive_functions); and the Redis work per decision
  * of each arm, from `INFO commandstats` and `INFO stats` around its runs: commands, server CPU µs, and read events
  * (`total_reads_processed`: how many times the server read a client's socket; with auto-pipelining, about the round
- * trips). Writes bench/results/signals.json.
+ * trips). Then capacity: closed loop at {@link CAPACITY_CONNECTIONS} connections on embedded defaults (no Redis: the
+ * in-process stores), the naive Functions app, the service with the shipped signals and with the 12 aggregates,
+ * alternating over rounds: answers per second and their ratio to the naive app's. Writes bench/results/signals.json.
  */
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
@@ -25,6 +27,7 @@ import { spreadOf, type Spread } from './load';
 import { loadAverage, machine } from './machine';
 import { bundledModelFile, seedNaiveProfiles } from './naive-profiles';
 import { openLoop } from './open-loop';
+import { closedLoop } from './overload';
 import { richPaymentBody } from './payment-body';
 import { perUnitUs, readCpu } from './proc-cpu';
 import { deleteKeys } from './redis-keys';
@@ -67,6 +70,47 @@ interface ArmRun {
   readonly redis_commands: number;
   readonly redis_usec: number;
   readonly redis_reads: number;
+}
+
+/** Closed-loop connections of the capacity phase (the issue's budget). */
+const CAPACITY_CONNECTIONS = 256;
+const CAPACITY_ARMS = ['naive_functions', 'embedded', 'embedded_signals_12'] as const;
+
+/**
+ * Answers per second of each capacity arm at {@link CAPACITY_CONNECTIONS} connections (closed loop), alternating over
+ * rounds, on embedded defaults (no Redis for the service; the naive app keeps its Redis, as it is written).
+ */
+async function capacity(env: Record<string, string>, modelFile: string): Promise<Record<string, unknown>> {
+  const { REDIS_URL: _r, REDIS_KEY_PREFIX: _p, ...embedded } = env;
+  const signals12 = path.join(appRoot(), 'bench', 'signals');
+  const servers: Record<string, ServerChild> = {};
+  try {
+    servers['naive_functions'] = await startArm('naive_functions', env, modelFile);
+    servers['embedded'] = await startServer('servers/service', embedded);
+    servers['embedded_signals_12'] = await startServer('servers/service', { ...embedded, SIGNALS_DIR: signals12 });
+    for (const arm of CAPACITY_ARMS) await closedLoop((servers[arm] as ServerChild).url, richPaymentBody, 64, 3);
+    const rps: Record<string, number[]> = Object.fromEntries(CAPACITY_ARMS.map((a) => [a, []]));
+    for (let r = 0; r < PLAN.rounds; r++)
+      for (let k = 0; k < CAPACITY_ARMS.length; k++) {
+        const arm = CAPACITY_ARMS[(k + r) % CAPACITY_ARMS.length] as string;
+        const url = (servers[arm] as ServerChild).url;
+        const f = await closedLoop(url, richPaymentBody, CAPACITY_CONNECTIONS, PLAN.durationSec);
+        (rps[arm] as number[]).push(f.goodput_rps);
+        log(`capacity round ${r + 1} ${arm}: ${f.goodput_rps} answers/s at ${CAPACITY_CONNECTIONS} connections`);
+      }
+    const ratio = (a: string): Spread =>
+      spreadOf(
+        Array.from({ length: PLAN.rounds }, (_, r) => (rps[a]?.[r] ?? NaN) / (rps['naive_functions']?.[r] ?? NaN)),
+      );
+    return {
+      connections: CAPACITY_CONNECTIONS,
+      answers_per_s: Object.fromEntries(CAPACITY_ARMS.map((a) => [a, spreadOf(rps[a] ?? [], 0)])),
+      embedded_vs_naive: ratio('embedded'),
+      embedded_signals_12_vs_naive: ratio('embedded_signals_12'),
+    };
+  } finally {
+    await Promise.all(Object.values(servers).map((s) => s.stop()));
+  }
 }
 
 const log = (msg: string): void =>
@@ -176,12 +220,15 @@ async function main(): Promise<void> {
           }
         : {}),
     };
+    for (const s of Object.values(servers)) await s.stop(); // the capacity phase runs its own servers
+    const cap = await capacity(env, modelFile);
     const result = {
       machine: machine(LOAD_BEFORE),
       settings: { quick: QUICK, ...PLAN, rate_rps: RATE, arms: ARMS, baseline_app: BASELINE_APP ?? null },
       duration_total_s: Math.round((Date.now() - started) / 1000),
       per_decision: perArm,
       ratios,
+      capacity: cap,
     };
     const out = path.join(root, 'bench', 'results');
     await fs.mkdir(out, { recursive: true });

@@ -92,6 +92,12 @@ export const TARGETS: readonly Target[] = [
     1.1,
     'whole-process CPU per decision with 12 aggregates over 5 keys ÷ the naive Functions app',
   ),
+  signals(
+    'capacity.embedded_signals_12_vs_naive.median',
+    '>=',
+    0.9,
+    'answers per second at 256 closed-loop connections on embedded defaults with 12 aggregates ÷ the naive Functions app',
+  ),
   cpu(
     'per_decision.main_ratio',
     '<=',
