@@ -228,6 +228,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
       store: aggregateStoreOf(redis, { keyPrefix: config.redis.keyPrefix, ...config.signals }),
       timeoutMs: config.redis.timeoutMs,
       degraded: (e) => signalsDegraded?.(e), // counted with the context lookups' (context.degraded)
+      shadow: signals.shadow,
       ...(deps.contextDeps?.now === undefined ? {} : { now: deps.contextDeps.now }), // the velocity windows' clock
     },
     deadlineMs: config.inference.deadlineMs,

@@ -94,9 +94,13 @@ export class LocalPipeline {
     if (events.length === 0) return [];
     const { lookups, prepared, aggregates } = await this.context(events, limits.contextTimeoutMs);
     // signals: each payment's row (aggregates, then the derived features), computed once whatever the model
-    const signalRows = events.map((e, i) =>
-      this.signals.row(e, (lookups[i] as ContextLookup).context, aggregates[i] as PaymentAggregates),
-    );
+    const signalRows = events.map((e, i) => {
+      const { context } = lookups[i] as ContextLookup;
+      const a = aggregates[i] as PaymentAggregates;
+      const row = this.signals.row(e, context, a);
+      if (a.shadow !== undefined) this.signals.shadow(e, context, a, row);
+      return row;
+    });
     const leases: Lease[] = [];
     try {
       for (const e of events) leases.push(this.acquire(e.userId)); // canary users go to the candidate

@@ -23,6 +23,18 @@ export interface SignalsSnapshot {
   readonly plan: AggregatePlan;
   aggregateInput(event: PaymentEvent, transactionId: string, at: number): AggregateInput;
   valuesFor(version: string, union: Float64Array): Float64Array;
+  /** The candidate, when this payment falls in its shadow share (and its user is not in its canary share). */
+  shadowFor?(userId: string, transactionId: string): CompiledSignals | undefined;
+}
+
+/** Where shadowed payments' two rows go (lib/signals/signals-shadow.ts). */
+export interface SignalsShadowSink {
+  record(
+    active: CompiledSignals,
+    activeRow: Float64Array,
+    candidate: CompiledSignals,
+    candidateRow: Float64Array,
+  ): void;
 }
 
 /** What serves signals (the signals rollout's `SignalsServing`): its current snapshot, swapped atomically. */
@@ -43,6 +55,8 @@ export interface SignalsStageDeps {
   /** Budget of the store round trip, ms (`REDIS_TIMEOUT_MS`). */
   readonly timeoutMs: number;
   readonly degraded?: (e: { readonly reason: SignalsDegradedReason }) => void;
+  /** Where the shadow share's rows go; absent: no shadow is computed. */
+  readonly shadow?: SignalsShadowSink;
 }
 
 /** A payment's signals: its version and its aggregates (plan order; zeros when degraded). */
@@ -50,6 +64,8 @@ export interface PaymentAggregates {
   readonly signals: CompiledSignals;
   readonly aggregates: Float64Array;
   readonly degraded: boolean;
+  /** The candidate in shadow for this payment, and its aggregates. */
+  readonly shadow?: { readonly signals: CompiledSignals; readonly aggregates: Float64Array };
 }
 
 const NONE = new Float64Array(0);
@@ -67,14 +83,47 @@ export class SignalsStage {
   aggregates(event: PaymentEvent, timeoutMs: number | undefined): Promise<PaymentAggregates> | PaymentAggregates {
     const snapshot = this.deps.source.current; // one state for the whole payment
     const signals = snapshot.forUser(event.userId);
-    if (snapshot.plan.aggregates.length === 0) return { signals, aggregates: NONE, degraded: false };
+    const shadow = this.deps.shadow === undefined ? undefined : snapshot.shadowFor?.(event.userId, event.transactionId);
+    if (snapshot.plan.aggregates.length === 0)
+      return {
+        signals,
+        aggregates: NONE,
+        degraded: false,
+        ...(shadow === undefined ? {} : { shadow: { signals: shadow, aggregates: NONE } }),
+      };
     const store = this.deps.store?.();
     if (store === undefined) return this.zeros(signals, 'unavailable');
     const input = snapshot.aggregateInput(event, event.transactionId, this.now());
     return withTimeout(store.record(snapshot.plan, input), timeoutMs ?? this.deps.timeoutMs).then(
-      (union) => ({ signals, aggregates: snapshot.valuesFor(signals.version, union), degraded: false }),
+      (union) => ({
+        signals,
+        aggregates: snapshot.valuesFor(signals.version, union),
+        degraded: false,
+        ...(shadow === undefined
+          ? {}
+          : { shadow: { signals: shadow, aggregates: snapshot.valuesFor(shadow.version, union) } }),
+      }),
       (err: unknown) => this.zeros(signals, err instanceof BudgetExceededError ? 'timeout' : 'error'),
     );
+  }
+
+  /**
+   * For a payment in the candidate's shadow share: its candidate row, computed after the answer (setImmediate) and
+   * handed to the shadow sink beside the row that decided. Never throws.
+   */
+  shadow(event: PaymentEvent, context: UserContext, a: PaymentAggregates, row: Float64Array): void {
+    const s = a.shadow;
+    const sink = this.deps.shadow;
+    if (s === undefined || sink === undefined) return;
+    setImmediate(() => {
+      try {
+        const out = new Float64Array(s.signals.names.length);
+        s.signals.compute(event, context, s.aggregates, out);
+        sink.record(a.signals, row, s.signals, out);
+      } catch {
+        // a shadow never fails a payment
+      }
+    });
   }
 
   /** The payment's signals row (a new array: the decision record keeps it). */

@@ -5,6 +5,7 @@
  * folder's `features/` and the shipped folder).
  * @module
  */
+import { SignalsShadow } from './signals-shadow';
 import * as path from 'node:path';
 import type { TokenCredential } from '@azure/identity';
 import type { Redis } from 'ioredis';
@@ -40,6 +41,8 @@ export interface SignalsDeps {
 export interface SignalsParts {
   /** What the pipeline reads (swapped atomically). */
   readonly serving: SignalsServing;
+  /** The shadow share's figures: the pipeline records, the rollout's status shows. */
+  readonly shadow: SignalsShadow;
   /** The shipped version: what serves without a pointer, and what a model manifest naming no signals reads. */
   readonly shipped: CompiledSignals;
   readonly rollout: SignalsRollout;
@@ -129,9 +132,11 @@ export async function createSignals(config: Config, deps: SignalsDeps): Promise<
   } catch (err) {
     throw new AppError('config_invalid', 'The signals container settings are not usable.', { cause: err });
   }
+  const shadow = new SignalsShadow();
   const rollout = new SignalsRollout({
     name,
     serving,
+    shadow,
     store,
     repository,
     requirements: deps.requirements ?? (() => []),
@@ -151,5 +156,5 @@ export async function createSignals(config: Config, deps: SignalsDeps): Promise<
     signals: repository.description,
   });
   await rollout.start();
-  return { serving, shipped: initial, rollout, repository, dispose: () => rollout.dispose() };
+  return { serving, shadow, shipped: initial, rollout, repository, dispose: () => rollout.dispose() };
 }

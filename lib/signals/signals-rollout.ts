@@ -8,6 +8,7 @@
  * promote and traffic as on upload.
  * @module
  */
+import type { SignalsShadow, SignalsShadowReport } from './signals-shadow';
 import { AppError, toAppError } from '../errors/errors';
 import type { ArtifactAdmin } from '../http/admin-routes';
 import type { ArtifactWait } from '../inference/readiness-views';
@@ -39,6 +40,8 @@ export interface SignalsRolloutDeps {
   readonly instanceId?: string;
   /** Default silent. */
   readonly logger?: Logger;
+  /** The shadow figures of the candidate (what the pipeline recorded), shown by `status`. */
+  readonly shadow?: SignalsShadow;
   readonly on?: {
     readonly followFailed?: (e: { readonly version: string; readonly reason: string }) => void;
     readonly swapped?: (e: { readonly from: string | undefined; readonly to: string }) => void;
@@ -54,6 +57,8 @@ export interface SignalsStatus {
   readonly candidate: string | undefined;
   /** The pointer, and the last refused uploads (newest first). */
   readonly pointer: SignalsState & { readonly rejections: readonly Rejection[] };
+  /** The candidate's signals beside the active version's, over its shadow share of payments on this instance. */
+  readonly shadow?: SignalsShadowReport;
 }
 
 /** After an incomplete pass, the next one runs after this, ms, doubling up to {@link RETRY_MAX_MS}. */
@@ -253,6 +258,7 @@ export class SignalsRollout implements ArtifactAdmin {
       serving: this.serving,
       candidate: this.deps.serving.candidate?.version,
       pointer: { ...(state ?? EMPTY_SIGNALS_STATE), rejections },
+      ...shadowOf(this.deps.shadow?.report(), this.deps.serving.candidate?.version),
     };
   }
 
@@ -264,4 +270,12 @@ export class SignalsRollout implements ArtifactAdmin {
     await this.follower.dispose();
     await this.deps.store.dispose();
   }
+}
+
+/** The shadow report, when it is of the candidate loaded now. */
+function shadowOf(
+  report: SignalsShadowReport | undefined,
+  candidate: string | undefined,
+): { shadow?: SignalsShadowReport } {
+  return report === undefined || report.candidate !== candidate ? {} : { shadow: report };
 }

@@ -10,6 +10,7 @@ import { FEATURE_NAMES } from '../../lib/features/featurizer';
 import type { AggregatePlan, AggregateInput, AggregateStore } from '../../lib/signals/aggregate-store';
 import { compileSignals } from '../../lib/signals/compile-signals';
 import { ServedSignals } from '../../lib/signals/signals-serving';
+import { SignalsShadow } from '../../lib/signals/signals-shadow';
 import { SignalsStage, type PaymentAggregates } from '../../lib/scoring/signals-stage';
 import type { ModelManifest } from '../../lib/models/manifest';
 import { CARD_USERS, signalsDoc } from '../signals/support';
@@ -89,5 +90,36 @@ describe('signals stage', () => {
     assert.deepEqual(Array.from(out18.subarray(1)), Array.from(out17));
     const missing = { features: [{ name: 'nope', definition: '' }] } as unknown as ModelManifest;
     assert.throws(() => st.projection(withCard, missing), /nope/);
+  });
+});
+
+describe('signals shadow', () => {
+  it('computes the candidate’s row for its shadow share after the answer, and reports its distribution', async () => {
+    const active = compileSignals(signalsDoc('1.0.0'));
+    const served = new ServedSignals(active, withCard, { candidate: '1.1.0', canaryPercent: 0, shadowPercent: 100 });
+    const recorder = new SignalsShadow();
+    const st = new SignalsStage({
+      source: { current: served },
+      store: () => store([4]),
+      timeoutMs: 20,
+      shadow: recorder,
+    });
+    for (let i = 0; i < 3; i++) {
+      const e = parsePaymentEvent(validEvent({ transactionId: `tx-sh-${i}`, cardFingerprint: 'tok_1' }));
+      const a = await st.aggregates(e, undefined);
+      assert.equal(a.signals, active, 'the active version decides');
+      const row = st.row(e, NO_HISTORY, a);
+      st.shadow(e, NO_HISTORY, a, row);
+    }
+    await new Promise((r) => setImmediate(r));
+    const report = recorder.report();
+    assert.deepEqual([report?.active, report?.candidate, report?.payments], ['1.0.0', '1.1.0', 3]);
+    const card = report?.signals.find((s) => s.name === 'card_users_1h');
+    assert.deepEqual([card?.n, card?.mean, card?.meanAbsDiff], [3, 4, undefined], 'a new signal: nothing to compare');
+    assert.equal(
+      report?.signals.find((s) => s.name === 'amount_log')?.meanAbsDiff,
+      0,
+      'the same feature, the same value',
+    );
   });
 });
