@@ -37,7 +37,7 @@ import { AppError } from './errors/errors';
 import { batchItems, sortBatch, type BatchItemResult } from './scoring/batch-body';
 import { parsePaymentEvent } from './domain/payment-event';
 import type { ScoreOptions, ScoreResult, Scorer } from './scoring/scorer';
-import type { Logger } from './telemetry/logger';
+import type { Logger } from './platform/logger';
 import type { ScoringPath, Telemetry } from './telemetry/telemetry';
 
 /** The parts an {@link Engine} is made of (built by the composition root, `lib/app.ts`). */

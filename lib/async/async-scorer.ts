@@ -2,7 +2,7 @@ import { AppError, toAppError } from '../errors/errors';
 import type { SessionManager } from '../inference/session-manager';
 import type { PaymentEvent } from '../domain/payment-event';
 import type { Scorer } from '../scoring/scorer';
-import { noopTracer, type StageTracer } from '../telemetry/stage-tracer';
+import { noopTracer, type StageTracer } from '../platform/stage-tracer';
 import { BatchLocks, type LockedStatus } from './batch-locks';
 import type { ResultPublisher } from './result-publisher';
 import type { AsyncScoreResult, ResultStore } from './result-store';

@@ -5,7 +5,7 @@ import type { Config } from '../config/config';
 import { AppError } from '../errors/errors';
 import { Identity } from '../identity/identity';
 import type { ScorerEvents } from '../scoring/scorer';
-import type { Logger } from '../telemetry/logger';
+import type { Logger } from '../platform/logger';
 import { unrefTimers, type Timers } from '../time/timers';
 import type { CaseStore } from './case-store';
 import { loadQueues, type CaseRouter } from './case-queues';

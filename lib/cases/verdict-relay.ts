@@ -6,7 +6,7 @@
  * @module
  */
 import { AppError } from '../errors/errors';
-import type { Logger } from '../telemetry/logger';
+import type { Logger } from '../platform/logger';
 import type { Timers } from '../time/timers';
 import type { OutboxMessage } from './case-outbox';
 import type { CaseLists } from './case-service';

@@ -9,7 +9,7 @@ import type { TokenCredential } from '@azure/identity';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/config';
 import { AppError } from '../errors/errors';
-import type { Logger } from '../telemetry/logger';
+import type { Logger } from '../platform/logger';
 import { unrefTimers, type Timers } from '../time/timers';
 import type { CompiledRuleset, ServingSignals } from './compile-ruleset';
 import { Decisioning, type DecisioningEvents } from './decisioning';

@@ -11,7 +11,7 @@ import type { ArtifactWait } from '../inference/readiness-views';
 import { PointerFollower } from '../pointer/pointer-follower';
 import type { PointerStore, Rejection } from '../pointer/pointer-store';
 import { UploadPipeline, type ArtifactUpload, type UploadOutcome } from '../pointer/upload-pipeline';
-import { silentLogger, type Logger } from '../telemetry/logger';
+import { silentLogger, type Logger } from '../platform/logger';
 import type { Timers } from '../time/timers';
 import type { CompiledRuleset, ServingSignals } from './compile-ruleset';
 import type { Decisioning } from './decisioning';

@@ -4,8 +4,8 @@ import { SecretClient, type SecretClientOptions } from '@azure/keyvault-secrets'
 import type { AzureOpenAI } from 'openai';
 import type { EscalationSettings } from '../config/escalation-settings';
 import type { SecretReader } from '../context/redis-connection';
-import type { StageTracer } from '../telemetry/stage-tracer';
-import type { Logger } from '../telemetry/logger';
+import type { StageTracer } from '../platform/stage-tracer';
+import type { Logger } from '../platform/logger';
 import { EscalationBreaker } from './breaker';
 import { AzureVerdictClient, createAzureOpenAI, entraTokenProvider, type VerdictClient } from './client';
 import { Escalator } from './escalator';

@@ -1,4 +1,4 @@
-import type { Logger } from '../telemetry/logger';
+import type { Logger } from '../platform/logger';
 import type { EscalationEvents } from './types';
 
 /** Log lines of the escalation: breaker changes, and failed escalations (outcome and fixed reason only). */

@@ -9,7 +9,7 @@ import { buildPrompt } from './prompt';
 import type { EscalationInfo, EscalationTrigger } from '../scoring/escalation-info';
 import type { EscalationEvents } from './types';
 import { verdictDecision } from './verdict';
-import { noopTracer, type StageTracer } from '../telemetry/stage-tracer';
+import { noopTracer, type StageTracer } from '../platform/stage-tracer';
 
 /** Dependencies of an {@link Escalator}. */
 export interface EscalatorDeps {

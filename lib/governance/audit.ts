@@ -17,7 +17,7 @@ import type { ArtifactAdmin } from '../http/admin-routes';
 import { PRINCIPAL_HEADER, type Identity } from '../identity/identity';
 import { decodePrincipal } from '../identity/principal';
 import type { UploadOutcome } from '../pointer/upload-pipeline';
-import type { Logger } from '../telemetry/logger';
+import type { Logger } from '../platform/logger';
 import type { AuditEntry, AuditEvent, AuditLog } from './audit-log';
 import { parseAuditQuery } from './audit-query';
 

@@ -5,7 +5,7 @@
  */
 import type { Cases } from '../cases/create-cases';
 import type { Identity } from '../identity/identity';
-import type { Logger } from '../telemetry/logger';
+import type { Logger } from '../platform/logger';
 import { Audit } from './audit';
 import { SqlAuditLog } from './sql-audit-log';
 

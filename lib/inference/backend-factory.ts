@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { Config } from '../config/config';
-import type { Logger } from '../telemetry/logger';
+import type { Logger } from '../platform/logger';
 import type { BackendFactory, SessionOptions } from './backend';
 import type { BatchExecutor, ModelInput } from './batch-executor';
 import type { Timers } from '../time/timers';

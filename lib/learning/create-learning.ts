@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { Config } from '../config/config';
 import { unrefTimers, type Timers } from '../time/timers';
 import type { SecretReader } from '../context/redis-connection';
-import type { Logger } from '../telemetry/logger';
+import type { Logger } from '../platform/logger';
 import { BlobLearningStore, type BlobStoreOptions } from './blob-store';
 import { DecisionLog, type DecisionLogEvents } from './decision-log';
 import { DriftMonitor, type PsiReading } from './drift-monitor';

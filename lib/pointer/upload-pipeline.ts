@@ -7,7 +7,7 @@
  * @module
  */
 import { AppError, toAppError } from '../errors/errors';
-import type { Logger } from '../telemetry/logger';
+import type { Logger } from '../platform/logger';
 import type { PointerStore, Rejection } from './pointer-store';
 
 /** An uploaded artifact, as a blob trigger delivers it: by reference (`bytes` absent) or with its bytes. */

@@ -4,7 +4,7 @@
  * validator, the fleet agent, the traffic router, the upload handler and the admin API, which need the
  * session manager.
  */
-import type { StageTracer } from '../telemetry/stage-tracer';
+import type { StageTracer } from '../platform/stage-tracer';
 import { hostname } from 'node:os';
 import type { TokenCredential } from '@azure/identity';
 import type { Redis } from 'ioredis';
@@ -16,7 +16,7 @@ import type { FeatureSupport } from '../models/model-folder';
 import type { BackendFactory } from '../inference/backend';
 import { batchedBackendFactory, inferenceSettings, resolveMode } from '../inference/backend-factory';
 import { SessionManager } from '../inference/session-manager';
-import type { Logger } from '../telemetry/logger';
+import type { Logger } from '../platform/logger';
 import type { ModelSource } from '../models/model-folder';
 import { parseFleetState, type FleetState } from './fleet-state';
 import { BlobModelRepository, blobConfigured, type BlobRepositoryEvents } from './blob-model-repository';

@@ -7,8 +7,8 @@ import type { Config } from '../config/config';
 import type { BackendFactory } from '../inference/backend';
 import { SessionManager, type SessionManagerEvents } from '../inference/session-manager';
 import type { ModelSource } from '../models/model-folder';
-import { combineHandlers } from '../telemetry/combine-handlers';
-import type { Logger } from '../telemetry/logger';
+import { combineHandlers } from '../platform/combine-handlers';
+import type { Logger } from '../platform/logger';
 import { planRollout, type RolloutDeps } from './create-rollout';
 import type { ModelRollout } from './model-rollout';
 

@@ -6,7 +6,7 @@
  */
 import type { ModelArtifact, ModelSource } from '../models/model-folder';
 import { featureProblems, verifyArtifact, type FeatureSupport } from '../models/model-folder';
-import type { Logger } from '../telemetry/logger';
+import type { Logger } from '../platform/logger';
 import type { FleetStore } from './fleet-store';
 import type { ModelRepository } from './model-repository';
 

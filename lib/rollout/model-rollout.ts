@@ -14,7 +14,7 @@ import type { TrafficRouter } from './traffic-router';
 import type { ArtifactUpload, UploadOutcome, UploadPipeline } from '../pointer/upload-pipeline';
 import type { ModelPublished, ValidatedModel } from './model-upload';
 import type { VersionLoader } from './version-loader';
-import type { StageTracer } from '../telemetry/stage-tracer';
+import type { StageTracer } from '../platform/stage-tracer';
 
 /** The parts of a {@link ModelRollout} (built by `createRollout`). */
 export interface ModelRolloutParts {

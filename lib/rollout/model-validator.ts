@@ -15,7 +15,7 @@ import { featureProblems, verifyArtifact, type FeatureSupport } from '../models/
 import type { ShiftReport, ValidationSummary } from './fleet-state';
 import type { RejectCheck } from './fleet-store';
 import { readOnnxSignature, signatureProblems } from '../inference/onnx-signature';
-import { noopTracer, type StageTracer } from '../telemetry/stage-tracer';
+import { noopTracer, type StageTracer } from '../platform/stage-tracer';
 
 /** Largest |score − recorded golden score| accepted. */
 export const GOLDEN_TOLERANCE = 1e-3;

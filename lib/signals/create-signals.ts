@@ -13,7 +13,7 @@ import type { Config } from '../config/config';
 import { AppError } from '../errors/errors';
 import { createPointerStore } from '../pointer/create-pointer-store';
 import type { PointerStore } from '../pointer/pointer-store';
-import type { Logger } from '../telemetry/logger';
+import type { Logger } from '../platform/logger';
 import { unrefTimers, type Timers } from '../time/timers';
 import type { CompiledSignals } from './compiled-signals';
 import { BlobSignalsRepository, FolderSignalsRepository, type SignalsRepository } from './signals-repository';

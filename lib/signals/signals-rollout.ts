@@ -16,7 +16,7 @@ import { PointerFollower } from '../pointer/pointer-follower';
 import type { PointerStore, Rejection } from '../pointer/pointer-store';
 import { UploadPipeline, type ArtifactUpload, type UploadOutcome } from '../pointer/upload-pipeline';
 import { MAX_HISTORY } from '../pointer/version-traffic';
-import { silentLogger, type Logger } from '../telemetry/logger';
+import { silentLogger, type Logger } from '../platform/logger';
 import type { Timers } from '../time/timers';
 import type { CompiledSignals } from './compiled-signals';
 import type { SignalsRepository } from './signals-repository';

@@ -25,7 +25,7 @@ import type { CaseSweepEvents } from '../cases/case-sweep';
 import type { CaseWriterEvents } from '../cases/case-writer';
 import type { CaseIntakeEvents } from '../cases/case-intake';
 import type { OutboxRelayEvents } from '../cases/outbox-relay';
-import type { SpanAttributes, StageTracer } from './stage-tracer';
+import type { SpanAttributes, StageTracer } from '../platform/stage-tracer';
 import { otelTracer, stageTracer, TRACER_NAME, tracingState } from './tracing';
 import type { ScorerEvents } from '../scoring/scorer';
 import type { BlobRepositoryEvents } from '../rollout/blob-model-repository';

@@ -20,7 +20,7 @@ import {
   type StageName,
   type StageSpan,
   type StageTracer,
-} from './stage-tracer';
+} from '../platform/stage-tracer';
 
 /** The tracer's instrumentation scope name. */
 export const TRACER_NAME = 'onnx-scoring';

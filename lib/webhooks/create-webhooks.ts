@@ -10,7 +10,7 @@ import type { Cases } from '../cases/create-cases';
 import type { Config } from '../config/config';
 import { AppError } from '../errors/errors';
 import { Identity } from '../identity/identity';
-import type { Logger } from '../telemetry/logger';
+import type { Logger } from '../platform/logger';
 import { unrefTimers, type Timers } from '../time/timers';
 import { DEFAULT_BACKOFF } from './webhook-backoff';
 import { WebhookEndpoints } from './webhook-endpoints';

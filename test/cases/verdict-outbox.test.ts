@@ -26,7 +26,7 @@ import { Identity } from '../../lib/identity/identity';
 import { encodePrincipal } from '../../lib/identity/principal';
 import { FolderLearningStore } from '../../lib/learning/folder-store';
 import { LabelStore, parseLabels } from '../../lib/learning/labels';
-import type { Logger } from '../../lib/telemetry/logger';
+import type { Logger } from '../../lib/platform/logger';
 import { unrefTimers, type Timers } from '../../lib/time/timers';
 import { within } from '../support/eventually';
 import { newCase, pgliteDb, serverDb, type TestDb } from './support';

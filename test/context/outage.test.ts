@@ -19,7 +19,7 @@ import { baseRedisOptions, MAX_RECONNECT_DELAY_MS } from '../../lib/context/redi
 import { syntheticProfile } from '../../lib/context/synthetic-profiles';
 import type { Engine } from '../../lib/engine';
 import { parsePaymentEvent } from '../../lib/domain/payment-event';
-import { silentLogger } from '../../lib/telemetry/logger';
+import { silentLogger } from '../../lib/platform/logger';
 import { validEvent } from '../support/events';
 import { fakeBackendFactory, fakeModelSource } from './fake-model';
 import { eventually, OwnRedis, testPrefix } from './support';

@@ -5,7 +5,7 @@ import * as net from 'node:net';
 import { Redis } from 'ioredis';
 import { baseRedisOptions } from '../../lib/context/redis-connection';
 import type { Timers } from '../../lib/time/timers';
-import type { LogLevel, Logger } from '../../lib/telemetry/logger';
+import type { LogLevel, Logger } from '../../lib/platform/logger';
 import { exitOf } from '../support/child-process';
 
 /** The shared test Redis. */

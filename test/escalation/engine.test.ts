@@ -7,7 +7,7 @@ import { testConfig } from '../support/config';
 import type { Engine } from '../../lib/engine';
 import { AppError } from '../../lib/errors/errors';
 import type { ScoreResult } from '../../lib/scoring/scorer';
-import { silentLogger } from '../../lib/telemetry/logger';
+import { silentLogger } from '../../lib/platform/logger';
 import { Telemetry } from '../../lib/telemetry/telemetry';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { FakeOpenAI } from '../../scripts/fake-openai-server';

@@ -18,7 +18,7 @@ import { SqlAuditLog } from '../../lib/governance/sql-audit-log';
 import type { ArtifactAdmin } from '../../lib/http/admin-routes';
 import { Identity, type IdentitySettings } from '../../lib/identity/identity';
 import { encodePrincipal } from '../../lib/identity/principal';
-import type { Logger } from '../../lib/telemetry/logger';
+import type { Logger } from '../../lib/platform/logger';
 import { pgliteDb } from '../cases/support';
 
 const T0 = Date.parse('2026-12-01T10:00:00.000Z');

@@ -5,7 +5,7 @@ import { testConfig } from '../support/config';
 import type { Engine, BatchItemResult } from '../../lib/engine';
 import { AppError } from '../../lib/errors/errors';
 import type { ScoreResult } from '../../lib/scoring/scorer';
-import { createJsonLogger } from '../../lib/telemetry/logger';
+import { createJsonLogger } from '../../lib/platform/logger';
 import { validEvent } from '../support/events';
 import { tempModelDir } from './support/model-dir';
 

@@ -16,7 +16,7 @@ import type { ContextProvider } from '../../lib/context/context-provider';
 import type { UserContext } from '../../lib/domain/user-context';
 import type { Engine } from '../../lib/engine';
 import { manifestSchema } from '../../lib/models/manifest';
-import { silentLogger } from '../../lib/telemetry/logger';
+import { silentLogger } from '../../lib/platform/logger';
 import { Prng } from '../../lib/training/prng';
 import { generatePayments } from '../../lib/training/synthetic-payments';
 import { backtestCommand } from '../../scripts/backtest';

@@ -14,7 +14,7 @@ import { readDecisions } from '../../lib/learning/decision-reader';
 import { exportDataset } from '../../lib/learning/dataset';
 import { FolderLearningStore } from '../../lib/learning/folder-store';
 import { LabelStore } from '../../lib/learning/labels';
-import { silentLogger } from '../../lib/telemetry/logger';
+import { silentLogger } from '../../lib/platform/logger';
 import { validEvent } from '../support/events';
 
 describe('decision log paths and label join', () => {

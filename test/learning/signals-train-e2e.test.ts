@@ -22,7 +22,7 @@ import { loadConfig } from '../../lib/config/config';
 import type { ContextProvider } from '../../lib/context/context-provider';
 import type { UserContext } from '../../lib/domain/user-context';
 import { manifestSchema, type ModelManifest } from '../../lib/models/manifest';
-import { silentLogger } from '../../lib/telemetry/logger';
+import { silentLogger } from '../../lib/platform/logger';
 import { Prng } from '../../lib/training/prng';
 import { generatePayments } from '../../lib/training/synthetic-payments';
 import { backtestCommand } from '../../scripts/backtest';

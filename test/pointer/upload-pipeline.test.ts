@@ -15,7 +15,7 @@ import {
   type ArtifactKind,
   type Published,
 } from '../../lib/pointer/upload-pipeline';
-import { silentLogger } from '../../lib/telemetry/logger';
+import { silentLogger } from '../../lib/platform/logger';
 
 /** Documents `kind/{name}/{version}`: the text `ok` validates, `same` is already published, `down` is a transient failure. */
 class TextKind implements ArtifactKind<string> {

@@ -17,7 +17,7 @@ import type { BackendFactory } from '../../lib/inference/backend';
 import { batchedBackendFactory } from '../../lib/inference/backend-factory';
 import { publishVersion, type FleetState } from '../../lib/rollout/fleet-state';
 import { fleetKeys, redisFleetStore } from '../../lib/rollout/redis-fleet-reports';
-import { silentLogger } from '../../lib/telemetry/logger';
+import { silentLogger } from '../../lib/platform/logger';
 import { FakeTime } from '../inference/support/fake-time';
 import { validEvent } from '../support/events';
 import { testRedis } from '../support/redis';

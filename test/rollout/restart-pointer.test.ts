@@ -18,7 +18,7 @@ import { createEngine, type EngineDeps } from '../../lib/app';
 import { RETRY_FIRST_MS } from '../../lib/decisioning/ruleset-rollout';
 import type { Engine } from '../../lib/engine';
 import { encodePrincipal } from '../../lib/identity/principal';
-import { silentLogger } from '../../lib/telemetry/logger';
+import { silentLogger } from '../../lib/platform/logger';
 import { FakeTime } from '../inference/support/fake-time';
 import { testConfig } from '../support/config';
 import { eventually } from '../support/eventually';

@@ -11,7 +11,7 @@ import type { BatchItemResult, Engine } from '../../lib/engine';
 import { FEATURE_COUNT } from '../../lib/features/featurizer';
 import { MODEL_OUTPUT_INVALID } from '../../lib/scoring/decision';
 import type { ScoreResult } from '../../lib/scoring/scorer';
-import { createJsonLogger } from '../../lib/telemetry/logger';
+import { createJsonLogger } from '../../lib/platform/logger';
 import { Telemetry } from '../../lib/telemetry/telemetry';
 import { buildDenseModel } from '../../lib/training/onnx-writer';
 import { validEvent } from '../support/events';

@@ -11,7 +11,7 @@ import { createEngine } from '../../lib/app';
 import { testConfig } from '../support/config';
 import { AppError } from '../../lib/errors/errors';
 import { BlobModelRepository, type BlobRepositoryEvents } from '../../lib/rollout/blob-model-repository';
-import { silentLogger } from '../../lib/telemetry/logger';
+import { silentLogger } from '../../lib/platform/logger';
 import { Telemetry } from '../../lib/telemetry/telemetry';
 import { freePort, startAzurite, type Azurite } from '../rollout/support/azurite';
 import { bundledBytes } from '../rollout/support/models';

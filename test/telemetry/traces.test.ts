@@ -11,7 +11,7 @@ import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trac
 import { loadTelemetrySettings } from '../../lib/config/telemetry-settings';
 import { startTracing } from '../../lib/telemetry/tracing';
 import { configureSharedEngine, inProcessBus } from '../../lib/app';
-import { createJsonLogger } from '../../lib/telemetry/logger';
+import { createJsonLogger } from '../../lib/platform/logger';
 import { Telemetry } from '../../lib/telemetry/telemetry';
 import type { LocalHost } from '../../local/host';
 import { ServiceBusEmulator } from '../../local/service-bus-emulator';

@@ -198,6 +198,35 @@ describe('import graph', () => {
     );
   });
 
+  it('checks folders: every layer entry is a folder (or a root file of lib/, functions/, local/), none inside another', () => {
+    const layers = parseLayers(readFileSync(path.join(ROOT, 'ARCHITECTURE.md'), 'utf8'));
+    const entries = layers.flat();
+    const problems = entries.filter((e) => {
+      const parts = e.split('/');
+      const isRootFile = parts.length === 2 && e.endsWith('.ts');
+      return !(isRootFile || (parts.length <= 2 && !e.endsWith('.ts')));
+    });
+    for (const e of entries)
+      for (const f of entries) if (e !== f && f.startsWith(`${e}/`)) problems.push(`${f} lies inside ${e}`);
+    assert.deepEqual(problems, [], `layer entries that are not folders:\n${problems.join('\n')}`);
+  });
+
+  it('has no cycle among the folders (type imports included)', () => {
+    const layers = parseLayers(readFileSync(path.join(ROOT, 'ARCHITECTURE.md'), 'utf8'));
+    const folders = new Map<string, Set<string>>();
+    for (const [from, targets] of serviceGraph()) {
+      const a = placeOf(from, layers)?.entry ?? from;
+      const out = folders.get(a) ?? new Set<string>();
+      folders.set(a, out);
+      for (const to of targets) {
+        const b = placeOf(to, layers)?.entry ?? to;
+        if (b !== a) out.add(b);
+      }
+    }
+    const found = cycles(new Map([...folders].map(([k, v]) => [k, [...v]]))).map((c) => c.join(' → '));
+    assert.deepEqual(found, [], `folder cycles:\n${found.join('\n')}`);
+  });
+
   it('follows the layers of ARCHITECTURE.md', () => {
     const layers = parseLayers(readFileSync(path.join(ROOT, 'ARCHITECTURE.md'), 'utf8'));
     assert.ok(layers.length >= 10, `expected the layer list of ARCHITECTURE.md, found ${layers.length} layers`);

@@ -10,7 +10,7 @@ import { celEnvironment } from '../../lib/decisioning/cel-environment';
 import { parsePaymentEvent } from '../../lib/domain/payment-event';
 import { buildPrompt, scrubNote } from '../../lib/escalation/prompt';
 import type { ScoreResult } from '../../lib/scoring/scorer';
-import { createJsonLogger } from '../../lib/telemetry/logger';
+import { createJsonLogger } from '../../lib/platform/logger';
 import { RICH, richEvent } from '../support/rich-event';
 
 const local = {

@@ -5,9 +5,9 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { createEngine } from '../../lib/app';
 import { testConfig } from '../support/config';
 import { AppError } from '../../lib/errors/errors';
-import { silentLogger } from '../../lib/telemetry/logger';
+import { silentLogger } from '../../lib/platform/logger';
 import { validEvent } from '../support/events';
-import { combineHandlers } from '../../lib/telemetry/combine-handlers';
+import { combineHandlers } from '../../lib/platform/combine-handlers';
 import { Telemetry } from '../../lib/telemetry/telemetry';
 import { tracedRouter } from '../../lib/telemetry/traced-components';
 

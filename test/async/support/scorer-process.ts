@@ -15,7 +15,7 @@ import { ServiceBusTopicPublisher } from '../../../lib/async/service-bus-publish
 import { testConfig } from '../../support/config';
 import type { BackendFactory } from '../../../lib/inference/backend';
 import { inlineBackendFactory } from '../../../lib/inference/ort-session';
-import { silentLogger } from '../../../lib/telemetry/logger';
+import { silentLogger } from '../../../lib/platform/logger';
 
 /** A failure point the child can crash at. */
 export type CrashPoint = 'scoring' | 'before-publish' | 'after-publish';

@@ -5,7 +5,7 @@ import type { Escalator } from '../../../lib/escalation/escalator';
 import type { EscalationEvents } from '../../../lib/escalation/types';
 import { parsePaymentEvent, type PaymentEvent } from '../../../lib/domain/payment-event';
 import type { ScoreResult } from '../../../lib/scoring/scorer';
-import { silentLogger } from '../../../lib/telemetry/logger';
+import { silentLogger } from '../../../lib/platform/logger';
 import type { FakeOpenAI } from '../../../scripts/fake-openai-server';
 import { validEvent } from '../../support/events';
 
