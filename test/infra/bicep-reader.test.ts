@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { outcomes } from './support/bicep-values';
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -184,6 +185,31 @@ describe('bicep reader', () => {
     assert.equal(evaluate('bus.outputs.window', scope), 'PT21600S');
     assert.equal(evaluate("size > 2 ? 'big' : 'small'", scope), undefined, 'operators are not evaluated');
     assert.equal(moduleScope(scope, 'bus').file.params.get('windowSec')?.defaultExpr, '60');
+  });
+
+  it('walks every value a setting can take; a runtime value is said so, an unreadable one is unknown', () => {
+    const source = [
+      "param plan string = 'cpu'",
+      'param cap int = 0',
+      'param secret string',
+      "var isGpu = plan == 'gpu'",
+      "var table = {\n  'a': { n: 1 }\n  'b': { n: 2 }\n}",
+      "resource kv 'Microsoft.KeyVault/vaults@2023-07-01' = {\n  name: 'kv-1'\n}",
+    ].join('\n');
+    const scope = fileScope(parseBicep(source, 'walk.bicep'));
+    const vals = (e: string): unknown => {
+      const o = outcomes(e, scope);
+      return o.kind === 'values' ? o.values : o.kind;
+    };
+    assert.deepEqual(vals("isGpu ? 'cuda,cpu' : 'cpu'"), ['cpu'], 'a condition known at the defaults picks its branch');
+    assert.deepEqual(vals("cap > 0 ? string(cap) : '48'"), ['48']);
+    assert.deepEqual(vals('string(table[plan].n)'), ['1', '2'], 'a table indexed by a param: every entry');
+    assert.deepEqual(vals("'x-${plan}'"), ['x-cpu']);
+    assert.equal(vals('kv.properties.vaultUri'), 'runtime');
+    assert.equal(vals("split(kv!.properties.vaultUri, '/')[2]"), 'runtime');
+    assert.equal(vals('secret'), 'runtime', 'a param without a default is a deployment input');
+    assert.equal(vals("split(plan, ',')[0]"), 'unknown', 'a function it cannot run is not passed unchecked');
+    assert.equal(vals('nothing'), 'unknown');
   });
 
   it('reports unbalanced brackets and unterminated strings', () => {

@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { SettingInfo } from '../../lib/config/env-schema';
-import { evaluate, fileScope, property, readBicep, type BicepFile } from './support/bicep-reader';
+import { evaluate, fileScope, moduleScope, property, readBicep, type BicepFile } from './support/bicep-reader';
+import { outcomes } from './support/bicep-values';
 import { arrayItems, matchBracket, objectProperties, stringLiteral, stripComments } from './support/bicep-text';
 import { find, loadFixture, names, tableColumn } from './support/contract-fixture';
 import { loadConfig } from '../../lib/config/config';
@@ -167,7 +168,7 @@ describe('infra contract: settings', () => {
     );
   });
 
-  it('every Bicep app setting is read by the code, a binding connection or the platform, and literal values parse', () => {
+  it('every Bicep app setting is read by the code, a binding connection or the platform, and every value it can take parses', () => {
     const connections = new Set(
       bindings.map((b) => b.binding['connection']).filter((c): c is string => typeof c === 'string'),
     );
@@ -180,13 +181,20 @@ describe('infra contract: settings', () => {
         if (code === undefined && !PLATFORM_SETTINGS.has(a.name) && !(conn !== undefined && connections.has(conn))) {
           problems.push(`${a.name} (${p.plan}) is read by nothing`);
         }
-        const v = a.value === undefined ? undefined : evaluate(a.value, fileScope(main));
-        if (code !== undefined && typeof v === 'string') {
-          try {
-            code.parse(v);
-          } catch {
-            problems.push(`${a.name}='${v}' (${p.plan}) is not a valid value`);
-          }
+        if (a.value === undefined) continue; // a secretRef: a Key Vault reference, resolved by the platform
+        // a setting main.bicep passes is an expression of main's scope; one the module adds, of the module's
+        const inMain = outcomes(a.value, fileScope(main));
+        const o = inMain.kind === 'unknown' ? outcomes(a.value, moduleScope(fileScope(main), p.module)) : inMain;
+        if (o.kind === 'unknown') problems.push(`${a.name} (${p.plan}): cannot evaluate ${o.expr}`);
+        if (code === undefined || o.kind !== 'values') continue; // runtime: known only at deployment
+        for (const v of o.values) {
+          if (typeof v === 'object') problems.push(`${a.name} (${p.plan}) can be an object`);
+          else
+            try {
+              code.parse(String(v));
+            } catch {
+              problems.push(`${a.name}='${String(v)}' (${p.plan}) is not a valid value`);
+            }
         }
       }
     }

@@ -56,6 +56,8 @@ export function settingReferences(b: RpcBindingInfo): string[] {
 /** A hosting plan and the app settings its app runs with. */
 export interface PlanSettings {
   readonly plan: string;
+  /** The module main.bicep calls for the plan (settings it adds itself are expressions of its own scope). */
+  readonly module: string;
   readonly settings: readonly AppSetting[];
 }
 
@@ -79,7 +81,7 @@ export function planSettings(main: BicepFile = mainBicep()): PlanSettings[] {
     if (call === undefined) throw new Error(`main.bicep: no module ${symbol}`);
     const passed = appSettings(property(call.body, 'params.appSettings') ?? '[]', main);
     const mod = readBicep(path.resolve(INFRA, call.target));
-    return { plan, settings: moduleAppSettings(mod, passed) };
+    return { plan, module: symbol, settings: moduleAppSettings(mod, passed) };
   });
 }
 
