@@ -19,6 +19,7 @@ import {
   type CaseRulesets,
   type RulesetText,
 } from '../../lib/cases/case-signals';
+import { toNewCase } from '../../lib/cases/case-writer';
 import type { DecidedPayment } from '../../lib/scoring/scorer';
 import { compileSignals } from '../../lib/signals/compile-signals';
 import type { CompiledSignals } from '../../lib/signals/compiled-signals';
@@ -147,6 +148,18 @@ describe('case signals', () => {
     const s = caseSignalsOf(decided({ values: { card_users_1h: Number.NaN, amount_log: Infinity } }));
     assert.equal(s?.signals.find((x) => x.name === 'card_users_1h')?.value, null);
     assert.equal(s?.signals.find((x) => x.name === 'amount_log')?.value, null);
+  });
+
+  it("the case writer's case carries them, the deciding ruleset's rules read from the writer's rulesets", () => {
+    const d = decided({ rules: ['card-shared-1h'], reasons: ['new_device'], values: { card_users_1h: 3 } });
+    const c = toNewCase(d, 1_000, { ruleset: RULES });
+    assert.deepEqual(
+      c.signals?.mattered.map((m) => m.name),
+      ['card_users_1h', 'velocity_1h', 'new_device'],
+    );
+    assert.equal(c.signals?.signals[0]?.value, 3);
+    assert.equal(toNewCase(decided({ version: null }), 1_000).signals, undefined);
+    assert.ok(!('signals' in toNewCase(decided({ version: null }), 1_000)), 'no key without signals');
   });
 
   it('activity: per user, card, device, IP address and email, the aggregates keyed by exactly that field', () => {
