@@ -189,7 +189,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
   const cases = await createCases(config, {
     logger,
     addLabels: (body) => learning.addLabels(body),
-    ...(decisioning === undefined ? {} : { lists: decisioning.decisioning }),
+    ...(decisioning === undefined ? {} : { lists: decisioning.decisioning, rulesets: decisioning.decisioning }),
     bus: deps.bus ?? inProcessBus(),
     ...deps.cases,
     committed: () => late.webhooks?.wake(), // built below, on the case database

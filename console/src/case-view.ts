@@ -1,5 +1,6 @@
 /** One case: the payment, why it was held, the versions, the user's other cases, notes, and the verdict (keys `f`, `l`). */
 import { api } from './api.js';
+import { signalSections } from './case-signals.js';
 import { h, say, showPage, table, typing, when } from './dom.js';
 import { fail, takeNext } from './queue.js';
 import type { Case, CaseDetail, Me } from './types.js';
@@ -163,6 +164,7 @@ export async function showCase(id: string, me: Me): Promise<void> {
         }),
       ),
     ),
+    signalSections(d),
     h(
       'section',
       { 'aria-labelledby': 'hist-h' },

@@ -42,10 +42,46 @@ export interface CaseEvent {
   readonly detail?: Readonly<Record<string, unknown>>;
 }
 
+/** One signal of a case: its value when the payment was decided and its definition in plain words. */
+export interface CaseSignal {
+  readonly name: string;
+  readonly value: number | null;
+  readonly definition: string;
+  readonly kind: 'aggregate' | 'feature';
+  readonly key?: readonly string[];
+  readonly op?: string;
+  readonly window?: string;
+}
+
+/** A signal that mattered: the rules that fired and read it, and whether the model named it in its top reasons. */
+export interface MatteredSignal extends CaseSignal {
+  readonly rules: readonly string[];
+  readonly model: boolean;
+}
+
+export interface SignalsView {
+  readonly version: { readonly name: string; readonly version: string };
+  readonly mattered: readonly MatteredSignal[];
+  readonly all: readonly CaseSignal[];
+  /** Signals the case left out to stay small (never one that mattered). */
+  readonly omitted: number;
+}
+
+/** The recent activity of one of the payment's fields: the aggregates keyed by exactly that field. */
+export interface ActivityGroup {
+  readonly field: string;
+  readonly label: string;
+  readonly present: boolean;
+  readonly aggregates: readonly CaseSignal[];
+}
+
 export interface CaseDetail {
   readonly case: Case;
   readonly events: readonly CaseEvent[];
   readonly userCases: readonly Case[];
+  /** Absent for a case whose payment was scored before signals were recorded. */
+  readonly signals?: SignalsView;
+  readonly activity?: readonly ActivityGroup[];
 }
 
 export interface Me {

@@ -12,6 +12,7 @@
 import { z } from 'zod';
 import { AppError } from '../errors/errors';
 import type { Timers } from '../time/timers';
+import { caseSignalsSchema } from './case-signals';
 import type { CaseStore, NewCase } from './case-store';
 
 /** One message of a delivery batch. */
@@ -72,6 +73,7 @@ const caseSchema = z.looseObject({
   ruleErrors: z.array(z.string()),
   model: z.looseObject({ name: z.string(), version: z.string() }),
   decidedAt: z.number().finite(),
+  signals: caseSignalsSchema.optional(),
 });
 
 /** SQLSTATE classes of a row's own data: 22 data exception, 23 integrity constraint violation. */

@@ -36,6 +36,7 @@ export const INSERT_COLS = [
   'opened_at',
   'queue',
   'sla_due_at',
+  'signals',
 ] as const;
 export const CASTS: Partial<Record<(typeof INSERT_COLS)[number], string>> = {
   payment: '::jsonb',
@@ -44,6 +45,7 @@ export const CASTS: Partial<Record<(typeof INSERT_COLS)[number], string>> = {
   rule_ids: '::text[]',
   rule_errors: '::jsonb',
   escalation: '::jsonb',
+  signals: '::jsonb',
   decided_at: '::timestamptz',
   opened_at: '::timestamptz',
   sla_due_at: '::timestamptz',
@@ -123,5 +125,6 @@ export function insertValues(c: NewCase, openedAt: string, route: CaseRoute): un
     openedAt,
     route.queue,
     new Date(c.decidedAt + route.slaHours * 3_600_000).toISOString(),
+    c.signals === undefined ? null : JSON.stringify(c.signals),
   ];
 }

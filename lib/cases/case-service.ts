@@ -21,6 +21,7 @@ import {
   parseVerdictBody,
   type QueryParams,
 } from './case-requests';
+import { activityOf, signalsView, type ActivityGroup, type SignalsView } from './case-signals';
 import { withSla, type CaseView } from './case-sla';
 
 /** Request headers and query, as the Functions `HttpRequest` has them. */
@@ -85,6 +86,15 @@ export interface AssignChange {
   readonly prior: { readonly state: CaseState; readonly assignee?: string };
 }
 
+/** What `GET /api/cases/{id}` answers (`signals` and `activity`: absent for a case that kept no signals). */
+export interface CaseDetail {
+  readonly case: CaseView;
+  readonly events: readonly CaseEvent[];
+  readonly userCases: readonly Case[];
+  readonly signals?: SignalsView;
+  readonly activity?: readonly ActivityGroup[];
+}
+
 /** What `GET /api/me` answers. */
 export interface Me extends Actor {
   readonly mode: string;
@@ -142,17 +152,24 @@ export class CaseService {
     return c === undefined ? undefined : withSla(c, now);
   }
 
-  /** `GET /api/cases/{id}`: the case (with its age and SLA state), its history and the same user's other recent cases. */
-  async get(
-    headers: Lookup,
-    rawId: string | undefined,
-  ): Promise<{ case: CaseView; events: readonly CaseEvent[]; userCases: readonly Case[] }> {
+  /**
+   * `GET /api/cases/{id}`: the case (with its age and SLA state), its history, the same user's other recent cases,
+   * and, when the case kept them, its signals (the ones that mattered first) and the recent activity of its user,
+   * card, device, IP address and email (lib/cases/case-signals.ts).
+   */
+  async get(headers: Lookup, rawId: string | undefined): Promise<CaseDetail> {
     this.d.identity.require(headers, WORKERS);
     const id = parseCaseId(rawId);
     const found = await this.d.store.get(id);
     if (found === undefined) throw new AppError('not_found', 'No such case.');
     const userCases = await this.d.store.userCases(found.case.payment.userId, id, this.d.historyLimit ?? 20);
-    return { ...found, case: withSla(found.case, this.d.wallClock()), userCases };
+    const s = found.signals;
+    return {
+      case: withSla(found.case, this.d.wallClock()),
+      events: found.events,
+      userCases,
+      ...(s === undefined ? {} : { signals: signalsView(s), activity: activityOf(s, found.case.payment) }),
+    };
   }
 
   /**

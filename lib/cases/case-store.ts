@@ -7,6 +7,7 @@ import type { PaymentEvent } from '../domain/payment-event';
 import type { EscalationInfo } from '../scoring/escalation-info';
 import type { Reason } from '../scoring/decision';
 import type { OutboxMessage } from './case-outbox';
+import type { CaseSignals } from './case-signals';
 import type { SqlClient } from './sql-client';
 
 /** A case's state: `open` (in the queue), `assigned` (an analyst works it), `closed` (a verdict was given). */
@@ -31,6 +32,8 @@ export interface NewCase {
   readonly escalation?: EscalationInfo;
   /** When the payment was decided, ms since the epoch. */
   readonly decidedAt: number;
+  /** The signals version that served the payment, its signals and which mattered (lib/cases/case-signals.ts). */
+  readonly signals?: CaseSignals;
 }
 
 /** One entry of a case's history. */
@@ -43,7 +46,7 @@ export interface CaseEvent {
 }
 
 /** A stored case, as the API returns it. */
-export interface Case extends Omit<NewCase, 'decidedAt'> {
+export interface Case extends Omit<NewCase, 'decidedAt' | 'signals'> {
   readonly id: string;
   readonly decidedAt: string;
   readonly openedAt: string;
@@ -153,8 +156,15 @@ export type CloseStep = (t: CloseTransaction, closed: { readonly prior: Case; re
 export interface CaseStore {
   /** Opens one case per transaction: a transaction that already has a case is skipped. Returns how many opened. */
   open(cases: readonly NewCase[], at: number): Promise<number>;
-  /** One case with its history, or `undefined`. */
-  get(id: string): Promise<{ readonly case: Case; readonly events: readonly CaseEvent[] } | undefined>;
+  /**
+   * One case with its history and the signals it keeps (absent for a case opened before signals were recorded), or
+   * `undefined`.
+   */
+  get(
+    id: string,
+  ): Promise<
+    { readonly case: Case; readonly events: readonly CaseEvent[]; readonly signals?: CaseSignals } | undefined
+  >;
   /** A page of at most `limit` cases matching `filter`, oldest or newest decided first, after `after`. */
   list(filter: CaseFilter, order: 'oldest' | 'newest', limit: number, after?: CasePosition): Promise<CasePage>;
   /**

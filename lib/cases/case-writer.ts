@@ -11,6 +11,7 @@ import { BatchQueue } from '../batching/batch-queue';
 import type { DecidedPayment, ScorerEvents } from '../scoring/scorer';
 import type { Timers } from '../time/timers';
 import type { CaseHandOff } from './case-handoff';
+import { caseSignalsOf, type CaseRulesets } from './case-signals';
 import type { NewCase } from './case-store';
 
 /** Why cases were dropped. */
@@ -45,6 +46,8 @@ export interface CaseWriterOptions {
   /** Monotonic clock, ms (hand-off durations). Default `performance.now`. */
   readonly now?: () => number;
   readonly on?: Partial<CaseWriterEvents>;
+  /** The rulesets the instance holds: the one that decided names the signals its fired rules read. Default none. */
+  readonly rulesets?: CaseRulesets;
 }
 
 /** Totals since creation: `offered` = `handedOff` + `dropped` + `queued` (+ the batch being handed off). */
@@ -55,9 +58,13 @@ export interface CaseWriterStats {
   readonly queued: number;
 }
 
-/** The case a `review` decision opens (raw payment fields; they stay in the case store). */
-export function toNewCase(d: DecidedPayment, decidedAt: number): NewCase {
+/**
+ * The case a `review` decision opens (raw payment fields; they stay in the case store), with its signals
+ * (lib/cases/case-signals.ts; `rulesets`: where the fired rules' texts are found).
+ */
+export function toNewCase(d: DecidedPayment, decidedAt: number, rulesets?: CaseRulesets): NewCase {
   const r = d.result;
+  const signals = caseSignalsOf(d, rulesets);
   return {
     transactionId: r.transactionId,
     payment: { ...d.event },
@@ -71,6 +78,7 @@ export function toNewCase(d: DecidedPayment, decidedAt: number): NewCase {
     ...(r.profile === undefined ? {} : { profile: r.profile }),
     ...(r.escalation === undefined ? {} : { escalation: r.escalation }),
     decidedAt,
+    ...(signals === undefined ? {} : { signals }),
   };
 }
 
@@ -109,7 +117,7 @@ export class CaseWriter {
         if (d.result.decision !== 'review') return;
         let c: NewCase;
         try {
-          c = toNewCase(d, this.o.wallClock());
+          c = toNewCase(d, this.o.wallClock(), this.o.rulesets);
         } catch {
           this.offered++;
           return this.drop(1, 'record_failed');

@@ -12,6 +12,7 @@ import { loadQueues, type CaseRouter } from './case-queues';
 import { CaseService, type CaseLists } from './case-service';
 import { CaseSweep, type CaseSweepEvents } from './case-sweep';
 import { CaseWriter, type CaseWriterEvents, type CaseWriterStats } from './case-writer';
+import type { CaseRulesets } from './case-signals';
 import { BusCaseHandOff, type CaseHandOff } from './case-handoff';
 import { CaseIntake, type CaseIntakeEvents, type IntakeMessage, type RejectedCase } from './case-intake';
 import { PgClient, type TokenSource } from './pg-client';
@@ -29,6 +30,8 @@ export interface CasesDeps {
   readonly addLabels: (body: unknown) => Promise<unknown>;
   /** The lists path (the decisioning); absent without a ruleset. */
   readonly lists?: CaseLists;
+  /** The rulesets the instance holds (the decisioning): a case names the signals its fired rules read. */
+  readonly rulesets?: CaseRulesets;
   /** The store; default the one `CASE_STORE` names. */
   readonly store?: CaseStore;
   /** Entra ID token source of `PG_ENTRA_AUTH`; default a `DefaultAzureCredential` (`AZURE_CLIENT_ID`). */
@@ -177,6 +180,7 @@ export async function createCases(config: Config, deps: CasesDeps): Promise<Case
     timers: deps.timers ?? unrefTimers,
     wallClock,
     ...(deps.now === undefined ? {} : { now: deps.now }),
+    ...(deps.rulesets === undefined ? {} : { rulesets: deps.rulesets }),
     on: {
       handedOff: (e) => deps.on?.writer?.handedOff?.(e),
       handOffFailed: (e) => {

@@ -208,6 +208,15 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX cases_by_closed ON cases (closed_at) WHERE state = 'closed'`,
     ],
   },
+  {
+    version: 8,
+    name: '008_case_signals',
+    statements: [
+      // the signals version that served the payment, its signals (value, definition) and which mattered
+      // (lib/cases/case-signals.ts); cases opened before this migration, or without signals, have none
+      `ALTER TABLE cases ADD COLUMN signals JSONB`,
+    ],
+  },
 ];
 
 /** The lock key serializing migrations across instances (`pg_advisory_xact_lock`). */

@@ -24,6 +24,7 @@ import type {
   NextFilter,
   Verdict,
 } from './case-store';
+import type { CaseSignals } from './case-signals';
 import { migrate } from './migrations';
 import type { SqlClient } from './sql-client';
 
@@ -93,16 +94,19 @@ export class SqlCaseStore implements CaseStore {
     });
   }
 
-  async get(id: string): Promise<{ case: Case; events: CaseEvent[] } | undefined> {
-    const rows = await this.db.query(`SELECT ${COLS} FROM cases WHERE id = $1::bigint`, [id]);
+  async get(id: string): Promise<{ case: Case; events: CaseEvent[]; signals?: CaseSignals } | undefined> {
+    // the signals only here: the lists and the queue never read them
+    const rows = await this.db.query(`SELECT ${COLS}, signals FROM cases WHERE id = $1::bigint`, [id]);
     const row = rows[0];
     if (row === undefined) return undefined;
     const events = await this.db.query(
       `SELECT at, actor, action, detail FROM case_events WHERE case_id = $1::bigint ORDER BY id`,
       [id],
     );
+    const signals = row['signals'];
     return {
       case: toCase(row),
+      ...(signals === null || signals === undefined ? {} : { signals: signals as CaseSignals }),
       events: events.map((e) => ({
         at: iso(e['at']) ?? '',
         actor: String(e['actor']),

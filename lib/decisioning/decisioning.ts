@@ -82,6 +82,11 @@ export class Decisioning {
     if (from !== rs.version || this.active.name !== rs.name) this.on.swapped?.({ name: rs.name, from, to: rs.version });
   }
 
+  /** The candidate ruleset in force here, if any (its split: {@link traffic}). */
+  get candidate(): CompiledRuleset | undefined {
+    return this.candidateRs;
+  }
+
   /** The candidate's split in force here (`undefined`: the active ruleset decides every payment). */
   get traffic(): RulesetTraffic | undefined {
     return this.split;

@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { CaseSignals } from '../../lib/cases/case-signals';
 import type { Case, CaseStore, CloseStep, NewCase } from '../../lib/cases/case-store';
 import type { SqlClient } from '../../lib/cases/sql-client';
 import { MIGRATIONS, migrate } from '../../lib/cases/migrations';
@@ -355,3 +356,39 @@ describe('case store contract: postgres server, 200 concurrent next over 1000 op
     assert.equal((await s.store.list({ status: 'open' }, 'oldest', 1000)).cases.length, 800);
   });
 });
+
+for (const make of [serverDb, pgliteDb]) {
+  const db = make();
+  describe(`case store contract: ${db.name}, signals`, () => {
+    const s = suiteStore(db);
+    it("keeps a case's signals and answers them with the case only; a case opened without them has none", async () => {
+      const signals: CaseSignals = {
+        version: { name: 'default', version: '1.1.0' },
+        signals: [
+          {
+            name: 'card_users_1h',
+            value: 3,
+            definition: 'distinct userId per cardFingerprint over 1h (at most 25)',
+            kind: 'aggregate',
+            key: ['cardFingerprint'],
+            op: 'distinct',
+            window: '1h',
+          },
+          { name: 'amount_log', value: 7.313, definition: 'ln(1 + amount)', kind: 'feature' },
+        ],
+        mattered: [{ name: 'card_users_1h', rules: ['card-shared-1h'], model: false }],
+        omitted: 0,
+      };
+      assert.equal(await s.store.open([newCase('sig-1', T0, { signals }), newCase('sig-2', T0 + 1)], T0), 2);
+      const page = await s.store.list({}, 'oldest', 500);
+      const [withSignals, without] = ['sig-1', 'sig-2'].map((tx) => page.cases.find((c) => c.transactionId === tx));
+      assert.ok(withSignals !== undefined && without !== undefined);
+      assert.ok(!('signals' in withSignals), 'the list does not carry them');
+      const got = await s.store.get(withSignals.id);
+      assert.deepEqual(got?.signals, signals);
+      assert.ok(!('signals' in (got?.case ?? {})));
+      const old = await s.store.get(without.id);
+      assert.ok(old !== undefined && old.signals === undefined, 'a case without signals has none');
+    });
+  });
+}

@@ -53,6 +53,25 @@ for (const db of [pgliteDb(), serverDb()]) {
       assert.ok(open.includes('i-4') && !open.includes('i-bad'));
     });
 
+    it("a case's signals are written with it; a message whose signals are malformed is rejected naming them", async () => {
+      const signals = {
+        version: { name: 'default', version: '1.1.0' },
+        signals: [{ name: 'card_users_1h', value: 3, definition: 'd', kind: 'aggregate', key: ['cardFingerprint'] }],
+        mattered: [{ name: 'card_users_1h', rules: ['card-shared-1h'], model: false }],
+        omitted: 0,
+      };
+      const bad = { ...newCase('i-sig-bad', T0), signals: { ...signals, signals: [{ name: 'x', value: 'three' }] } };
+      const r = await intake().write([msg({ ...newCase('i-sig', T0), signals }), msg(bad)]);
+      assert.equal(r.opened, 1);
+      assert.deepEqual(
+        r.rejected.map((x) => x.reason),
+        ['invalid_case'],
+      );
+      assert.match(r.rejected[0]?.detail ?? '', /signals\.signals\.0\.value/);
+      const id = (await s.store.list({}, 'oldest', 100)).cases.find((c) => c.transactionId === 'i-sig')?.id ?? '';
+      assert.deepEqual((await s.store.get(id))?.signals, signals);
+    });
+
     it('an unreachable database: waits by delivery count (bounded), then throws for a redelivery', async () => {
       const clock = new FakeClock();
       const timers = new FakeTimers(clock);
