@@ -7,6 +7,7 @@ import { baseRedisOptions } from '../../lib/context/redis-connection';
 import type { Timers } from '../../lib/time/timers';
 import type { LogLevel, Logger } from '../../lib/platform/logger';
 import { exitOf } from '../support/child-process';
+import { eventually as poll } from '../support/eventually';
 
 /** The shared test Redis. */
 export const REDIS_PORT = 6379;
@@ -79,11 +80,13 @@ export function recordingLogger(): Logger & { lines: string[] } {
 
 /** Waits until `cond()` holds (polling each ms), or fails after `ms`. */
 export async function eventually(cond: () => boolean | Promise<boolean>, ms = 3000, what = 'condition'): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 1));
-  }
+  await poll(
+    async () => cond(),
+    (ok) => ok,
+    what,
+    ms,
+    1,
+  );
 }
 
 /** A free TCP port on 127.0.0.1. */

@@ -1,15 +1,17 @@
 import assert from 'node:assert/strict';
 
 /**
- * Polls (bounded) until `check` passes: waiting for real I/O (Azurite, Redis pub/sub, workers, child
- * processes), never for logic. Fails naming `what` and showing the last value.
+ * The one bounded poll of the tests: until `check` passes, waiting for real I/O (Azurite, Redis pub/sub, workers,
+ * child processes), never for logic. Fails naming `what` and showing the last value.
  * @param ms how long to wait at most, ms. Default 30 s.
+ * @param intervalMs the pause between probes, ms. Default 50.
  */
 export async function eventually<T>(
   probe: () => Promise<T>,
   check: (v: T) => boolean,
   what: string,
   ms = 30_000,
+  intervalMs = 50,
 ): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
@@ -17,7 +19,7 @@ export async function eventually<T>(
     if (check(v)) return v;
     if (Date.now() > end)
       assert.fail(`timed out after ${ms} ms waiting for ${what}: ${JSON.stringify(v).slice(0, 1500)}`);
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
 

@@ -1,5 +1,6 @@
 import { MetricReader, type DataPoint, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { eventually } from '../support/eventually';
 
 /** A metric reader collected on demand. */
 export class TestReader extends MetricReader {
@@ -50,11 +51,11 @@ export function one(spans: readonly ReadableSpan[], name: string): ReadableSpan 
 
 /** Polls `check` every 10 ms until it returns a value, at most `timeoutMs`. @throws naming `what` on timeout. */
 export async function waitFor<T>(what: string, check: () => T | undefined, timeoutMs = 5000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = check();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  return (await eventually(
+    () => Promise.resolve(check()),
+    (v) => v !== undefined,
+    what,
+    timeoutMs,
+    10,
+  )) as T;
 }
