@@ -21,6 +21,8 @@ export function filterClauses(filter: CaseFilter, p: Param): string[] {
     where.push(`decided_at < ${p(new Date(filter.decidedBefore).toISOString(), '::timestamptz')}`);
   if (filter.queue !== undefined) where.push(`queue = ${p(filter.queue)}`);
   if (filter.assignee !== undefined) where.push(`assignee = ${p(filter.assignee)}`);
+  if (filter.transactionId !== undefined) where.push(`transaction_id = ${p(filter.transactionId)}`);
+  if (filter.userId !== undefined) where.push(`user_id = ${p(filter.userId)}`);
   return where;
 }
 

@@ -36,6 +36,8 @@ export const CASE_LIST_PARAMS: readonly string[] = [
   'olderThan',
   'order',
   'cursor',
+  'transactionId',
+  'userId',
 ];
 
 /** The parameters `POST /api/cases/next` reads (the list's filters that fit an open, unassigned case). */
@@ -107,6 +109,8 @@ function getter(q: QueryParams): (k: string) => string | undefined {
 }
 
 const assigneeSchema = identifierString({ max: 256 });
+/** A payment's `transactionId` or `userId`, as the payment event reads them. */
+const paymentIdSchema = identifierString({ max: 128 });
 
 /** The filters `next` and the list share: `queue`, `rule`, `merchantId`, `minScore`; errors pushed to `errors`. */
 function parseNextFilter(get: (k: string) => string | undefined, errors: FieldError[]): NextFilter {
@@ -141,8 +145,9 @@ function refuse(errors: readonly FieldError[]): AppError {
 
 /**
  * Parses `status`, `queue`, `rule`, `merchantId`, `minScore`, `assignee` (`me`, or an actor's name), `olderThan` (an
- * ISO 8601 date-time: cases decided before it), `order` (`newest`, the default, or `oldest`) and `cursor`. An empty
- * value counts as absent.
+ * ISO 8601 date-time: cases decided before it), `order` (`newest`, the default, or `oldest`), `cursor`, and
+ * `transactionId` / `userId` (exact match, ids as a payment has them: the console's search). An empty value counts as
+ * absent.
  * @throws AppError `validation_failed` naming every bad parameter (a cursor this endpoint did not return: `cursor`),
  *   every parameter it does not read and every parameter given more than once.
  */
@@ -160,6 +165,12 @@ export function parseCaseListQuery(q: QueryParams): CaseListQuery {
   if (assignee !== undefined) {
     if (assigneeSchema.safeParse(assignee).success) filter.assignee = assignee;
     else errors.push({ path: 'assignee', message: "must be me or an actor's name (1 to 256 characters)" });
+  }
+  for (const k of ['transactionId', 'userId'] as const) {
+    const v = get(k);
+    if (v === undefined) continue;
+    if (paymentIdSchema.safeParse(v).success) filter[k] = v;
+    else errors.push({ path: k, message: 'must be an id as a payment has it (1 to 128 characters)' });
   }
   const olderThan = get('olderThan');
   if (olderThan !== undefined) {

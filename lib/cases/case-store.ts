@@ -77,6 +77,10 @@ export interface CaseFilter {
   readonly queue?: string;
   /** Assigned to this actor (the case may be closed since). */
   readonly assignee?: string;
+  /** The merchant's transaction id (the console's search). */
+  readonly transactionId?: string;
+  /** The payment's user id (the console's search). */
+  readonly userId?: string;
 }
 
 /** What `next` may be narrowed by: the list's filters that make sense for an open, unassigned case. */

@@ -18,7 +18,19 @@ import {
 } from '../../lib/cases/case-requests';
 import { AppError } from '../../lib/errors/errors';
 
-const PARAMS = ['status', 'queue', 'rule', 'merchantId', 'minScore', 'assignee', 'olderThan', 'order', 'cursor'];
+const PARAMS = [
+  'status',
+  'queue',
+  'rule',
+  'merchantId',
+  'minScore',
+  'assignee',
+  'olderThan',
+  'order',
+  'cursor',
+  'transactionId',
+  'userId',
+];
 
 /** A query of `q`'s parameters, as URLSearchParams reads them. */
 function query(q: Record<string, string>): URLSearchParams {
@@ -109,6 +121,13 @@ describe('case API input parsing', () => {
       filter: { queue: 'high-value', assignee: 'me' },
       order: 'newest',
     });
+    assert.deepEqual(parseCaseListQuery(new URLSearchParams('transactionId=tx-1&userId=u-1')), {
+      filter: { transactionId: 'tx-1', userId: 'u-1' },
+      order: 'newest',
+    });
+    assert.deepEqual(refusal(() => parseCaseListQuery(new URLSearchParams(`userId=${'u'.repeat(129)}`))), [
+      ['userId', 'must be an id as a payment has it (1 to 128 characters)'],
+    ]);
     assert.deepEqual(CASE_LIST_PARAMS, PARAMS);
   });
 
