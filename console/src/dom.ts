@@ -83,9 +83,9 @@ export function pct(v: number | null | undefined): string {
   return v === null || v === undefined ? '—' : `${(v * 100).toFixed(1)} %`;
 }
 
-/** A date-time in the reader's locale, or an em dash. */
+/** A date-time in the reader's locale with its time zone (`12/6/2026, 9:05:00 AM UTC`), or an em dash. */
 export function when(iso: string | undefined): string {
-  return iso === undefined ? '—' : new Date(iso).toLocaleString();
+  return iso === undefined ? '—' : new Date(iso).toLocaleString(undefined, { timeZoneName: 'short' });
 }
 
 /** Whether a key event comes from a place where typing must not trigger a shortcut. */

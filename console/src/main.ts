@@ -1,11 +1,13 @@
 /** The console's entry: who is acting, the router over `location.hash`, and the global shortcut `n` (take next). */
-import { api } from './api.js';
+import { api, ApiError } from './api.js';
 import { leaveCase, showCase } from './case-view.js';
-import { h, say, typing } from './dom.js';
+import { h, say, showPage, typing } from './dom.js';
+import { showFailure } from './failure.js';
 import { showAudit, showDraft, showDrafts, showNewDraft } from './governance-views.js';
 import { showDrift, showRules, showServing } from './insights-views.js';
 import { fail, showQueue, takeNext } from './queue.js';
 import type { Me } from './types.js';
+import { showWebhooks } from './webhooks-view.js';
 
 let me: Me | undefined;
 
@@ -33,7 +35,10 @@ async function route(): Promise<void> {
   if (section === 'drafts') return path.split('/')[2] === 'new' ? showNewDraft() : showDrafts();
   if (section === 'draft') return showDraft(decodeURIComponent(path.split('/')[2] ?? ''), me);
   if (section === 'audit') return showAudit(q);
+  if (section === 'webhooks') return showWebhooks(me);
   return showQueue({
+    transactionId: q.get('transactionId') ?? undefined,
+    userId: q.get('userId') ?? undefined,
     status: q.get('status') ?? undefined,
     queue: q.get('queue') ?? undefined,
     assignee: q.get('assignee') ?? undefined,
@@ -44,6 +49,11 @@ async function route(): Promise<void> {
   });
 }
 
+/** Shows the page of the current address; a page that cannot load shows what happened instead (with a retry). */
+function load(): void {
+  void route().catch((e: unknown) => showFailure(e, load));
+}
+
 async function start(): Promise<void> {
   try {
     me = await api<Me>('me');
@@ -51,22 +61,22 @@ async function start(): Promise<void> {
     who.replaceChildren(`Signed in as ${me.name} (${me.roles.join(', ') || 'no role'})`);
     if (me.development) who.append(' ', h('span', { class: 'dev', id: 'dev-identity' }, 'development identity'));
   } catch (e) {
-    fail(e);
-    document
-      .getElementById('main')
-      ?.replaceChildren(
-        h('h1', {}, 'Sign-in needed'),
-        h('p', {}, 'The console needs an authenticated analyst or lead.'),
-      );
+    if (e instanceof ApiError && (e.status === 401 || e.status === 403)) {
+      showPage('Sign-in needed', h('p', { id: 'failure-what' }, 'The console needs an authenticated analyst or lead.'));
+      say(e.message, true);
+    } else showFailure(e, () => location.reload());
     return;
   }
-  window.addEventListener('hashchange', () => void route().catch(fail));
+  // pages for leads only: analysts do not see their links (the API refuses them anyway)
+  if (!me.roles.includes('lead'))
+    for (const a of document.querySelectorAll('nav a[data-role="lead"]')) a.closest('li')?.setAttribute('hidden', '');
+  window.addEventListener('hashchange', load);
   document.addEventListener('keydown', (e) => {
     if (e.key === 'n' && !typing(e) && !location.hash.startsWith('#/case/')) void takeNext().catch(fail);
   });
   if (location.hash === '') history.replaceState(null, '', '#/queue');
-  await route().catch(fail);
   say('');
+  load();
 }
 
 void start();

@@ -16,6 +16,9 @@ export interface QueueFilters {
   merchantId?: string;
   minScore?: string;
   cursor?: string;
+  /** The search: one case by its transaction id, or a user's cases. */
+  transactionId?: string;
+  userId?: string;
 }
 
 /** The filters of the queue shown last: take next keeps to them (from the queue, and after a verdict). */
@@ -66,12 +69,65 @@ function sla(c: Case): string {
   return c.state === 'closed' ? 'Met' : `Due ${when(c.slaDueAt)}`;
 }
 
+/** A payment's amount in its currency (`1,234.50 EUR`), or an em dash. */
+export function money(payment: Readonly<Record<string, unknown>>): string {
+  const amount = payment['amount'];
+  const currency = payment['currency'];
+  if (typeof amount !== 'number') return '—';
+  const cur = typeof currency === 'string' ? currency : '';
+  let n: string;
+  try {
+    n = amount.toLocaleString(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  } catch {
+    n = String(amount);
+  }
+  return cur === '' ? n : `${n} ${cur}`;
+}
+
+/** The search by transaction id or user id: a status of `any`, as a case found may be closed. */
+function searchForm(filters: QueueFilters): HTMLElement {
+  const by = filters.userId !== undefined ? 'userId' : 'transactionId';
+  return h(
+    'form',
+    {
+      class: 'filters',
+      role: 'search',
+      'aria-label': 'Search cases',
+      onsubmit: (e: Event) => {
+        e.preventDefault();
+        const d = new FormData(e.target as HTMLFormElement);
+        const v = String(d.get('search') ?? '').trim();
+        const key = d.get('searchBy') === 'userId' ? 'userId' : 'transactionId';
+        location.hash = v === '' ? '#/queue' : `#/queue?${new URLSearchParams({ status: 'any', [key]: v })}`;
+      },
+    },
+    h(
+      'label',
+      {},
+      'Search by',
+      h(
+        'select',
+        { name: 'searchBy', id: 'f-searchBy' },
+        h('option', { value: 'transactionId', selected: by === 'transactionId' }, 'transaction id'),
+        h('option', { value: 'userId', selected: by === 'userId' }, 'user id'),
+      ),
+    ),
+    h(
+      'label',
+      {},
+      'Transaction or user id',
+      h('input', { name: 'search', id: 'f-search', type: 'search', value: filters.transactionId ?? filters.userId ?? '' }),
+    ),
+    h('button', { type: 'submit' }, 'Search'),
+  );
+}
+
 /** Renders the queue with `filters`. */
 export async function showQueue(filters: QueueFilters): Promise<void> {
   shown = filters;
   const status = filters.status ?? 'open';
   const page = await api<{ cases: Case[]; cursor?: string }>(
-    `cases${query({ status: status === 'any' ? undefined : status, queue: filters.queue, assignee: filters.assignee, rule: filters.rule, merchantId: filters.merchantId, minScore: filters.minScore, cursor: filters.cursor, order: 'oldest' })}`,
+    `cases${query({ status: status === 'any' ? undefined : status, queue: filters.queue, assignee: filters.assignee, rule: filters.rule, merchantId: filters.merchantId, minScore: filters.minScore, transactionId: filters.transactionId, userId: filters.userId, cursor: filters.cursor, order: 'oldest' })}`,
   );
   const form = h(
     'form',
@@ -119,6 +175,8 @@ export async function showQueue(filters: QueueFilters): Promise<void> {
     c.ageSeconds === undefined ? '—' : age(c.ageSeconds),
     h('span', c.slaBreached === true ? { class: 'breached' } : {}, sla(c)),
     c.queue ?? '—',
+    money(c.payment),
+    String(c.payment['userId'] ?? '—'),
     c.score === null ? '—' : c.score.toFixed(3),
     c.rules.map((r) => r.id).join(', ') || '—',
     String(c.payment['merchantId'] ?? '—'),
@@ -143,13 +201,22 @@ export async function showQueue(filters: QueueFilters): Promise<void> {
       h('a', { id: 'my-cases', href: '#/queue?status=assigned&assignee=me' }, 'My cases'),
     ),
     form,
+    searchForm(filters),
     page.cases.length === 0
-      ? h('p', { id: 'empty' }, 'No case matches.')
+      ? h(
+          'p',
+          { id: 'empty' },
+          filters.transactionId !== undefined
+            ? `No case has the transaction id ${filters.transactionId}.`
+            : filters.userId !== undefined
+              ? `No case has the user id ${filters.userId}.`
+              : 'No case matches.',
+        )
       : table(
           'Cases, oldest first',
-          ['Case', 'Decided', 'Age', 'SLA', 'Queue', 'Score', 'Rules', 'Merchant', 'State', 'Assignee'],
+          ['Case', 'Decided', 'Age', 'SLA', 'Queue', 'Amount', 'User', 'Score', 'Rules', 'Merchant', 'State', 'Assignee'],
           rows,
-          [2, 5],
+          [2, 5, 7],
         ),
     next,
   );

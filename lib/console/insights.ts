@@ -12,6 +12,7 @@ import { labelsByTransaction, readDecisions, resolveLabel } from '../learning/de
 import type { DriftReference } from '../learning/drift-bins';
 import { PSI_ALERT } from '../learning/drift-bins';
 import { driftHistory, type DriftPoint } from '../learning/drift-history';
+import { DRIFT_MIN_SAMPLES } from '../learning/drift-monitor';
 import type { StoredLabel } from '../learning/labels';
 import type { LearningStore } from '../learning/learning-store';
 import { ruleStats, type RuleStats } from '../learning/rule-stats';
@@ -34,6 +35,8 @@ export interface DriftInsight {
   /** The serving model's version and the PSI alert threshold. */
   readonly model?: { readonly name: string; readonly version: string };
   readonly threshold: number;
+  /** The fewest scored payments a bucket needs for a PSI (below it, the bucket's values are `null`). */
+  readonly minSamples: number;
   /** Every feature the manifest bins, in order. */
   readonly features: readonly string[];
   readonly points: readonly DriftPoint[];
@@ -125,7 +128,7 @@ export class Insights {
     return this.cached(`drift:${days}:${model?.version ?? ''}`, async () => {
       const { from, to, records, truncated, fromMs, toMs } = await this.window(days);
       const bucket = days <= 2 ? 'hour' : 'day';
-      const base = { from, to, bucket, threshold: PSI_ALERT, truncated } as const;
+      const base = { from, to, bucket, threshold: PSI_ALERT, minSamples: DRIFT_MIN_SAMPLES, truncated } as const;
       if (model === undefined) return { ...base, features: [], points: [], note: 'No model is serving.' };
       const m = { name: model.name, version: model.version };
       if (model.drift === undefined)

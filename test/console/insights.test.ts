@@ -215,6 +215,7 @@ describe('Insights', () => {
     assert.equal(d.bucket, 'hour');
     assert.deepEqual(d.points, []);
     assert.equal(d.note, 'No model is serving.');
+    assert.equal(d.minSamples, 100, 'the fewest payments a bucket needs, for the page to say why it is empty');
   });
 });
 
