@@ -17,7 +17,11 @@ export function explain(e: unknown): Explained {
   if (e instanceof ApiError) {
     const said = e.message;
     if (e.status === 401)
-      return { title: 'Sign-in needed', what: `The service did not recognise you (${said}).`, todo: 'Sign in again, then reload the page.' };
+      return {
+        title: 'Sign-in needed',
+        what: `The service did not recognise you (${said}).`,
+        todo: 'Sign in again, then reload the page.',
+      };
     if (e.status === 403)
       return {
         title: 'Not allowed',

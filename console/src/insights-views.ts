@@ -1,4 +1,4 @@
-/** The rules, drift and serving pages (read-only views over `/api/insights/*`). */
+/** The rules and drift pages (read-only views over `/api/insights/*`). */
 import { api, query } from './api.js';
 import { h, pct, showPage, table, when } from './dom.js';
 import { lineChart } from './chart.js';
@@ -26,6 +26,8 @@ interface DriftInsight {
   bucket: string;
   model?: { name: string; version: string };
   threshold: number;
+  /** Absent from an older service: 100. */
+  minSamples?: number;
   features: string[];
   points: { start: string; samples: number; score: number | null; features: Record<string, number | null> }[];
   truncated: boolean;
@@ -82,15 +84,29 @@ export async function showRules(days: number): Promise<void> {
   );
 }
 
+/** Why the chart has nothing to draw: no model, no bins, no payment, or too few per bucket. */
+function emptyDrift(d: DriftInsight, min: number): string | undefined {
+  if (d.note !== undefined) return d.note;
+  const most = Math.max(0, ...d.points.map((p) => p.samples));
+  const total = d.points.reduce((n, p) => n + p.samples, 0);
+  if (d.points.some((p) => p.score !== null)) return undefined;
+  if (total === 0)
+    return `No payment scored by this model version was logged in the window: the chart fills as payments are decided.`;
+  return `No ${d.bucket} has the ${min} scored payments a PSI needs (the most in one ${d.bucket}: ${most}; ${total} in the window). Choose a longer window (daily points) or wait for more payments.`;
+}
+
 /** The PSI of each feature and of the score over time, with the alert threshold. */
 export async function showDrift(days: number): Promise<void> {
   const d = await api<DriftInsight>(`insights/drift${query({ days: String(days) })}`);
+  const min = d.minSamples ?? 100;
   const series = [
     { name: 'score', values: d.points.map((p) => p.score) },
     ...d.features.map((f) => ({ name: f, values: d.points.map((p) => p.features[f] ?? null) })),
   ];
   const fmt = (v: number | null): HTMLElement | string =>
     v === null ? '—' : v > d.threshold ? h('span', { class: 'above' }, `${v.toFixed(3)} (above)`) : v.toFixed(3);
+  const empty = emptyDrift(d, min);
+  const rows = d.points.filter((p) => p.samples > 0);
   showPage(
     'Drift',
     daysForm('drift', days),
@@ -99,84 +115,36 @@ export async function showDrift(days: number): Promise<void> {
       { id: 'drift-summary' },
       d.model === undefined
         ? (d.note ?? 'No model.')
-        : `Model ${d.model.name} ${d.model.version}, one point per ${d.bucket}; the alert fires above PSI ${d.threshold}.`,
-      d.note !== undefined && d.model !== undefined ? ` ${d.note}` : '',
+        : `Model ${d.model.name} ${d.model.version}, one point per ${d.bucket}; the alert fires above PSI ${d.threshold}. A ${d.bucket} with fewer than ${min} scored payments has no value.`,
+      d.truncated ? ' Only the newest decisions were read.' : '',
     ),
-    d.points.length === 0
-      ? null
-      : lineChart(
+    empty === undefined
+      ? lineChart(
           series,
           d.points.map((p) => p.start),
           d.threshold,
           `PSI per ${d.bucket}`,
-        ),
-    d.points.length === 0
+        )
+      : h('p', { id: 'drift-empty', class: 'empty' }, empty),
+    rows.length === 0
       ? null
-      : table(
-          'PSI per bucket',
-          ['From', 'Payments', 'Score', ...d.features],
-          d.points.map((p) => [
-            when(p.start),
-            p.samples,
-            fmt(p.score),
-            ...d.features.map((f) => fmt(p.features[f] ?? null)),
-          ]),
-          [1],
-        ),
-  );
-}
-
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v !== null && typeof v === 'object' ? (v as Obj) : {});
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-
-/** What serves, from a model's or a ruleset's status: serving version, active, candidate with its shares. */
-export function servingSummary(status: unknown): { name: string; serving: string; candidate: string } {
-  const o = obj(status);
-  const pointer = obj(o['pointer']);
-  const serving =
-    str(o['serving']) ??
-    str(obj(o['thisInstance'])['serving']) ??
-    str(obj(o['active'])['version']) ??
-    str(pointer['active']) ??
-    '—';
-  const c = obj(o['candidate'] ?? pointer['traffic'] ?? o['traffic']);
-  const version = str(c['version']) ?? str(c['candidate']);
-  const candidate =
-    version === undefined
-      ? 'none'
-      : `${version} (canary ${String(c['canaryPercent'] ?? 0)} %, shadow ${String(c['shadowPercent'] ?? 0)} %)`;
-  return { name: str(o['name']) ?? '—', serving, candidate };
-}
-
-function versions(label: string, list: readonly unknown[]): HTMLElement {
-  return h(
-    'section',
-    { 'aria-labelledby': `${label}-h` },
-    h('h2', { id: `${label}-h` }, label),
-    list.length === 0
-      ? h('p', {}, 'None configured.')
-      : [
+      : h(
+          'div',
+          { class: 'table-scroll', role: 'region', 'aria-label': 'PSI per bucket (scrolls sideways)', tabindex: 0 },
           table(
-            label,
-            ['Name', 'Serving here', 'Candidate'],
-            list.map((s) => {
-              const v = servingSummary(s);
-              return [v.name, v.serving, v.candidate];
-            }),
+            'PSI per bucket',
+            ['From', 'Payments', 'Score', ...d.features],
+            rows.map((p) => [
+              when(p.start),
+              p.samples < min ? `${p.samples} (fewer than ${min})` : p.samples,
+              fmt(p.score),
+              ...d.features.map((f) => fmt(p.features[f] ?? null)),
+            ]),
+            [1],
           ),
-          h(
-            'details',
-            {},
-            h('summary', {}, `${label}: the full status`),
-            list.map((s) => h('pre', {}, JSON.stringify(s, null, 2))),
-          ),
-        ],
+        ),
+    rows.length === 0 || rows.length === d.points.length
+      ? null
+      : h('p', {}, `The ${d.points.length - rows.length} ${d.bucket}s without a payment are left out of the table.`),
   );
-}
-
-/** Model and ruleset versions, canaries and shadows. */
-export async function showServing(): Promise<void> {
-  const s = await api<{ models: unknown[]; rulesets: unknown[] }>('insights/serving');
-  showPage('Serving', versions('Models', s.models), versions('Rulesets', s.rulesets));
 }

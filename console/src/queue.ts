@@ -116,7 +116,12 @@ function searchForm(filters: QueueFilters): HTMLElement {
       'label',
       {},
       'Transaction or user id',
-      h('input', { name: 'search', id: 'f-search', type: 'search', value: filters.transactionId ?? filters.userId ?? '' }),
+      h('input', {
+        name: 'search',
+        id: 'f-search',
+        type: 'search',
+        value: filters.transactionId ?? filters.userId ?? '',
+      }),
     ),
     h('button', { type: 'submit' }, 'Search'),
   );
@@ -214,7 +219,20 @@ export async function showQueue(filters: QueueFilters): Promise<void> {
         )
       : table(
           'Cases, oldest first',
-          ['Case', 'Decided', 'Age', 'SLA', 'Queue', 'Amount', 'User', 'Score', 'Rules', 'Merchant', 'State', 'Assignee'],
+          [
+            'Case',
+            'Decided',
+            'Age',
+            'SLA',
+            'Queue',
+            'Amount',
+            'User',
+            'Score',
+            'Rules',
+            'Merchant',
+            'State',
+            'Assignee',
+          ],
           rows,
           [2, 5, 7],
         ),

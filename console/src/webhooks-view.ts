@@ -112,7 +112,9 @@ function registerForm(me: Me): HTMLElement {
       'fieldset',
       {},
       h('legend', {}, 'Events'),
-      EVENTS.map((ev) => h('label', {}, h('input', { type: 'checkbox', name: 'events', value: ev, checked: true }), ev)),
+      EVENTS.map((ev) =>
+        h('label', {}, h('input', { type: 'checkbox', name: 'events', value: ev, checked: true }), ev),
+      ),
     ),
     h('button', { type: 'submit', class: 'primary', id: 'register' }, 'Register'),
   );

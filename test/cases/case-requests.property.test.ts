@@ -125,9 +125,10 @@ describe('case API input parsing', () => {
       filter: { transactionId: 'tx-1', userId: 'u-1' },
       order: 'newest',
     });
-    assert.deepEqual(refusal(() => parseCaseListQuery(new URLSearchParams(`userId=${'u'.repeat(129)}`))), [
-      ['userId', 'must be an id as a payment has it (1 to 128 characters)'],
-    ]);
+    assert.deepEqual(
+      refusal(() => parseCaseListQuery(new URLSearchParams(`userId=${'u'.repeat(129)}`))),
+      [['userId', 'must be an id as a payment has it (1 to 128 characters)']],
+    );
     assert.deepEqual(CASE_LIST_PARAMS, PARAMS);
   });
 

@@ -1,0 +1,145 @@
+/**
+ * The serving page: the model and ruleset versions this instance serves with their candidates, who promoted what
+ * and when (the audit trail's rollout entries, for leads), and the status with no server file path in it.
+ */
+import { api, ApiError, query } from './api.js';
+import { h, showPage, table, when } from './dom.js';
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (v !== null && typeof v === 'object' ? (v as Obj) : {});
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+interface AuditEvent {
+  id: string;
+  at: string;
+  actor: string;
+  kind: string;
+  name: string;
+  action: string;
+  oldValue: unknown;
+  newValue: unknown;
+}
+
+/** The audit actions that change what serves. */
+const ROLLOUT_ACTIONS = ['promote', 'rollback', 'traffic'];
+/** The kinds whose rollouts the page lists. */
+const KINDS = ['model', 'ruleset', 'signals'] as const;
+
+/** What serves, from a model's or a ruleset's status: serving version, active, candidate with its shares. */
+export function servingSummary(status: unknown): { name: string; serving: string; candidate: string } {
+  const o = obj(status);
+  const pointer = obj(o['pointer']);
+  const serving =
+    str(o['serving']) ??
+    str(obj(o['thisInstance'])['serving']) ??
+    str(obj(o['active'])['version']) ??
+    str(pointer['active']) ??
+    '—';
+  const c = obj(o['candidate'] ?? pointer['traffic'] ?? o['traffic']);
+  const version = str(c['version']) ?? str(c['candidate']);
+  const candidate =
+    version === undefined
+      ? 'none'
+      : `${version} (canary ${String(c['canaryPercent'] ?? 0)} %, shadow ${String(c['shadowPercent'] ?? 0)} %)`;
+  return { name: str(o['name']) ?? '—', serving, candidate };
+}
+
+const PATH_KEY = /(path|dir|directory|file|folder)$/i;
+const PATH_VALUE = /^(\/|~\/|\.\.?\/|file:|[A-Za-z]:[\\/])|\\/;
+
+/** `v` with every server file path replaced (keys named like a path, values that look like one). */
+export function withoutPaths(v: unknown): unknown {
+  if (typeof v === 'string') return PATH_VALUE.test(v) ? '(server path hidden)' : v;
+  if (Array.isArray(v)) return v.map(withoutPaths);
+  if (v === null || typeof v !== 'object') return v;
+  const out: Obj = {};
+  for (const [k, x] of Object.entries(v)) out[k] = PATH_KEY.test(k) ? '(server path hidden)' : withoutPaths(x);
+  return out;
+}
+
+function versions(label: string, list: readonly unknown[]): HTMLElement {
+  return h(
+    'section',
+    { 'aria-labelledby': `${label}-h` },
+    h('h2', { id: `${label}-h` }, label),
+    list.length === 0
+      ? h('p', {}, 'None configured.')
+      : [
+          table(
+            label,
+            ['Name', 'Serving here', 'Candidate'],
+            list.map((s) => {
+              const v = servingSummary(s);
+              return [v.name, v.serving, v.candidate];
+            }),
+          ),
+          h(
+            'details',
+            {},
+            h('summary', {}, `${label}: the full status`),
+            list.map((s) => h('pre', {}, JSON.stringify(withoutPaths(s), null, 2))),
+          ),
+        ],
+  );
+}
+
+/** A rollout pointer in words: `active 1.1.0, candidate 1.2.0 (canary 10 %, shadow 0 %)`. */
+export function pointerText(p: unknown): string {
+  if (p === null || p === undefined) return '—';
+  const o = obj(p);
+  const c = o['candidate'] === null || o['candidate'] === undefined ? undefined : obj(o['candidate']);
+  const active = str(o['active']) ?? 'bundled';
+  return c === undefined
+    ? `active ${active}`
+    : `active ${active}, candidate ${String(c['version'] ?? '?')} (canary ${String(c['canaryPercent'] ?? 0)} %, shadow ${String(c['shadowPercent'] ?? 0)} %)`;
+}
+
+/** The newest rollout changes (promote, rollback, traffic) of models, rulesets and signals, newest first. */
+async function promotions(): Promise<HTMLElement> {
+  const section = (...content: (HTMLElement | null)[]): HTMLElement =>
+    h('section', { 'aria-labelledby': 'promotions-h' }, h('h2', { id: 'promotions-h' }, 'Who promoted what'), content);
+  let events: AuditEvent[];
+  try {
+    const pages = await Promise.all(
+      KINDS.map((kind) => api<{ events: AuditEvent[] }>(`audit${query({ kind, limit: '100' })}`)),
+    );
+    events = pages
+      .flatMap((p) => p.events)
+      .filter((e) => ROLLOUT_ACTIONS.includes(e.action))
+      .sort((a, b) => b.at.localeCompare(a.at))
+      .slice(0, 50);
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 403)
+      return section(
+        h('p', { id: 'promotions-none' }, 'Only leads read the audit trail, so who promoted what is shown to leads.'),
+      );
+    throw e;
+  }
+  return section(
+    events.length === 0
+      ? h('p', { id: 'promotions-none' }, 'No promotion, rollback or traffic change is recorded yet.')
+      : table(
+          'Rollout changes, newest first',
+          ['When', 'Who', 'Kind', 'Name', 'Action', 'Before', 'After'],
+          events.map((e) => [
+            when(e.at),
+            e.actor,
+            e.kind,
+            e.name,
+            e.action,
+            pointerText(e.oldValue),
+            pointerText(e.newValue),
+          ]),
+        ),
+    h('p', {}, h('a', { href: '#/audit' }, 'The whole audit trail')),
+  );
+}
+
+/** Model and ruleset versions, canaries and shadows, and who changed them when. */
+export async function showServing(): Promise<void> {
+  const [s, who] = await Promise.all([
+    api<{ models: unknown[]; rulesets: unknown[] }>('insights/serving'),
+    promotions(),
+  ]);
+  showPage('Serving', versions('Models', s.models), versions('Rulesets', s.rulesets), who);
+}
