@@ -361,7 +361,7 @@ export async function showAudit(q: URLSearchParams): Promise<void> {
         h(
           'select',
           { name: 'kind', id: 'a-kind' },
-          ['', 'ruleset', 'list', 'model', 'case', 'signals'].map((k) =>
+          ['', 'ruleset', 'list', 'model', 'case', 'signals', 'webhook'].map((k) =>
             h('option', { value: k, selected: k === (get('kind') ?? '') }, k === '' ? 'any' : k),
           ),
         ),

@@ -181,7 +181,8 @@ function deadLetters(list: readonly Delivery[], more: boolean, me: Me): HTMLElem
     const r = await api<{ redelivered: string[] }>(`webhooks/deliveries/${encodeURIComponent(d.id)}/redeliver`, {
       method: 'POST',
     });
-    say(`Delivery ${d.id} is due again (${r.redelivered.length} deliveries redelivered).`);
+    const n = r.redelivered.length;
+    say(`Delivery ${d.id} is due again (${n} ${n === 1 ? 'delivery' : 'deliveries'} redelivered).`);
     await showWebhooks(me);
   };
   return h(

@@ -48,6 +48,15 @@ for (const make of [serverDb, pgliteDb]) {
       );
       const first = page.cases.find((c) => c.transactionId === 'o-1');
       assert.ok(first !== undefined);
+      // the console's search: by transaction id, by user id (exact)
+      assert.deepEqual(
+        (await store.list({ transactionId: 'o-2' }, 'oldest', 100)).cases.map((c) => c.transactionId),
+        ['o-2'],
+      );
+      assert.deepEqual((await store.list({ transactionId: 'o-' }, 'oldest', 100)).cases, []);
+      const user = String(first.payment.userId);
+      assert.ok((await store.list({ userId: user }, 'oldest', 100)).cases.every((c) => c.payment.userId === user));
+      assert.ok((await store.list({ userId: user }, 'oldest', 100)).cases.some((c) => c.transactionId === 'o-1'));
       assert.equal(first.decidedAt, new Date(T0).toISOString(), 'the first report wins');
       const got = await store.get(first.id);
       assert.equal(got?.case.payment.amount, 1500);
