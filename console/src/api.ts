@@ -38,7 +38,8 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   });
   if (res.status === 204) return undefined as T;
   const text = await res.text();
-  const json: unknown = text === '' ? undefined : JSON.parse(text);
+  // an error answer that is not JSON (a proxy's HTML page, say) still becomes an ApiError with its status
+  const json: unknown = text === '' ? undefined : res.ok ? JSON.parse(text) : parseOrUndefined(text);
   if (!res.ok) {
     const p = (json ?? {}) as Problem;
     const fields = p.errors ?? [];
@@ -50,6 +51,14 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
     );
   }
   return json as T;
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** A query string of the non-empty values. */

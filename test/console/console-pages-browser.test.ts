@@ -126,7 +126,7 @@ describe('the console pages in Chromium under npm start', { skip: skipWithoutBro
     assert.deepEqual(await violations(lead), []);
   });
 
-  it('errors: a missing case (404), a lead page as an analyst (403), a failed service (500), no connection', async () => {
+  it('errors: a missing case (404), a lead page as an analyst (403), a failed service (500, a 502 page), no connection', async () => {
     await open(lead, host.url, '#/case/999999', 'Not found');
     assert.match((await lead.locator('#failure-what').textContent()) ?? '', /No such case/);
     assert.match((await lead.locator('#failure-todo').textContent()) ?? '', /Check the address/);
@@ -154,6 +154,12 @@ describe('the console pages in Chromium under npm start', { skip: skipWithoutBro
     await lead.getByRole('link', { name: 'Rules' }).click();
     await lead.getByRole('heading', { level: 1, name: 'The service failed' }).waitFor();
     assert.match((await lead.locator('#failure-what').textContent()) ?? '', /500: Internal error/);
+    await lead.unroute('**/api/insights/rules**');
+    await lead.route('**/api/insights/rules**', (r) =>
+      r.fulfill({ status: 502, contentType: 'text/html', body: '<html><body>Bad gateway</body></html>' }),
+    );
+    await lead.getByRole('button', { name: 'Try again' }).click();
+    await lead.getByText('The service answered 502: HTTP 502', { exact: true }).waitFor();
     await lead.unroute('**/api/insights/rules**');
     await lead.route('**/api/insights/rules**', (r) => r.abort('connectionrefused'));
     await lead.getByRole('button', { name: 'Try again' }).click();
