@@ -113,6 +113,10 @@ async function promotions(): Promise<HTMLElement> {
       return section(
         h('p', { id: 'promotions-none' }, 'Only leads read the audit trail, so who promoted what is shown to leads.'),
       );
+    if (e instanceof ApiError && e.status === 404)
+      return section(
+        h('p', { id: 'promotions-none' }, 'There is no audit trail: it needs a case database (CASE_STORE=none).'),
+      );
     throw e;
   }
   return section(

@@ -83,8 +83,8 @@ function registerForm(me: Me): HTMLElement {
       method: 'POST',
       body: { url: String(d.get('url') ?? ''), events },
     });
-    say(`Endpoint ${r.webhook.url} registered.`);
     await showWebhooks(me, r.secret === undefined ? undefined : { what: r.webhook.url, secret: r.secret });
+    say(`Endpoint ${r.webhook.url} registered.`);
   };
   return h(
     'form',
@@ -126,19 +126,19 @@ function endpoints(list: readonly Webhook[], me: Me): HTMLElement {
     const r = await api<{ n: number; secret?: string }>(`webhooks/${encodeURIComponent(w.id)}/secrets`, {
       method: 'POST',
     });
-    say(`Secret ${r.n} added to ${w.url}.`);
     await reload(r.secret === undefined ? undefined : { what: `${w.url} (secret ${r.n})`, secret: r.secret });
+    say(`Secret ${r.n} added to ${w.url}.`);
   };
   const remove = (w: Webhook, n: number) => async (): Promise<void> => {
     await api(`webhooks/${encodeURIComponent(w.id)}/secrets/${n}`, { method: 'DELETE' });
-    say(`Secret ${n} removed from ${w.url}.`);
     await reload();
+    say(`Secret ${n} removed from ${w.url}.`);
   };
   const del = (w: Webhook) => async (): Promise<void> => {
     if (!confirm(`Delete the endpoint ${w.url}? Its secrets and its undelivered events are deleted too.`)) return;
     await api(`webhooks/${encodeURIComponent(w.id)}`, { method: 'DELETE' });
-    say(`Endpoint ${w.url} deleted.`);
     await reload();
+    say(`Endpoint ${w.url} deleted.`);
   };
   return h(
     'section',
@@ -182,8 +182,8 @@ function deadLetters(list: readonly Delivery[], more: boolean, me: Me): HTMLElem
       method: 'POST',
     });
     const n = r.redelivered.length;
-    say(`Delivery ${d.id} is due again (${n} ${n === 1 ? 'delivery' : 'deliveries'} redelivered).`);
     await showWebhooks(me);
+    say(`Delivery ${d.id} is due again (${n} ${n === 1 ? 'delivery' : 'deliveries'} redelivered).`);
   };
   return h(
     'section',
@@ -215,7 +215,7 @@ function deadLetters(list: readonly Delivery[], more: boolean, me: Me): HTMLElem
   );
 }
 
-/** The webhooks page; `revealed`, a secret the service just generated (shown this once). */
+/** The webhooks page; `revealed`, a secret the service just generated (shown this once). An action reloads it, then says what it did. */
 export async function showWebhooks(me: Me, revealed?: Revealed): Promise<void> {
   const [list, dead] = await Promise.all([
     api<{ webhooks: Webhook[] }>('webhooks'),
