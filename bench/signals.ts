@@ -104,7 +104,7 @@ async function capacity(env: Record<string, string>, modelFile: string): Promise
       );
     return {
       connections: CAPACITY_CONNECTIONS,
-      answers_per_s: Object.fromEntries(CAPACITY_ARMS.map((a) => [a, spreadOf(rps[a] ?? [], 0)])),
+      answers_per_s: Object.fromEntries(CAPACITY_ARMS.map((a) => [a, spreadOf(rps[a] ?? [], 4)])),
       embedded_vs_naive: ratio('embedded'),
       embedded_signals_12_vs_naive: ratio('embedded_signals_12'),
     };
