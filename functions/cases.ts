@@ -25,6 +25,20 @@ app.http('casesList', {
 });
 
 /**
+ * POST /api/cases/search `{ transactionId?, userId?, status?, … }`: the list searched by ids, which never travel in a
+ * URL (request logs keep URLs); the other fields are the list's parameters.
+ */
+app.http('casesSearch', {
+  route: 'cases/search',
+  methods: ['POST'],
+  authLevel,
+  handler: withProblems(async (request) => {
+    const body = await readJsonBody(request, CASE_BODY_LIMIT_BYTES);
+    return jsonResponse(200, await (await sharedEngine()).cases.search(request.headers, body));
+  }),
+});
+
+/**
  * POST /api/cases/next?queue=&rule=&merchantId=&minScore=: assigns the oldest open unassigned case matching the
  * filters to the caller (200 `{ case }`; 204 when none matches).
  */

@@ -131,9 +131,25 @@ function searchForm(filters: QueueFilters): HTMLElement {
 export async function showQueue(filters: QueueFilters): Promise<void> {
   shown = filters;
   const status = filters.status ?? 'open';
-  const page = await api<{ cases: Case[]; cursor?: string }>(
-    `cases${query({ status: status === 'any' ? undefined : status, queue: filters.queue, assignee: filters.assignee, rule: filters.rule, merchantId: filters.merchantId, minScore: filters.minScore, transactionId: filters.transactionId, userId: filters.userId, cursor: filters.cursor, order: 'oldest' })}`,
-  );
+  const params = {
+    status: status === 'any' ? undefined : status,
+    queue: filters.queue,
+    assignee: filters.assignee,
+    rule: filters.rule,
+    merchantId: filters.merchantId,
+    minScore: filters.minScore,
+    cursor: filters.cursor,
+    order: 'oldest',
+  };
+  // a search by id goes in a body: ids never travel in a URL (request logs keep URLs)
+  const ids = { transactionId: filters.transactionId, userId: filters.userId };
+  const page =
+    ids.transactionId === undefined && ids.userId === undefined
+      ? await api<{ cases: Case[]; cursor?: string }>(`cases${query(params)}`)
+      : await api<{ cases: Case[]; cursor?: string }>('cases/search', {
+          method: 'POST',
+          body: Object.fromEntries(Object.entries({ ...params, ...ids }).filter(([, v]) => v !== undefined)),
+        });
   const form = h(
     'form',
     {

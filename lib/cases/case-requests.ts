@@ -25,8 +25,25 @@ export interface QueryParams {
   keys(): Iterable<string>;
 }
 
-/** The parameters `GET /api/cases` reads; any other is refused, naming it. */
+/**
+ * The parameters `GET /api/cases` reads; any other is refused, naming it. The ids of the search (`transactionId`,
+ * `userId`) are not among them: ids never travel in a URL (request logs keep URLs), they go in the body of
+ * `POST /api/cases/search` ({@link CASE_SEARCH_PARAMS}).
+ */
 export const CASE_LIST_PARAMS: readonly string[] = [
+  'status',
+  'queue',
+  'rule',
+  'merchantId',
+  'minScore',
+  'assignee',
+  'olderThan',
+  'order',
+  'cursor',
+];
+
+/** The fields of the body of `POST /api/cases/search`: the list's parameters and the ids it searches by. */
+export const CASE_SEARCH_PARAMS: readonly string[] = [
   'status',
   'queue',
   'rule',
@@ -100,6 +117,25 @@ export function queryNameErrors(q: QueryParams, known: readonly string[]): Field
   return errors;
 }
 
+/**
+ * The body of `POST /api/cases/search` (a JSON object of string fields, {@link CASE_SEARCH_PARAMS}) as the list's
+ * parameters. @throws AppError `validation_failed` naming every field that is not a string.
+ */
+export function searchParams(body: unknown): QueryParams {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new AppError('validation_failed', 'The search must be a JSON object.', {
+      errors: [{ path: '', message: 'must be an object' }],
+    });
+  const entries = Object.entries(body as Record<string, unknown>);
+  const errors = entries
+    .filter(([, v]) => typeof v !== 'string')
+    .map(([k]) => ({ path: k, message: 'must be a string' }));
+  if (errors.length > 0)
+    throw new AppError('validation_failed', `Invalid search: ${errors.map((e) => e.path).join(', ')}.`, { errors });
+  const map = new Map(entries as [string, string][]);
+  return { get: (k) => map.get(k) ?? null, keys: () => map.keys() };
+}
+
 /** A query's value, an empty one counting as absent. */
 function getter(q: QueryParams): (k: string) => string | undefined {
   return (k) => {
@@ -151,8 +187,8 @@ function refuse(errors: readonly FieldError[]): AppError {
  * @throws AppError `validation_failed` naming every bad parameter (a cursor this endpoint did not return: `cursor`),
  *   every parameter it does not read and every parameter given more than once.
  */
-export function parseCaseListQuery(q: QueryParams): CaseListQuery {
-  const errors: FieldError[] = queryNameErrors(q, CASE_LIST_PARAMS);
+export function parseCaseListQuery(q: QueryParams, known: readonly string[] = CASE_LIST_PARAMS): CaseListQuery {
+  const errors: FieldError[] = queryNameErrors(q, known);
   const get = getter(q);
   const filter: { -readonly [K in keyof CaseFilter]: CaseFilter[K] } = {};
   const status = get('status');

@@ -11,6 +11,8 @@ import type { Actor } from '../identity/principal';
 import type { OutboxLabel, OutboxListAddition } from './case-outbox';
 import type { Case, CaseAnalytics, CaseChange, CaseEvent, CaseState, CaseStore, CloseTransaction } from './case-store';
 import {
+  CASE_LIST_PARAMS,
+  CASE_SEARCH_PARAMS,
   encodeCaseCursor,
   parseAnalyticsQuery,
   parseAssignBody,
@@ -19,6 +21,7 @@ import {
   parseNextQuery,
   parseNoteBody,
   parseVerdictBody,
+  searchParams,
   type QueryParams,
 } from './case-requests';
 import { activityOf, signalsView, type ActivityGroup, type SignalsView } from './case-signals';
@@ -127,9 +130,13 @@ export class CaseService {
    * `assignee=me` lists the caller's cases; another actor's name needs the role lead.
    * @throws AppError `forbidden` for an analyst's `assignee` naming someone else.
    */
-  async list(headers: Lookup, query: QueryParams): Promise<{ cases: readonly CaseView[]; cursor?: string }> {
+  async list(
+    headers: Lookup,
+    query: QueryParams,
+    known: readonly string[] = CASE_LIST_PARAMS,
+  ): Promise<{ cases: readonly CaseView[]; cursor?: string }> {
     const actor = this.d.identity.require(headers, WORKERS);
-    const q = parseCaseListQuery(query);
+    const q = parseCaseListQuery(query, known);
     const assignee = q.filter.assignee === 'me' ? actor.name : q.filter.assignee;
     if (assignee !== undefined && assignee !== actor.name && !actor.roles.includes('lead'))
       throw new AppError('forbidden', "Listing another analyst's cases needs the role lead (assignee=me lists yours).");
@@ -138,6 +145,14 @@ export class CaseService {
     const now = this.d.wallClock();
     const cases = page.cases.map((c) => withSla(c, now));
     return page.next === undefined ? { cases } : { cases, cursor: encodeCaseCursor(page.next, q.order) };
+  }
+
+  /**
+   * `POST /api/cases/search` `{ transactionId?, userId?, …the list's parameters }`: the list, searched by ids that
+   * never travel in a URL. @throws AppError `validation_failed` naming every bad field.
+   */
+  search(headers: Lookup, body: unknown): Promise<{ cases: readonly CaseView[]; cursor?: string }> {
+    return this.list(headers, searchParams(body), CASE_SEARCH_PARAMS);
   }
 
   /**

@@ -10,27 +10,17 @@ import fc from 'fast-check';
 import {
   CASE_LIST_PARAMS,
   CASE_NEXT_PARAMS,
+  CASE_SEARCH_PARAMS,
   encodeCaseCursor,
   parseAnalyticsQuery,
   parseCaseListQuery,
   parseNextQuery,
   parseVerdictBody,
+  searchParams,
 } from '../../lib/cases/case-requests';
 import { AppError } from '../../lib/errors/errors';
 
-const PARAMS = [
-  'status',
-  'queue',
-  'rule',
-  'merchantId',
-  'minScore',
-  'assignee',
-  'olderThan',
-  'order',
-  'cursor',
-  'transactionId',
-  'userId',
-];
+const PARAMS = ['status', 'queue', 'rule', 'merchantId', 'minScore', 'assignee', 'olderThan', 'order', 'cursor'];
 
 /** A query of `q`'s parameters, as URLSearchParams reads them. */
 function query(q: Record<string, string>): URLSearchParams {
@@ -121,13 +111,25 @@ describe('case API input parsing', () => {
       filter: { queue: 'high-value', assignee: 'me' },
       order: 'newest',
     });
-    assert.deepEqual(parseCaseListQuery(new URLSearchParams('transactionId=tx-1&userId=u-1')), {
+    // the search's ids travel in a body (POST /api/cases/search), never in a URL: GET refuses them
+    assert.deepEqual(
+      refusal(() => parseCaseListQuery(new URLSearchParams('userId=u-1'))).map(([p]) => p),
+      ['userId'],
+    );
+    assert.deepEqual(parseCaseListQuery(searchParams({ transactionId: 'tx-1', userId: 'u-1' }), CASE_SEARCH_PARAMS), {
       filter: { transactionId: 'tx-1', userId: 'u-1' },
       order: 'newest',
     });
     assert.deepEqual(
-      refusal(() => parseCaseListQuery(new URLSearchParams(`userId=${'u'.repeat(129)}`))),
+      refusal(() => parseCaseListQuery(searchParams({ userId: 'u'.repeat(129) }), CASE_SEARCH_PARAMS)),
       [['userId', 'must be an id as a payment has it (1 to 128 characters)']],
+    );
+    assert.deepEqual(
+      refusal(() => searchParams({ userId: 7, status: 'open', other: null })),
+      [
+        ['userId', 'must be a string'],
+        ['other', 'must be a string'],
+      ],
     );
     assert.deepEqual(CASE_LIST_PARAMS, PARAMS);
   });
