@@ -5,7 +5,7 @@
  * fields only as keyed hashes (one per address, whatever its spelling); the host's output never holds them raw.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -24,6 +24,7 @@ interface Answer {
 
 /** Every line of every decision log file under `dir`. */
 function logText(dir: string): string {
+  if (!existsSync(dir)) return ''; // the log's folder is made by its first flush
   const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter(
     (e) => e.isFile() && e.name.endsWith('.jsonl'),
   );
