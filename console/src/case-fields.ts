@@ -119,8 +119,12 @@ const GROUPS: readonly { readonly title: string; readonly fields: readonly Field
   },
 ];
 
-/** The keys the groups show (`card` through its parts, `card.fingerprint` through `cardFingerprint`). */
-const KNOWN = new Set([...GROUPS.flatMap((g) => g.fields.map((f) => f.key.split('.')[0] ?? f.key)), 'metadata']);
+/** The keys the groups show (`currency` with the amount, `card` through its parts and `cardFingerprint`). */
+const KNOWN = new Set([
+  ...GROUPS.flatMap((g) => g.fields.map((f) => f.key.split('.')[0] ?? f.key)),
+  'currency',
+  'metadata',
+]);
 
 /** A field's value in `p` (`card.bin` reads inside `card`), or `undefined`. */
 function valueOf(p: Payment, key: string): unknown {

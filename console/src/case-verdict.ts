@@ -161,7 +161,7 @@ function ask(c: Case, me: Me, v: Verdict, lists: readonly CaseListOption[]): voi
       { id: 'confirm-what' },
       consequences(c, v, body, lists).map((t) => h('li', {}, t)),
     ),
-    h('p', {}, `You can undo for ${Math.round(undoMs() / 1000)} s after you confirm.`),
+    undoMs() === 0 ? null : h('p', {}, `You can undo for ${Math.ceil(undoMs() / 1000)} s after you confirm.`),
     h(
       'form',
       { method: 'dialog', class: 'actions' },
