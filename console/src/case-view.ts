@@ -5,6 +5,7 @@
  */
 import { api } from './api.js';
 import { paymentFields } from './case-fields.js';
+import { secondOpinion } from './case-opinion.js';
 import { historyList, userCasesSection, verdictWord } from './case-history.js';
 import { reasonsView } from './case-reasons.js';
 import { signalSections } from './case-signals.js';
@@ -29,14 +30,6 @@ function fields(record: Readonly<Record<string, string>>): HTMLElement {
     { class: 'fields' },
     Object.entries(record).map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
   );
-}
-
-/** The LLM second opinion's fields, in words. */
-function secondOpinion(e: Readonly<Record<string, unknown>>): HTMLElement {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(e))
-    out[k.replace(/([A-Z])/g, ' $1').toLowerCase()] = typeof v === 'object' ? JSON.stringify(v) : String(v);
-  return fields(out);
 }
 
 function whySection(c: Case): HTMLElement {

@@ -132,6 +132,49 @@ describe('the case page, from the keyboard, in Chromium under npm start', { skip
     await page.context().close();
   });
 
+  it('the second opinion reads in words, in a fixed order (an escalated case, from a given answer)', async () => {
+    const page = await newPage(browser, ANALYST);
+    const id = ids.get('tx-cp-5') ?? '';
+    await page.route(`**/api/cases/${id}`, async (route) => {
+      const res = await route.fetch();
+      const body = (await res.json()) as { case: Record<string, unknown> };
+      body.case['escalation'] = {
+        model: 'gpt-4o-mini',
+        outcome: 'ok',
+        latencyMs: 840,
+        tokens: { prompt: 900, completion: 60 },
+        costUsd: 0.0004,
+        triggers: ['band'],
+        localDecision: 'review',
+        llm: { riskLevel: 'high', score: 0.91, reasons: ['Large amount on a new device'], decision: 'decline' },
+      };
+      await route.fulfill({ response: res, json: body });
+    });
+    await page.goto(`${host.url}/console#/case/${id}`);
+    await page.getByRole('heading', { level: 1, name: `Case ${id}` }).waitFor();
+    const opinion = page.locator('#second-opinion');
+    assert.deepEqual(await opinion.locator('dt').allTextContents(), [
+      'Outcome',
+      'Why it was asked',
+      "The LLM's risk level",
+      "The LLM's score",
+      "The LLM's reasons",
+      "The LLM's decision",
+      'The local decision',
+      'Model',
+      'Time taken',
+      'Tokens',
+      'Estimated cost',
+    ]);
+    const values = await opinion.locator('dd').allTextContents();
+    assert.equal(values[0], 'Answered');
+    assert.equal(values[1], 'score near the thresholds');
+    assert.equal(values[4], 'Large amount on a new device');
+    assert.doesNotMatch(values.join(' '), /[{}]/, 'no raw JSON');
+    assert.deepEqual(await violations(page), []);
+    await page.context().close();
+  });
+
   it('f → the confirm dialog → Enter → the verdict goes after the undo window → the next case', async () => {
     const page = await newPage(browser, ANALYST);
     await page.goto(`${host.url}/console#/case/${ids.get('tx-cp-1')}`);
