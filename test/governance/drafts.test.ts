@@ -154,6 +154,7 @@ for (const make of [serverDb, pgliteDb]) {
         },
         record: async (e) => void audit.push(e),
         wallClock: () => NOW,
+        serving: () => ({ version: '1.0.0', document: BASE }),
       });
     });
     after(async () => {
