@@ -87,6 +87,10 @@ function lcs(x: readonly string[], y: readonly string[]): DiffLine[] {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+const jsonLines = (v: unknown): string[] => (JSON.stringify(v, null, 2) ?? '').split('\n').filter((l) => l !== '');
+/** A document's own field (never one it inherits, such as `valueOf`). */
+const own = (o: Record<string, unknown>, k: string): unknown => (Object.hasOwn(o, k) ? o[k] : undefined);
+
 /** A rule as lines: `field: value` (JSON), its `when` one line per line of the expression. */
 export function ruleLines(rule: unknown): string[] {
   if (!isRecord(rule)) return [JSON.stringify(rule)];
@@ -104,11 +108,9 @@ const idOf = (rule: unknown, i: number): string =>
   isRecord(rule) && typeof rule['id'] === 'string' ? rule['id'] : `#${i + 1}`;
 
 function rulesOf(doc: unknown): Map<string, unknown> {
-  const rules = isRecord(doc) && Array.isArray(doc['rules']) ? (doc['rules'] as unknown[]) : [];
+  const rules = isRecord(doc) && Array.isArray(own(doc, 'rules')) ? (doc['rules'] as unknown[]) : [];
   return new Map(rules.map((r, i) => [idOf(r, i), r] as const));
 }
-
-const jsonLines = (v: unknown): string[] => (v === undefined ? [] : JSON.stringify(v, null, 2).split('\n'));
 
 /** The draft `draft` against the serving document `serving`: rules in the draft's order, then the removed ones. */
 export function diffDocuments(serving: unknown, draft: unknown): DraftDiff {
@@ -129,8 +131,8 @@ export function diffDocuments(serving: unknown, draft: unknown): DraftDiff {
   const fields: FieldChange[] = [];
   for (const field of new Set([...Object.keys(a), ...Object.keys(b)])) {
     if (field === 'rules' || field === 'version') continue;
-    const x = jsonLines(a[field]);
-    const y = jsonLines(b[field]);
+    const x = jsonLines(own(a, field));
+    const y = jsonLines(own(b, field));
     if (x.join('\n') !== y.join('\n')) fields.push({ field, lines: diffLines(x, y) });
   }
   return { rules, unchanged, fields };

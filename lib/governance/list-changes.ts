@@ -98,20 +98,20 @@ export class ListChanges {
   }
 
   /** `GET /api/list-entries/{name}?cursor=`: one page (at most 100 entries, value order) and the next cursor. */
-  page(headers: Headers, name: string, cursor: string | undefined): Promise<ListPage> {
+  async page(headers: Headers, name: string, cursor: string | undefined): Promise<ListPage> {
     this.audit.identity.require(headers, ['analyst', 'lead']);
     return this.lists.listPage(name, cursor);
   }
 
   /** `POST /api/list-entries/{name}` `{ values, ttlSeconds?, reason }`: a lead adds; audited with the reason. */
-  add(headers: Headers, name: string, body: unknown): Promise<unknown> {
+  async add(headers: Headers, name: string, body: unknown): Promise<unknown> {
     const actor = this.audit.identity.require(headers, ['lead']).name;
     const { reason: why, add } = parseAddWithReason(this.lists.listKey(name), body);
     return this.audit.lists(this.lists, actor, why).addToList(name, add);
   }
 
   /** `POST /api/list-entries/{name}/remove` `{ value, reason }`: a lead removes; audited with the reason. */
-  remove(headers: Headers, name: string, body: unknown): Promise<unknown> {
+  async remove(headers: Headers, name: string, body: unknown): Promise<unknown> {
     const actor = this.audit.identity.require(headers, ['lead']).name;
     this.lists.listKey(name);
     const { value, reason: why } = parseRemoveWithReason(body);
