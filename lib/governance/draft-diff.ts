@@ -87,19 +87,38 @@ function lcs(x: readonly string[], y: readonly string[]): DiffLine[] {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const jsonLines = (v: unknown): string[] => (JSON.stringify(v, null, 2) ?? '').split('\n').filter((l) => l !== '');
+const jsonLines = (v: unknown): string[] =>
+  (JSON.stringify(canonical(v), null, 2) ?? '').split('\n').filter((l) => l !== '');
 /** A document's own field (never one it inherits, such as `valueOf`). */
 const own = (o: Record<string, unknown>, k: string): unknown => (Object.hasOwn(o, k) ? o[k] : undefined);
 
-/** A rule as lines: `field: value` (JSON), its `when` one line per line of the expression. */
+/** The fields a rule shows first, in this order; the others follow by name. */
+const RULE_ORDER = ['id', 'description', 'when', 'action'];
+
+/** `v` with its objects' keys sorted (stored documents, PostgreSQL's jsonb, do not keep the order). */
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (!isRecord(v)) return v;
+  return Object.fromEntries(
+    Object.keys(v)
+      .sort()
+      .map((k) => [k, canonical(v[k])]),
+  );
+}
+
+const rank = (k: string): number => (RULE_ORDER.includes(k) ? RULE_ORDER.indexOf(k) : RULE_ORDER.length);
+
+/** A rule as lines: `field: value` (JSON, keys sorted), its `when` one line per line of the expression. */
 export function ruleLines(rule: unknown): string[] {
-  if (!isRecord(rule)) return [JSON.stringify(rule)];
+  if (!isRecord(rule)) return [JSON.stringify(canonical(rule)) ?? ''];
+  const keys = Object.keys(rule).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
   const out: string[] = [];
-  for (const [k, v] of Object.entries(rule)) {
+  for (const k of keys) {
+    const v = rule[k];
     if (k === 'when' && typeof v === 'string') {
       const [first = '', ...rest] = v.split('\n');
       out.push(`when: ${first}`, ...rest.map((l) => `      ${l}`));
-    } else out.push(`${k}: ${JSON.stringify(v)}`);
+    } else out.push(`${k}: ${JSON.stringify(canonical(v)) ?? ''}`);
   }
   return out;
 }
@@ -121,7 +140,7 @@ export function diffDocuments(serving: unknown, draft: unknown): DraftDiff {
   for (const [id, rule] of after) {
     const old = before.get(id);
     if (old === undefined) rules.push({ id, change: 'added', lines: diffLines([], ruleLines(rule)) });
-    else if (JSON.stringify(old) === JSON.stringify(rule)) unchanged++;
+    else if (JSON.stringify(canonical(old)) === JSON.stringify(canonical(rule))) unchanged++;
     else rules.push({ id, change: 'changed', lines: diffLines(ruleLines(old), ruleLines(rule)) });
   }
   for (const [id, rule] of before)

@@ -111,6 +111,22 @@ describe('a draft against the serving version', () => {
     ]);
   });
 
+  it('the order of keys is no change (PostgreSQL keeps a document as jsonb, which reorders them)', () => {
+    const reversed = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? v.map(reversed)
+        : typeof v === 'object' && v !== null
+          ? Object.fromEntries(
+              Object.entries(v)
+                .reverse()
+                .map(([k, x]) => [k, reversed(x)]),
+            )
+          : v;
+    const d = diffDocuments(serving, reversed(serving));
+    assert.deepEqual([d.rules, d.fields, d.unchanged], [[], [], 3]);
+    fc.assert(fc.property(fc.jsonValue(), (a) => assert.deepEqual(diffDocuments(a, reversed(a)).rules, [])));
+  });
+
   it('a document against itself changes nothing; any document diffs without throwing', () => {
     const same = diffDocuments(serving, serving);
     assert.deepEqual([same.rules, same.fields, same.unchanged], [[], [], 3]);

@@ -289,7 +289,7 @@ for (const make of [serverDb, pgliteDb]) {
           [
             'old-rule',
             'removed',
-            ['del id: "old-rule"', 'del when: event.amount > 5000', 'del action: "review"', 'del description: ""'],
+            ['del id: "old-rule"', 'del description: ""', 'del when: event.amount > 5000', 'del action: "review"'],
           ],
         ],
       );
