@@ -175,7 +175,7 @@ export async function showLists(chosen: string | undefined, cursor: string | und
     ),
     table(
       'Declared lists',
-      ['List', 'Values', 'Entries'],
+      ['List', 'Event field', 'Entries'],
       all.lists.map((l) => [h('a', { href: `#/lists/${encodeURIComponent(l.name)}` }, l.name), l.key, l.entries]),
       [2],
     ),
