@@ -289,19 +289,11 @@ export class Drafts {
    * promote behind the same gate and audit as `POST /api/rulesets/{name}/promote`.
    * @throws AppError `forbidden` without the lead role; `draft_not_approved` for a draft not approved.
    */
-  async promote(
-    headers: Headers,
-    name: string,
-    version: string,
-    admin: (actor: string) => ArtifactAdmin,
-  ): Promise<unknown> {
+  async promote(headers: Headers, name: string, version: string, admin: (actor: string) => ArtifactAdmin) {
     const actor = this.lead(headers);
     const d = await this.read(name, version);
     if (d.state !== 'approved')
-      throw new AppError(
-        'draft_not_approved',
-        `Ruleset ${name} ${d.version} is ${d.state}: another lead approves it first.`,
-      );
+      throw new AppError('draft_not_approved', `Draft ${d.version} is ${d.state}: another lead approves it first.`);
     return admin(actor).promote(name, { version: d.version });
   }
 }
