@@ -24,9 +24,9 @@ export type { EngineParts } from './app/engine-services';
  * its parts are {@link EngineServices}'.
  */
 export class Engine extends EngineServices {
-  /** The admission's counters (`undefined` without admission). */
+  /** The admission's counters. */
   get admissionStats(): EngineAdmissionStats | undefined {
-    return this.parts.admission?.stats;
+    return this.parts.admission.stats;
   }
 
   /**
@@ -34,7 +34,7 @@ export class Engine extends EngineServices {
    * is read, and passes it as `arrivedAt`; the request's deadline starts there.
    */
   arrival(): number {
-    return this.parts.admission?.clock() ?? this.parts.now?.() ?? performance.now();
+    return this.parts.admission.clock();
   }
 
   /**
@@ -45,10 +45,7 @@ export class Engine extends EngineServices {
    *   within its deadline, or the memory ceiling is full; `fn` then never runs.
    */
   admit<T>(deadlineMs: number, fn: (arrival: Arrival) => Promise<T>, arrivedAt?: number): Promise<T> {
-    const admission = this.parts.admission;
-    if (admission !== undefined) return admission.run(deadlineMs, fn, arrivedAt);
-    const at = arrivedAt ?? this.arrival();
-    return fn({ at, deadlineAt: at + deadlineMs });
+    return this.parts.admission.run(deadlineMs, fn, arrivedAt);
   }
 
   /**
@@ -59,14 +56,13 @@ export class Engine extends EngineServices {
    * @throws AppError `overloaded` (transient) when no slot frees in time; `fn` then never runs.
    */
   admitWaiting<T>(weight: number, fn: () => Promise<T>): Promise<T> {
-    const admission = this.parts.admission;
-    return admission === undefined ? fn() : admission.runWaiting(weight, fn);
+    return this.parts.admission.runWaiting(weight, fn);
   }
 
   /** Loads and warms the model (single-flight), then follows the model pointer once. Logs the outcome; rethrows a failure. */
   async start(): Promise<void> {
     await this.parts.sessions.ensureReady();
-    await this.parts.rollout?.converge(); // readiness waits until the pointer has been read
+    await this.parts.rollout.converge(); // readiness waits until the pointer has been read
   }
 
   /**
@@ -104,7 +100,7 @@ export class Engine extends EngineServices {
   }
 
   private observe<R extends ScoreResult>(path: ScoringPath, r: R): R {
-    this.parts.telemetry?.scored({
+    this.parts.telemetry.scored({
       path,
       decision: r.decision,
       cache: r.cache,
@@ -117,8 +113,8 @@ export class Engine extends EngineServices {
 
   /** Runs parsing (synchronous) in the `validate` span when tracing is on. */
   private validate<T>(parse: () => T): T {
-    const tracer = this.parts.telemetry?.tracer;
-    return tracer?.enabled === true ? tracer.spanSync('validate', {}, parse) : parse();
+    const tracer = this.parts.telemetry.tracer;
+    return tracer.enabled ? tracer.spanSync('validate', {}, parse) : parse();
   }
 
   /** Records `scoring.request.duration` (outcome `ok`, `rejected` or the error code) around one request. */
@@ -128,8 +124,7 @@ export class Engine extends EngineServices {
     outcome: (r: T) => string = () => 'ok',
   ): Promise<T> {
     const t = this.parts.telemetry;
-    if (t === undefined) return fn();
-    const now = this.parts.now ?? (() => performance.now());
+    const now = this.parts.now;
     const t0 = now();
     try {
       const r = await fn();
@@ -212,7 +207,7 @@ export class Engine extends EngineServices {
     return currentReadiness(this.parts.sessions, this.parts.rollout, [
       this.parts.rollout,
       this.parts.decisioning?.rollout,
-      this.parts.signals?.rollout,
+      this.parts.signals.rollout,
     ]);
   }
 

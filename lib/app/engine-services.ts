@@ -11,7 +11,6 @@ import type { Admission } from '../admission/admission';
 import type { AsyncScorer } from '../async/async-scorer';
 import type { Config } from '../config/config';
 import type { ContextProvider } from '../context/context-provider';
-import type { ReadinessMonitor } from '../inference/readiness-monitor';
 import type { SessionManager } from '../inference/session-manager';
 import type { LabelsAdded } from '../learning/labels';
 import type { Learning } from '../learning/learning';
@@ -44,31 +43,29 @@ export interface EngineParts {
   /** Asynchronous (Service Bus) scoring, exactly once per transaction. */
   readonly asyncScorer: AsyncScorer;
   /** Model rollout (blob uploads, fleet pointer, canary/shadow, admin API). */
-  readonly rollout?: ModelRollout;
+  readonly rollout: ModelRollout;
   /** Rules, lists and merchant profiles, and ruleset rollout (absent with `RULESET_NAME=none`). */
   readonly decisioning?: DecisioningParts;
   /** The signals served (aggregates and features as data) and their rollout. */
-  readonly signals?: SignalsParts;
+  readonly signals: SignalsParts;
   /** The Open Inference Protocol (KServe V2) over the managed models. */
-  readonly oip?: OipService;
+  readonly oip: OipService;
   /** Metrics and spans; every scored payment is counted by path, decision and cache. */
-  readonly telemetry?: Telemetry;
-  /** Admission by deadline, with a memory ceiling (HTTP and Service Bus share it); default: admit everything. */
-  readonly admission?: Admission;
-  /** Monotonic clock, ms, for `scoring.request.duration`. Default `performance.now`. */
-  readonly now?: () => number;
-  /** Keeps readiness fresh with a background sample inference (started by the composition root). */
-  readonly readinessMonitor?: ReadinessMonitor;
+  readonly telemetry: Telemetry;
+  /** Admission by deadline, with a memory ceiling (HTTP and Service Bus share it). */
+  readonly admission: Admission;
+  /** Monotonic clock, ms, for `scoring.request.duration`. */
+  readonly now: () => number;
   /** The learning loop: decision log, labels, drift (disposed with the engine). */
-  readonly learning?: Learning;
+  readonly learning: Learning;
   /** The review cases: writer and API (disposed with the engine). */
-  readonly cases?: Cases;
+  readonly cases: Cases;
   /** The audit trail (lib/governance). */
-  readonly governance?: Governance;
+  readonly governance: Governance;
   /** The case events' webhooks: API and relay (disposed with the engine). */
-  readonly webhooks?: Webhooks;
+  readonly webhooks: Webhooks;
   /** The console's views (rules, drift, serving). */
-  readonly insights?: Insights;
+  readonly insights: Insights;
   /** Drafts of the served ruleset, their backtest and approval (absent without a ruleset or a case database). */
   readonly drafts?: Drafts;
   /** Disposes every subsystem the engine is made of (idempotent; `AggregateError` of every failure). */
@@ -88,12 +85,8 @@ export class EngineServices {
   get sessions(): SessionManager {
     return this.parts.sessions;
   }
-  /**
-   * Model rollout: `handleUpload` (blob trigger), `status` / `promote` / `rollback` / `traffic` (admin API).
-   * @throws AppError `internal` if the engine was built without it.
-   */
+  /** Model rollout: `handleUpload` (blob trigger), `status` / `promote` / `rollback` / `traffic` (admin API). */
   get models(): ModelRollout {
-    if (this.parts.rollout === undefined) throw new AppError('internal', 'Model rollout is not configured.');
     return this.parts.rollout;
   }
 
@@ -134,25 +127,17 @@ export class EngineServices {
     const drafts = this.parts.drafts;
     if (drafts !== undefined && !this.parts.config.decisioning.directRollout) return drafts.upload(blobPath, bytes);
     const outcome = await this.rulesets.handleUpload(bytes === undefined ? { blobPath } : { blobPath, bytes });
-    await this.parts.governance?.audit.upload('ruleset', outcome); // throws (retried) when it cannot be recorded
+    await this.parts.governance.audit.upload('ruleset', outcome); // throws (retried) when it cannot be recorded
     return describeOutcome('ruleset', outcome);
   }
 
-  /**
-   * Signals rollout: `handleUpload` (blob trigger), `status` / `promote` / `rollback` / `traffic` (admin API).
-   * @throws AppError `internal` if the engine was built without it.
-   */
+  /** Signals rollout: `handleUpload` (blob trigger), `status` / `promote` / `rollback` / `traffic` (admin API). */
   get signals(): SignalsRollout {
-    if (this.parts.signals === undefined) throw new AppError('internal', 'The signals rollout is not configured.');
     return this.parts.signals.rollout;
   }
 
-  /**
-   * What the scoring pipeline reads of the signals: the versions served here, swapped atomically.
-   * @throws AppError `internal` if the engine was built without it.
-   */
+  /** What the scoring pipeline reads of the signals: the versions served here, swapped atomically. */
   get signalsServing(): SignalsServing {
-    if (this.parts.signals === undefined) throw new AppError('internal', 'The signals rollout is not configured.');
     return this.parts.signals.serving;
   }
 
@@ -163,7 +148,7 @@ export class EngineServices {
    */
   async signalsUpload(blobPath: string, bytes: Uint8Array | undefined): Promise<{ warn: boolean; text: string }> {
     const outcome = await this.signals.handleUpload(bytes === undefined ? { blobPath } : { blobPath, bytes });
-    await this.parts.governance?.audit.upload('signals', outcome); // throws (retried) when it cannot be recorded
+    await this.parts.governance.audit.upload('signals', outcome); // throws (retried) when it cannot be recorded
     return describeOutcome('signals', outcome);
   }
 
@@ -178,12 +163,8 @@ export class EngineServices {
     return d;
   }
 
-  /**
-   * The Open Inference Protocol endpoints' operations (`v2/...`).
-   * @throws AppError `internal` if the engine was built without them.
-   */
+  /** The Open Inference Protocol endpoints' operations (`v2/...`). */
   get oip(): OipService {
-    if (this.parts.oip === undefined) throw new AppError('internal', 'The inference protocol is not configured.');
     return this.parts.oip;
   }
 
@@ -193,17 +174,11 @@ export class EngineServices {
    * @throws AppError `validation_failed` naming every bad field, `payload_too_large`, `dependency_unavailable`.
    */
   addLabels(body: unknown): Promise<LabelsAdded> {
-    if (this.parts.learning === undefined)
-      return Promise.reject(new AppError('internal', 'The learning loop is not configured.'));
     return this.parts.learning.addLabels(body);
   }
 
-  /**
-   * The governance of changes: the audit trail (`GET /api/audit`, the audited admin paths).
-   * @throws AppError `not_found` when not configured.
-   */
+  /** The governance of changes: the audit trail (`GET /api/audit`, the audited admin paths). */
   get governance(): Governance {
-    if (this.parts.governance === undefined) throw new AppError('not_found', 'Governance is not configured.');
     return this.parts.governance;
   }
 
@@ -220,7 +195,7 @@ export class EngineServices {
    * @throws AppError `not_found` when no case store is configured (`CASE_STORE=none`).
    */
   get cases(): CaseService {
-    const s = this.parts.cases?.service;
+    const s = this.parts.cases.service;
     if (s === undefined) throw new AppError('not_found', 'The case queue is not configured (CASE_STORE=none).');
     return s;
   }
@@ -233,19 +208,15 @@ export class EngineServices {
   intakeCases(
     messages: readonly IntakeMessage[],
   ): Promise<{ readonly opened: number; readonly rejected: RejectedCase[] }> {
-    const c = this.parts.cases;
-    if (c === undefined) throw new AppError('not_found', 'The case queue is not configured (CASE_STORE=none).');
-    return c.intake(messages);
+    return this.parts.cases.intake(messages);
   }
 
-  /** The console's views: rules, drift, what serves. @throws AppError `not_found` when the engine has none. */
+  /** The console's views: rules, drift, what serves. */
   get insights(): Insights {
-    const i = this.parts.insights;
-    if (i === undefined) throw new AppError('not_found', 'The console views are not configured.');
-    return i;
+    return this.parts.insights;
   }
 
-  /** The learning loop (decision log stats, drift readings); `undefined` if the engine was built without it. */
+  /** The learning loop (decision log stats, drift readings). */
   get learning(): Learning | undefined {
     return this.parts.learning;
   }
