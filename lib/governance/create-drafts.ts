@@ -108,6 +108,10 @@ export function createDrafts(config: Config, p: DraftsParts): DraftsRuntime | un
     read: (version) => d.repository.read(name, version),
     record: p.record,
     wallClock: p.wallClock,
+    serving: () => {
+      const rs = d.decisioning.ruleset;
+      return rs === undefined ? undefined : { version: rs.version, document: rs.document };
+    },
   });
   return { drafts, dispose: () => backtests.stop() };
 }
