@@ -32,6 +32,11 @@ export interface ModelKindDeps {
   readonly validator: ModelValidator;
   readonly loader: VersionLoader;
   readonly sessions: SessionManager;
+  /**
+   * `MODEL_DIRECT_ROLLOUT`: false (four-eyes) publishes every upload as a validated version only (`rollout:
+   * candidate`), never as the active one: a second lead makes it serve. Default true.
+   */
+  readonly direct?: boolean;
 }
 
 /** A validated model, between validation and publication. */
@@ -105,7 +110,9 @@ export class ModelKind implements ArtifactKind<ValidatedModel, ModelPublished> {
     const d = this.deps;
     const { bytes } = content;
     const sha256 = content.sha256 ?? (await sha256Async(bytes));
-    const { forced, mode } = uploadMode(content.metadata, d.forceKey);
+    const asked = uploadMode(content.metadata, d.forceKey);
+    const { forced } = asked;
+    const mode = d.direct === false ? 'candidate' : asked.mode;
     await d.sessions.ensureReady().catch(() => undefined); // the active version is the baseline and the shift reference
     const state = await d.store.read(ref.name);
     const activeRec = this.activeRecord(state, at);
