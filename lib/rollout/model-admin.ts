@@ -18,7 +18,7 @@ import {
   type ValidationSummary,
 } from './fleet-state';
 import type { FleetStore, InstanceReport, Rejection } from './fleet-store';
-import { shadowReport, type ShadowReport } from './shadow-stats';
+import { shadowReport, type ScoreShadowReport } from './shadow-stats';
 
 /** The admin bodies of models (the same parsing as every kind's; versions like `1.2.0`). */
 export const MODEL_BODIES = new AdminBodies(MODEL_VERSION_RE, '1.2.0');
@@ -46,7 +46,7 @@ export interface ModelStatus {
   readonly instances: readonly InstanceReport[];
   readonly lastRejection: Rejection | undefined;
   /** Shadow scoring: both versions' score distributions side by side (fleet-wide). */
-  readonly shadow: ShadowReport | undefined;
+  readonly shadow: ScoreShadowReport | undefined;
   /** The instance that answered. */
   readonly thisInstance: FleetReadiness & { readonly serving: string | undefined };
 }

@@ -33,7 +33,7 @@ export interface ShadowDistribution {
 }
 
 /** The side-by-side report the admin API shows. */
-export interface ShadowReport {
+export interface ScoreShadowReport {
   readonly active: ShadowDistribution;
   readonly candidate: ShadowDistribution;
   /** Mean |candidate − active| over the shadowed requests. */
@@ -85,7 +85,7 @@ function distribution(version: string, n: number, sum: number, bins: readonly nu
 }
 
 /** The report of accumulated counts. */
-export function shadowReport(c: ShadowCounts): ShadowReport {
+export function shadowReport(c: ShadowCounts): ScoreShadowReport {
   return {
     active: distribution(c.activeVersion, c.n, c.sumActive, c.activeBins),
     candidate: distribution(c.candidateVersion, c.n, c.sumCandidate, c.candidateBins),
