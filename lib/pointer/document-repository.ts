@@ -8,9 +8,11 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import * as path from 'node:path';
+import type { TokenCredential } from '@azure/identity';
 import type { ContainerClient } from '@azure/storage-blob';
 import { AppError } from '../errors/errors';
 import { compareVersions } from '../models/model-folder';
+import { blobConfigured, openContainer, type BlobStorageSettings } from './blob-container';
 
 /** Where and how large a kind's documents are. */
 export interface DocumentLayout {
@@ -154,4 +156,23 @@ export class BlobDocumentRepository implements DocumentRepository {
     }
     return out.sort(compareVersions);
   }
+}
+
+/**
+ * The repository of one whole-document kind: its container (`container`) of the storage account `storage` names, or,
+ * without one, `folders` searched in order (on embedded defaults the models folder's `{prefix}/`, where uploads land
+ * as in the container, then the shipped folder).
+ * @throws AppError `config_invalid` for unusable storage settings.
+ */
+export function openDocumentRepository(
+  layout: DocumentLayout,
+  o: {
+    readonly storage: BlobStorageSettings;
+    readonly container: string;
+    readonly folders: readonly string[];
+    readonly credential?: TokenCredential | undefined;
+  },
+): DocumentRepository {
+  if (!blobConfigured(o.storage)) return new FolderDocumentRepository(layout, o.folders);
+  return new BlobDocumentRepository(layout, openContainer(o.storage, o.container, { credential: o.credential }).client);
 }
