@@ -150,7 +150,9 @@ export class DocumentRollout<C extends Versioned, R extends object = object> imp
       serving,
       active: want ?? null,
       reason:
-        want === undefined ? `the ${kind} pointer has not been read yet` : (this.failure ?? 'loading the active version'),
+        want === undefined
+          ? `the ${kind} pointer has not been read yet`
+          : (this.failure ?? 'loading the active version'),
     };
   }
 
@@ -205,10 +207,7 @@ export class DocumentRollout<C extends Versioned, R extends object = object> imp
   }
 
   /** Applies a transition to the pointer and converges. */
-  private async change(
-    name: string,
-    fn: (cur: VersionState) => VersionState | undefined,
-  ): Promise<DocumentStatus<R>> {
+  private async change(name: string, fn: (cur: VersionState) => VersionState | undefined): Promise<DocumentStatus<R>> {
     await this.d.store.update(name, (cur) => fn(cur ?? EMPTY_VERSION_STATE));
     await this.converge();
     return this.status(name);

@@ -104,3 +104,71 @@ export function nextSplit(
   const { candidate, canaryPercent, shadowPercent } = split;
   return same ? 'unchanged' : { traffic: { candidate, canaryPercent, shadowPercent } };
 }
+
+/** What every kind's pointer state holds, whatever it keeps of a version (`P`: a version string, a model pointer). */
+export interface RolloutPointers<P> {
+  readonly active: P | undefined;
+  /** Earlier active versions, newest first (what a rollback goes back to). */
+  readonly previous: readonly P[];
+  /** The candidate and its shares, while one is set. */
+  readonly traffic: TrafficSplit | undefined;
+}
+
+/**
+ * The one state machine of every kind: publish (activate), promote, rollback and traffic over
+ * {@link RolloutPointers}, applying {@link RolloutRules}. Each returns the next pointers, or `undefined` when
+ * nothing changes; a kind keeps the rest of its state around them. Pure.
+ */
+export class RolloutMachine<P> {
+  /**
+   * @param rules the rules as the kind's messages name them.
+   * @param versionOf the version of what the kind keeps of a version.
+   */
+  constructor(
+    readonly rules: RolloutRules,
+    private readonly versionOf: (p: P) => string,
+  ) {}
+
+  private version(p: P | undefined): string | undefined {
+    return p === undefined ? undefined : this.versionOf(p);
+  }
+
+  /**
+   * `next` becomes active (a publication: its newer-than check is the upload's); the one before (the pointers', else
+   * `serving`, what serves while nothing was published) is kept for rollback. A split whose candidate is `next` ends;
+   * another stays. `next` already active changes nothing (never its own previous version).
+   */
+  activate(cur: RolloutPointers<P>, next: P, serving?: P): RolloutPointers<P> | undefined {
+    const before = cur.active ?? serving;
+    const version = this.versionOf(next);
+    if (this.version(before) === version) return undefined;
+    return {
+      active: next,
+      previous: pushHistory(before, cur.previous),
+      traffic: splitAfterActivate(cur.traffic, version),
+    };
+  }
+
+  /** A promote: {@link activate} of a version newer than the active one. @throws AppError `conflict` (see {@link RolloutRules.checkPromote}). */
+  promote(name: string, cur: RolloutPointers<P>, next: P, serving?: P): RolloutPointers<P> | undefined {
+    this.rules.checkPromote(name, this.versionOf(next), this.version(cur.active ?? serving));
+    return this.activate(cur, next, serving);
+  }
+
+  /** Back to the previous active version; any canary or shadow ends. @throws AppError `conflict` with nothing to go back to. */
+  rollBack(name: string, cur: RolloutPointers<P>): RolloutPointers<P> {
+    const [back, ...older] = cur.previous;
+    if (back === undefined) throw this.rules.noPrevious(name);
+    return { active: back, previous: older, traffic: undefined };
+  }
+
+  /**
+   * The candidate's shares (see {@link nextSplit}); `undefined` when nothing changes.
+   * @throws AppError `conflict` when the candidate is the active version (`serving` while nothing was published).
+   */
+  traffic(cur: RolloutPointers<P>, split: TrafficSplit, serving?: P): RolloutPointers<P> | undefined {
+    this.rules.checkCandidate(split.candidate, this.version(cur.active ?? serving));
+    const next = nextSplit(cur.traffic, split);
+    return next === 'unchanged' ? undefined : { ...cur, traffic: next.traffic };
+  }
+}

@@ -7,7 +7,7 @@
  * @module
  */
 import { inShare } from '../domain/traffic-share';
-import { nextSplit, pushHistory, RolloutRules, splitAfterActivate, type TrafficSplit } from './rollout-rules';
+import { RolloutMachine, RolloutRules, type RolloutPointers, type TrafficSplit } from './rollout-rules';
 
 export { MAX_HISTORY } from './rollout-rules';
 
@@ -37,10 +37,16 @@ export function parseVersionState(text: string): VersionState {
 
 type Next = VersionState | undefined;
 
+/** `cur` with the machine's next pointers, or `undefined` when nothing changes. */
+const withPointers = (cur: VersionState, next: RolloutPointers<string> | undefined): Next =>
+  next === undefined ? undefined : { ...cur, ...next };
+
 /** The transitions and shares of one kind. */
 export class VersionTraffic {
   /** The rules as the kind's messages name them. */
   readonly rules: RolloutRules;
+  /** Every kind's state machine, over version strings. */
+  private readonly machine: RolloutMachine<string>;
 
   /**
    * @param label how messages name a version of the kind, e.g. `ruleset`.
@@ -55,6 +61,7 @@ export class VersionTraffic {
     route = `${label}s`,
   ) {
     this.rules = new RolloutRules(label, route);
+    this.machine = new RolloutMachine(this.rules, (v) => v);
   }
 
   /** Whether the candidate serves `userId` (the same answer on every instance). */
@@ -73,10 +80,7 @@ export class VersionTraffic {
    * another candidate's split stays. The version already active changes nothing.
    */
   activate(cur: VersionState, version: string, serving: string | undefined): Next {
-    const before = cur.active ?? serving;
-    if (before === version) return undefined; // never its own previous version
-    const traffic = splitAfterActivate(cur.traffic, version);
-    return { ...cur, active: version, previous: pushHistory(before, cur.previous), traffic };
+    return withPointers(cur, this.machine.activate(cur, version, serving));
   }
 
   /**
@@ -84,15 +88,12 @@ export class VersionTraffic {
    * older one (roll back instead). @throws AppError `conflict`.
    */
   promoteTo(cur: VersionState, version: string, serving: string | undefined, name = this.label): Next {
-    this.rules.checkPromote(name, version, cur.active ?? serving);
-    return this.activate(cur, version, serving);
+    return withPointers(cur, this.machine.promote(name, cur, version, serving));
   }
 
   /** Back to the previous active version; any canary or shadow ends. @throws AppError `conflict` with nothing to go back to. */
   rollBack(cur: VersionState, name = this.label): Next {
-    const [prev, ...rest] = cur.previous;
-    if (prev === undefined) throw this.rules.noPrevious(name);
-    return { ...cur, active: prev, previous: rest, traffic: undefined };
+    return withPointers(cur, this.machine.rollBack(name, cur));
   }
 
   /**
@@ -100,8 +101,6 @@ export class VersionTraffic {
    * @throws AppError `conflict` when the candidate is the active version (`serving` when nothing was published).
    */
   setTraffic(cur: VersionState, split: TrafficSplit, serving: string | undefined): Next {
-    this.rules.checkCandidate(split.candidate, cur.active ?? serving);
-    const next = nextSplit(cur.traffic, split);
-    return next === 'unchanged' ? undefined : { ...cur, traffic: next.traffic };
+    return withPointers(cur, this.machine.traffic(cur, split, serving));
   }
 }

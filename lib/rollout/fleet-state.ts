@@ -11,10 +11,9 @@ import { manifestSchema, type ModelManifest } from '../models/manifest';
 import { compareVersions } from '../models/model-folder';
 import {
   MAX_HISTORY,
-  nextSplit,
-  pushHistory,
+  RolloutMachine,
   RolloutRules,
-  splitAfterActivate,
+  type RolloutPointers,
   type TrafficSplit,
 } from '../pointer/rollout-rules';
 
@@ -25,6 +24,8 @@ export const MAX_PREVIOUS = MAX_HISTORY;
 
 /** The rules as the model kind's messages name them. */
 export const MODEL_RULES = new RolloutRules('model', 'models');
+/** Every kind's state machine, over model pointers. */
+const MACHINE = new RolloutMachine<ModelPointer>(MODEL_RULES, (p) => p.version);
 /** Validated versions remembered (active, previous and candidate are never evicted). */
 export const MAX_VERSIONS = 16;
 /** Most golden rows kept for a model name. */
@@ -135,6 +136,29 @@ function unknownVersion(state: FleetState, version: string): AppError {
   );
 }
 
+/** The pointers of `s`, as the machine reads them. */
+const pointersOf = (s: FleetState): RolloutPointers<ModelPointer> => ({
+  active: s.active,
+  previous: s.previous,
+  traffic: s.traffic,
+});
+
+/**
+ * `s` with the machine's next pointers (a model's pointer always has an active version: the baseline is recorded at
+ * the first publication), the next generation and the change.
+ */
+function withPointers(s: FleetState, m: RolloutPointers<ModelPointer>, change: FleetState['lastChange']): FleetState {
+  const { traffic: _t, ...rest } = s;
+  return bounded({
+    ...rest,
+    generation: s.generation + 1,
+    active: m.active ?? s.active,
+    previous: [...m.previous],
+    ...(m.traffic === undefined ? {} : { traffic: m.traffic }),
+    lastChange: change,
+  });
+}
+
 /** Drops the oldest versions nobody points at, down to {@link MAX_VERSIONS}. */
 function bounded(s: FleetState): FleetState {
   const keep = new Set([
@@ -205,24 +229,16 @@ export function publishVersion(
     opts.golden === undefined || opts.golden.length === 0
       ? s.golden
       : { inputs: opts.golden.slice(0, MAX_GOLDEN_ROWS).map((r) => [...r]), from: v };
-  let next: FleetState = {
+  const withVersion: FleetState = {
     ...s,
-    generation: s.generation + 1,
     versions: { ...s.versions, [v]: rec },
     ...(golden === undefined ? {} : { golden }),
-    lastChange: { kind: 'publish', version: v, by: opts.by, at: opts.at },
   };
-  if (opts.mode === 'active') {
-    const { traffic: _t, ...rest } = next;
-    const traffic = splitAfterActivate(s.traffic, v);
-    next = {
-      ...rest,
-      active: rec.pointer,
-      previous: pushHistory(s.active, s.previous),
-      ...(traffic === undefined ? {} : { traffic }),
-    };
-  }
-  return { state: bounded(next), changed: true };
+  const m = opts.mode === 'active' ? MACHINE.activate(pointersOf(s), rec.pointer) : undefined;
+  return {
+    state: withPointers(withVersion, m ?? pointersOf(s), { kind: 'publish', version: v, by: opts.by, at: opts.at }),
+    changed: true,
+  };
 }
 
 /**
@@ -233,37 +249,15 @@ export function publishVersion(
 export function promoteVersion(s: FleetState, version: string, actor: ChangeActor): Transition {
   const rec = s.versions[version];
   if (rec === undefined) throw unknownVersion(s, version);
-  MODEL_RULES.checkPromote(s.name, version, s.active.version);
-  const { traffic: _t, ...rest } = s;
-  const traffic = splitAfterActivate(s.traffic, version);
-  return {
-    state: bounded({
-      ...rest,
-      generation: s.generation + 1,
-      active: { ...rec.pointer, publishedBy: actor.by, publishedAt: actor.at },
-      previous: pushHistory(s.active, s.previous),
-      ...(traffic === undefined ? {} : { traffic }),
-      lastChange: { kind: 'promote', version, by: actor.by, at: actor.at },
-    }),
-    changed: true,
-  };
+  const m = MACHINE.promote(s.name, pointersOf(s), { ...rec.pointer, publishedBy: actor.by, publishedAt: actor.at });
+  return { state: withPointers(s, m ?? pointersOf(s), { kind: 'promote', version, ...actor }), changed: true };
 }
 
 /** Goes back to the previous pointer and ends any canary or shadow. @throws AppError `conflict` when there is nothing to roll back to. */
 export function rollbackVersion(s: FleetState, actor: ChangeActor): Transition {
-  const [back, ...older] = s.previous;
-  if (back === undefined) throw MODEL_RULES.noPrevious(s.name);
-  const { traffic: _t, ...rest } = s;
-  return {
-    state: bounded({
-      ...rest,
-      generation: s.generation + 1,
-      active: back,
-      previous: older,
-      lastChange: { kind: 'rollback', version: back.version, by: actor.by, at: actor.at },
-    }),
-    changed: true,
-  };
+  const m = MACHINE.rollBack(s.name, pointersOf(s));
+  const back = m.active?.version ?? s.active.version;
+  return { state: withPointers(s, m, { kind: 'rollback', version: back, ...actor }), changed: true };
 }
 
 /**
@@ -273,17 +267,7 @@ export function rollbackVersion(s: FleetState, actor: ChangeActor): Transition {
  */
 export function setTraffic(s: FleetState, split: TrafficSplit, actor: ChangeActor): Transition {
   if (s.versions[split.candidate] === undefined) throw unknownVersion(s, split.candidate);
-  MODEL_RULES.checkCandidate(split.candidate, s.active.version);
-  const next = nextSplit(s.traffic, split);
-  if (next === 'unchanged') return { state: s, changed: false };
-  const { traffic: _t, ...rest } = s;
-  return {
-    state: bounded({
-      ...rest,
-      generation: s.generation + 1,
-      ...(next.traffic === undefined ? {} : { traffic: next.traffic }),
-      lastChange: { kind: 'traffic', version: split.candidate, by: actor.by, at: actor.at },
-    }),
-    changed: true,
-  };
+  const m = MACHINE.traffic(pointersOf(s), split);
+  if (m === undefined) return { state: s, changed: false };
+  return { state: withPointers(s, m, { kind: 'traffic', version: split.candidate, ...actor }), changed: true };
 }
