@@ -13,7 +13,7 @@ import {
   LIST_MAX_DEPTH,
   MANIFEST_MAX_BYTES,
   manifestTooLarge,
-  tooLarge,
+  modelTooLarge,
   type ModelBlob,
   type ModelFile,
   type ModelProperties,
@@ -140,7 +140,7 @@ export class BlobModelRepository implements ModelRepository {
   }
 
   async readModel(ref: ModelRef, maxBytes: number): Promise<ModelFile> {
-    const r = await this.download(modelBlobName(ref), maxBytes, (n) => tooLarge(ref, n, maxBytes), true);
+    const r = await this.download(modelBlobName(ref), maxBytes, (n) => modelTooLarge(ref, n, maxBytes), true);
     if (r === undefined)
       throw new AppError('not_found', `Model ${ref.name}@${ref.version} is not in the container.`, {
         transient: false,

@@ -12,7 +12,7 @@ import { publishVersion, type FleetState, type ValidationSummary, type VersionRe
 import type { FleetStore } from './fleet-store';
 import { checkVersion, goldenOf, manifestOf, uploadMode } from './model-upload-checks';
 import { parseModelBlobPath, type ModelRef } from './model-path';
-import { tooLarge, type ModelRepository } from './model-repository';
+import { modelTooLarge, type ModelRepository } from './model-repository';
 import { ModelRejectedError, sha256Async, type ModelValidator } from './model-validator';
 import type { VersionLoader } from './version-loader';
 
@@ -65,7 +65,7 @@ export class ModelKind implements ArtifactKind<ValidatedModel, ModelPublished> {
   get maxBytes(): number {
     return this.deps.maxBytes;
   }
-  readonly tooLarge = (ref: ModelRef, size: number): AppError => tooLarge(ref, size, this.deps.maxBytes);
+  readonly tooLarge = (ref: ModelRef, size: number): AppError => modelTooLarge(ref, size, this.deps.maxBytes);
 
   parsePath(blobPath: string): ModelRef {
     let ref: ModelRef;
@@ -95,7 +95,7 @@ export class ModelKind implements ArtifactKind<ValidatedModel, ModelPublished> {
         'blobPath',
         new AppError('not_found', `${blobPath} is no longer in the container.`, { transient: false }),
       );
-    if (props.size > maxBytes) throw new UploadRefused('size', tooLarge(ref, props.size, maxBytes));
+    if (props.size > maxBytes) throw new UploadRefused('size', modelTooLarge(ref, props.size, maxBytes));
     try {
       const { bytes, sha256 } = await repository.readModel(ref, maxBytes); // capped, hashed while streaming
       return { bytes, sha256, metadata: props.metadata };
