@@ -41,7 +41,11 @@ export class Governance {
 
   /** The lead acting. @throws AppError `forbidden`/`unauthenticated` for anyone else. */
   private lead(headers: Headers): string {
-    if (this.identity === undefined) throw new AppError('forbidden', 'Four-eyes needs leads: no identity is set up.');
+    if (this.identity === undefined || this.identity.mode === 'disabled')
+      throw new AppError(
+        'forbidden',
+        'This change needs a second lead (four-eyes), and authentication is not configured (IDENTITY_MODE=disabled).',
+      );
     return this.identity.require(headers, ['lead']).name;
   }
 }
