@@ -163,6 +163,7 @@ export const casesList = defineContract({
   auth: 'people',
   summary: 'One page of cases, filtered (`assignee=me`: the caller\u2019s).',
   query: z.strictObject(listQuery),
+  serviceChecksQuery: true,
   status: 200,
   response: CasePage,
 });
@@ -192,6 +193,7 @@ export const casesNext = defineContract({
   auth: 'people',
   summary: 'Assigns the oldest open unassigned case matching the filters to the caller.',
   query: z.strictObject(filters),
+  serviceChecksQuery: true,
   status: 200,
   response: CaseAnswer,
   otherAnswers: [{ status: 204, description: 'no case matches' }],
@@ -207,6 +209,7 @@ export const casesAnalytics = defineContract({
     from: queryParam('ISO 8601 date-time (default: 7 days before `to`).'),
     to: queryParam('ISO 8601 date-time (default: now).'),
   }),
+  serviceChecksQuery: true,
   status: 200,
   response: CaseAnalytics,
 });

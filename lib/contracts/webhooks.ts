@@ -80,6 +80,7 @@ export const webhooksDeliveries = defineContract({
     limit: queryParam('1 to 100 (default 50).'),
     before: queryParam("The previous page's `before`."),
   }),
+  serviceChecksQuery: true,
   status: 200,
   response: z
     .strictObject({ deliveries: z.array(Delivery), before: z.string().optional().describe("The next page's start.") })

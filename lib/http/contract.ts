@@ -44,6 +44,11 @@ export interface Contract<
   readonly params?: z.ZodObject;
   /** The query parameters the route reads (optional strings); any other is refused. */
   readonly query?: z.ZodObject;
+  /**
+   * The service checks the query's names as it checks their values, naming every bad one in one problem (the case
+   * list): the route does not refuse unknown names first. A test holds the service's names to the contract's.
+   */
+  readonly serviceChecksQuery?: boolean;
   /** The JSON body's schema; absent: the route reads no body. */
   readonly body?: Body;
   /** The body may be absent (empty): the handler then gets `undefined`. */
@@ -136,7 +141,7 @@ export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output' = 'output
 /** What a contract compiles to. */
 export interface CompiledContract<C extends Contract> {
   readonly contract: C;
-  /** The query's parameter names (empty: the route reads none and does not check). */
+  /** The query's parameter names the route checks (empty: it does not check). */
   readonly queryNames: readonly string[];
   /** The body's validator. @throws AppError `validation_failed`. */
   parseBody(raw: unknown): BodyOf<C>;
@@ -151,7 +156,8 @@ export function compileContract<C extends Contract>(contract: C): CompiledContra
   const stringify = response === undefined ? undefined : fastJson(jsonSchemaOf(response));
   return {
     contract,
-    queryNames: contract.query === undefined ? [] : Object.keys(contract.query.shape),
+    queryNames:
+      contract.query === undefined || contract.serviceChecksQuery === true ? [] : Object.keys(contract.query.shape),
     parseBody: (raw) => (body === undefined ? undefined : parseWithSchema(body, raw)) as BodyOf<C>,
     serialize: (value) => {
       if (stringify === undefined) throw new Error(`${contract.name} declares no response body`);
