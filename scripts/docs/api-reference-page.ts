@@ -27,15 +27,38 @@ const anchor = (c: Contract): string =>
     .replace(/[^a-z0-9 _-]/g, '')
     .replaceAll(' ', '-');
 
+/** The checks a JSON Schema node states (lengths, bounds, patterns), in words. */
+export function checksOf(v: Schema): string {
+  const n = (k: string): number | undefined => (typeof v[k] === 'number' ? (v[k] as number) : undefined);
+  const range = (lo: number | undefined, hi: number | undefined, unit: string): string | undefined =>
+    lo === undefined && hi === undefined
+      ? undefined
+      : lo !== undefined && hi !== undefined
+        ? `${lo} to ${hi}${unit}`
+        : lo !== undefined
+          ? `at least ${lo}${unit}`
+          : `at most ${hi}${unit}`;
+  return [
+    range(n('minLength'), n('maxLength'), ' characters'),
+    range(n('minimum'), n('maximum'), ''),
+    range(n('minItems'), n('maxItems'), ' items'),
+    typeof v['pattern'] === 'string' ? `matches \`${v['pattern'].replaceAll('|', '\\|')}\`` : undefined,
+    v['type'] === 'integer' ? 'an integer' : undefined,
+  ]
+    .filter((x) => x !== undefined)
+    .join('; ');
+}
+
 function fieldTable(s: Schema): string[] {
   const props = (s['properties'] ?? {}) as Record<string, Schema>;
   const required = new Set((s['required'] ?? []) as string[]);
   const rows = Object.entries(props).map(
-    ([k, v]) => `| \`${k}\` | ${cell(v)} | ${required.has(k) ? 'yes' : 'no'} | ${text(v['description'])} |`,
+    ([k, v]) =>
+      `| \`${k}\` | ${cell(v)} | ${required.has(k) ? 'yes' : 'no'} | ${[text(v['description']), checksOf(v)].filter((x) => x !== '').join('; ')} |`,
   );
   const extra = s['additionalProperties'];
   if (extra !== undefined && extra !== false)
-    rows.push(`| (any other) | ${extra === true ? '`unknown`' : cell(extra as Schema)} | no | |`);
+    rows.push(`| (any other) | ${extra === true ? '`unknown`' : cell(extra as Schema)} | no |  |`);
   return rows.length === 0 ? [] : ['| field | type | required | description |', '|---|---|---|---|', ...rows];
 }
 
@@ -73,7 +96,7 @@ function routeSection(r: ContractSchemas): string[] {
       ? []
       : [
           '',
-          `Body${c.bodyOptional === true ? ' (optional)' : ''}: ${cell(r.body)}${
+          `Body${c.bodyOptional === true ? ' (optional)' : ''}: ${r.body['properties'] === undefined ? cell(r.body) : 'a JSON object'}${
             typeof r.body['description'] === 'string' ? `: ${text(r.body['description'])}` : ''
           }`,
           ...(r.body['properties'] === undefined ? [] : ['', ...fieldTable(r.body)]),
