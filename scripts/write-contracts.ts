@@ -7,8 +7,8 @@ import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as prettier from 'prettier';
 import { CONTRACTS } from '../lib/contracts';
-import { apiContractCode } from './docs/api-contract-code';
-import { apiReferencePage } from './docs/api-reference-page';
+import { apiContractCode } from '../lib/contracts/api-contract-code';
+import { apiReferencePage } from '../lib/contracts/api-reference-page';
 
 /** The generated files under `root`: path and text. */
 export async function contractFiles(root: string): Promise<[string, string][]> {

@@ -3,8 +3,8 @@
  * (console/src/api-contract.ts) and the reference page (docs/api-reference.md) are made of. A small emitter for the
  * JSON Schema zod writes (draft-07: objects, arrays, unions, enums, nullables, records, `$ref` to `definitions`).
  */
-import type { Contract } from '../../lib/http/contract';
-import { jsonSchemaOf } from '../../lib/http/contract';
+import type { Contract } from '../http/contract';
+import { jsonSchemaOf } from '../http/contract';
 
 /** A JSON Schema node. */
 export type Schema = Readonly<Record<string, unknown>>;

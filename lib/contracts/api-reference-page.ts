@@ -3,7 +3,7 @@
  * parameters, body and answer, then every named type field by field. test/docs/api-reference-page.test.ts fails
  * when the committed page differs from what this writes (`npm run docs`).
  */
-import type { Contract } from '../../lib/http/contract';
+import type { Contract } from '../http/contract';
 import { schemaSet, tsType, type ContractSchemas, type Schema } from './contract-schemas';
 
 const AUTH: Readonly<Record<Contract['auth'], string>> = {
