@@ -58,13 +58,9 @@ export function route<C extends Contract>(
   options: RouteOptions = {},
 ): HttpFunctionOptions {
   const compiled = compileContract(contract);
-  const authLevel =
-    contract.auth === 'people'
-      ? (options.people ??
-        (() => {
-          throw new Error(`${contract.name}: a people route needs options.people`);
-        })())
-      : contract.auth;
+  if (contract.auth === 'people' && options.people === undefined)
+    throw new Error(`${contract.name}: a people route needs options.people`);
+  const authLevel = contract.auth === 'people' ? (options.people ?? 'function') : contract.auth;
   return {
     route: contract.route,
     methods: [contract.method],
