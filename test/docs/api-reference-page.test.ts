@@ -34,6 +34,25 @@ async function generated(): Promise<[string, string][]> {
   ];
 }
 
+/**
+ * Routes not (yet) declared by a contract: the console's static files and the problem types (no JSON API), the Open
+ * Inference Protocol (its own error answers), and the admin, lists and drafts routes (a second pass: their adapters
+ * are being rebuilt). A new route needs a contract.
+ */
+const WITHOUT_CONTRACT = new Set([
+  'console',
+  'consoleFiles',
+  'problemType',
+  ...['Infer', 'Metadata', 'Ready'].flatMap((k) => [`oipModel${k}`, `oipModel${k}Version`]),
+  ...['Live', 'Metadata', 'Ready'].map((k) => `oipServer${k}`),
+  'listsAddOrPage',
+  'listsRemove',
+  'modelsHealth',
+  ...['Promote', 'Rollback', 'Status', 'Traffic'].flatMap((k) => [`models${k}`, `rulesets${k}`, `signals${k}`]),
+  ...['', 'Approve', 'Backtest', 'Reject', 'Submit'].map((k) => `rulesetDraft${k}`),
+  'rulesetDrafts',
+]);
+
 /** The first line where `a` and `b` differ, for the failure message. */
 function firstDifference(a: string, b: string): string {
   const x = a.split('\n');
@@ -68,6 +87,15 @@ describe('generated from the route contracts', () => {
     }
     assert.deepEqual(wrong, []);
     assert.equal(new Set(CONTRACTS.map((c) => c.name)).size, CONTRACTS.length);
+  });
+
+  it('every other registered route is one of those still without a contract', async () => {
+    const declared = new Set(CONTRACTS.map((c) => c.name));
+    const without = (await registeredBindings())
+      .filter((b) => b.binding.type === 'httpTrigger' && !declared.has(b.functionName))
+      .map((b) => b.functionName);
+    const unexpected = without.filter((n) => !WITHOUT_CONTRACT.has(n));
+    assert.deepEqual(unexpected, [], 'declare these routes in lib/contracts and register them with route()');
   });
 
   it("declares every {parameter} of each route's template, and no other", () => {
