@@ -123,6 +123,8 @@ export interface CaseDetail {
   readonly userCases: readonly Case[];
   readonly signals?: SignalsView;
   readonly activity?: readonly ActivityGroup[];
+  /** For a lead on a case not closed: the lists the active ruleset declares (a verdict's `addToList`). */
+  readonly lists?: readonly CaseListOption[];
 }
 
 /** One entry of a case's history. */
@@ -153,6 +155,13 @@ export interface CaseLabel {
   readonly label: 'fraud' | 'legit';
   readonly reportedAt: string;
   readonly source: 'case';
+}
+
+/** A list a lead may add the case's value to. */
+export interface CaseListOption {
+  readonly name: string;
+  /** The payment field the list is keyed by. */
+  readonly key: string;
 }
 
 /** One page of cases. */

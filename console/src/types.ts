@@ -7,6 +7,7 @@ export type {
   Case,
   CaseDetail,
   CaseEvent,
+  CaseListOption,
   CaseSignal,
   MatteredSignal,
   Me,

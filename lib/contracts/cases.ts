@@ -80,6 +80,10 @@ export const ActivityGroup = z
   .strictObject({ field: z.string(), label: z.string(), present: z.boolean(), aggregates: z.array(CaseSignal) })
   .meta({ id: 'ActivityGroup', description: "The recent activity of one of the payment's fields." });
 
+export const CaseListOption = z
+  .strictObject({ name: z.string(), key: z.string().describe('The payment field the list is keyed by.') })
+  .meta({ id: 'CaseListOption', description: "A list a lead may add the case's value to." });
+
 export const CaseDetail = z
   .strictObject({
     case: Case,
@@ -87,6 +91,10 @@ export const CaseDetail = z
     userCases: z.array(Case),
     signals: SignalsView.optional(),
     activity: z.array(ActivityGroup).optional(),
+    lists: z
+      .array(CaseListOption)
+      .optional()
+      .describe("For a lead on a case not closed: the lists the active ruleset declares (a verdict's `addToList`)."),
   })
   .meta({ id: 'CaseDetail', description: "A case, its history and the same user's other recent cases." });
 

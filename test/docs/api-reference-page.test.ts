@@ -47,9 +47,12 @@ const WITHOUT_CONTRACT = new Set([
   ...['Live', 'Metadata', 'Ready'].map((k) => `oipServer${k}`),
   'listsAddOrPage',
   'listsRemove',
+  'listsPeople',
+  'listEntries',
+  'listEntriesRemove',
   'modelsHealth',
   ...['Promote', 'Rollback', 'Status', 'Traffic'].flatMap((k) => [`models${k}`, `rulesets${k}`, `signals${k}`]),
-  ...['', 'Approve', 'Backtest', 'Reject', 'Submit'].map((k) => `rulesetDraft${k}`),
+  ...['', 'Approve', 'Backtest', 'Diff', 'Promote', 'Reject', 'Submit'].map((k) => `rulesetDraft${k}`),
   'rulesetDrafts',
 ]);
 

@@ -1,6 +1,6 @@
 /**
  * The answers' serializers (fast-json-stringify, compiled from the contracts) write only what a contract declares:
- * real answers of the case service on PGlite (a case with signals and an escalation, a closed one with its verdict,
+ * real answers of the case service on PGlite (a case with signals, an escalation and a lead's lists, a closed one,
  * notes, a reassignment, the list, the analytics, who is acting) and representative answers of the other routes
  * (scoring with every optional field, a batch with a problem, readiness, webhooks, the audit trail, the insights)
  * must round-trip: the JSON a route sends, parsed, deep-equals what the subsystem returned. And a property a contract
@@ -219,6 +219,11 @@ describe('contract serializers: the case service on PGlite', () => {
       store,
       identity: new Identity({ mode: 'development', devActor: { name: 'dev', roles: ['analyst'] } }),
       wallClock: () => now,
+      lists: {
+        listKey: () => 'userId',
+        addToList: () => Promise.resolve({}),
+        ruleset: { lists: new Map([['blocked_users', 'userId']]) },
+      },
     });
     const signals = compileSignals(
       JSON.parse(readFileSync(path.join(ROOT, 'examples', 'signals', 'default-1.1.0.json'), 'utf8')) as unknown,
@@ -258,6 +263,7 @@ describe('contract serializers: the case service on PGlite', () => {
     assert.ok(plain !== undefined && sig !== undefined);
     const detail = await service.get(lead, sig.id);
     assert.ok(detail.signals !== undefined && detail.activity !== undefined, 'the case kept its signals');
+    assert.deepEqual(detail.lists, [{ name: 'blocked_users', key: 'userId' }], "a lead sees the ruleset's lists");
     roundTrips(cases.casesGet, detail);
     roundTrips(cases.casesNotes, { case: await service.addNote(lead, sig.id, { text: 'looked at it' }) });
     roundTrips(cases.casesAssign, { case: await service.assign(lead, sig.id, { assignee: 'ann' }) });
