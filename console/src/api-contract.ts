@@ -529,14 +529,23 @@ export interface ApiRoutes {
     readonly params: never;
     readonly query: never;
     readonly body: {
+      /** `open`, `assigned` or `closed`. */
       readonly status?: string;
+      /** The queue it was routed to. */
       readonly queue?: string;
+      /** A rule that fired. */
       readonly rule?: string;
+      /** The merchant. */
       readonly merchantId?: string;
+      /** Score at least this, 0 to 1. */
       readonly minScore?: string;
+      /** `me`, or an actor's name (leads). */
       readonly assignee?: string;
+      /** An ISO 8601 date-time: cases decided before it. */
       readonly olderThan?: string;
+      /** `newest` (default) or `oldest`. */
       readonly order?: string;
+      /** The previous page's `cursor`. */
       readonly cursor?: string;
       /** The merchant's transaction id. */
       readonly transactionId?: string;

@@ -184,7 +184,7 @@ export const casesSearch = defineContract({
   summary: 'The case list searched by transaction or user id (ids never travel in a URL).',
   body: z
     .object({
-      ...Object.fromEntries(Object.entries(listQuery).map(([k, v]) => [k, searchField(v.description ?? '')])),
+      ...Object.fromEntries(Object.entries(listQuery).map(([k, v]) => [k, searchField(v.unwrap().description ?? '')])),
       transactionId: searchField("The merchant's transaction id."),
       userId: searchField("The payment's user id."),
     })
