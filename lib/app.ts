@@ -23,7 +23,7 @@ import { loadConfig, type Config } from './config/config';
 import { CachedContextProvider } from './context/cached-context-provider';
 import type { ContextProvider } from './context/context-provider';
 import { createContextProvider, type ContextProviderDeps } from './context/create-context-provider';
-import { planRedisConnection } from './context/redis-connection';
+import { planRedisConnection } from './platform/redis/connection';
 import { createDecisioning, type DecisioningDeps } from './decisioning/create-decisioning';
 import type { ServingSignals } from './decisioning/compile-ruleset';
 import { aggregateStoreOf } from './signals/create-aggregate-store';
@@ -57,7 +57,7 @@ import { createJsonLogger, type Logger } from './platform/logger';
 import { Telemetry } from './telemetry/telemetry';
 import { tracedCatalog } from './telemetry/traced-catalog';
 import { tracedContext, tracedPublisher, tracedRouter } from './telemetry/traced-components';
-import { unrefTimers, type Timers } from './time/timers';
+import { unrefTimers, type Timers } from './platform/timers';
 
 /** Dependencies a caller may inject; every one has a production default. */
 export interface EngineDeps {

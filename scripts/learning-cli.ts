@@ -2,7 +2,7 @@
 import { configFromEnvironment } from '../lib/app';
 import type { Config } from '../lib/config/config';
 import { learningStore, readHashKey } from '../lib/learning/create-learning';
-import { KeyedHash } from '../lib/learning/keyed-hash';
+import { KeyedHash } from '../lib/platform/keyed-hash';
 import type { LearningStore } from '../lib/learning/learning-store';
 
 /** The configuration and learning store the service itself would use (same settings). */

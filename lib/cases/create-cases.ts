@@ -6,7 +6,7 @@ import { AppError } from '../errors/errors';
 import { Identity } from '../identity/identity';
 import type { ScorerEvents } from '../scoring/scorer';
 import type { Logger } from '../platform/logger';
-import { unrefTimers, type Timers } from '../time/timers';
+import { unrefTimers, type Timers } from '../platform/timers';
 import type { CaseStore } from './case-store';
 import { loadQueues, type CaseRouter } from './case-queues';
 import { CaseService, type CaseLists } from './case-service';
@@ -15,11 +15,11 @@ import { CaseWriter, type CaseWriterEvents, type CaseWriterStats } from './case-
 import type { CaseRulesets } from './case-signals';
 import { BusCaseHandOff, type CaseHandOff } from './case-handoff';
 import { CaseIntake, type CaseIntakeEvents, type IntakeMessage, type RejectedCase } from './case-intake';
-import { PgClient, type TokenSource } from './pg-client';
-import { PgliteClient } from './pglite-client';
+import { PgClient, type TokenSource } from '../platform/sql/pg-client';
+import { PgliteClient } from '../platform/sql/pglite-client';
 import { SqlCaseStore } from './sql-case-store';
 import { GuardedCaseStore } from './guarded-case-store';
-import type { SqlClient } from './sql-client';
+import type { SqlClient } from '../platform/sql/sql-client';
 import type { OutboxRelay, OutboxRelayEvents } from './outbox-relay';
 import { verdictRelay } from './verdict-relay';
 

@@ -2,7 +2,7 @@
  * The case store's schema, as versioned migrations applied once each, in order, by {@link migrate}; the
  * `schema_migrations` table records which were applied. Never edit a released migration: add the next one.
  */
-import type { SqlClient } from './sql-client';
+import type { SqlClient } from '../platform/sql/sql-client';
 
 /** One migration: its version (ascending, never reused), name and statements (run in one transaction). */
 export interface Migration {

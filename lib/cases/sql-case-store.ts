@@ -26,7 +26,7 @@ import type {
 } from './case-store';
 import type { CaseSignals } from './case-signals';
 import { migrate } from './migrations';
-import type { SqlClient } from './sql-client';
+import type { SqlClient } from '../platform/sql/sql-client';
 
 /**
  * One case per transaction (the first in the batch wins), in decision order (a stable sort: equal times keep the

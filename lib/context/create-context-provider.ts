@@ -6,8 +6,8 @@ import type { Logger } from '../platform/logger';
 import { silentLogger } from '../platform/logger';
 import { CachedContextProvider, type ContextRemote } from './cached-context-provider';
 import { HttpProfileSource, MemoryProfileSource, type ContextSource } from './context-source';
-import { unrefTimers, type Timers } from '../time/timers';
-import { EntraTokenAuth } from './entra-auth';
+import { unrefTimers, type Timers } from '../platform/timers';
+import { EntraTokenAuth } from '../platform/redis/entra-auth';
 import type { ContextEvents } from './events';
 import { ContextKeys } from './keys';
 import { L1Cache } from './l1-cache';
@@ -21,7 +21,7 @@ import {
   type RedisPlan,
   type RedisSettings,
   type SecretReader,
-} from './redis-connection';
+} from '../platform/redis/connection';
 import { MemoryVelocityStore } from './velocity';
 
 /** The settings the context store reads (the `redis` and `context` slices of the config). */

@@ -2,7 +2,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import type { ContextRemote } from './cached-context-provider';
 import type { ContextSource } from './context-source';
 import { RedisProfileSource } from './context-source';
-import type { EntraTokenAuth } from './entra-auth';
+import type { EntraTokenAuth } from '../platform/redis/entra-auth';
 import type { ContextEvents } from './events';
 import { RedisInvalidationBus } from './invalidation';
 import type { ContextKeys } from './keys';

@@ -12,7 +12,7 @@ import { PointerFollower } from '../pointer/pointer-follower';
 import type { PointerStore, Rejection } from '../pointer/pointer-store';
 import { UploadPipeline, type ArtifactUpload, type UploadOutcome } from '../pointer/upload-pipeline';
 import { silentLogger, type Logger } from '../platform/logger';
-import type { Timers } from '../time/timers';
+import type { Timers } from '../platform/timers';
 import type { CompiledRuleset, ServingSignals } from './compile-ruleset';
 import type { Decisioning } from './decisioning';
 import { loadRuleset } from './load-ruleset';

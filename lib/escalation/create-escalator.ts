@@ -3,7 +3,7 @@ import { DefaultAzureCredential, type TokenCredential } from '@azure/identity';
 import { SecretClient, type SecretClientOptions } from '@azure/keyvault-secrets';
 import type { AzureOpenAI } from 'openai';
 import type { EscalationSettings } from '../config/escalation-settings';
-import type { SecretReader } from '../context/redis-connection';
+import type { SecretReader } from '../platform/redis/connection';
 import type { StageTracer } from '../platform/stage-tracer';
 import type { Logger } from '../platform/logger';
 import { EscalationBreaker } from './breaker';

@@ -1,14 +1,14 @@
 /** Builds the learning loop from configuration (called once by the composition root). */
 import { hostname } from 'node:os';
 import type { Config } from '../config/config';
-import { unrefTimers, type Timers } from '../time/timers';
-import type { SecretReader } from '../context/redis-connection';
+import { unrefTimers, type Timers } from '../platform/timers';
+import type { SecretReader } from '../platform/redis/connection';
 import type { Logger } from '../platform/logger';
 import { BlobLearningStore, type BlobStoreOptions } from './blob-store';
 import { DecisionLog, type DecisionLogEvents } from './decision-log';
 import { DriftMonitor, type PsiReading } from './drift-monitor';
 import { FolderLearningStore } from './folder-store';
-import { KeyedHash } from './keyed-hash';
+import { KeyedHash } from '../platform/keyed-hash';
 import { LabelStore } from './labels';
 import { Learning } from './learning';
 import { writerName, type LearningStore } from './learning-store';

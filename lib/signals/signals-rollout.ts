@@ -17,7 +17,7 @@ import type { PointerStore, Rejection } from '../pointer/pointer-store';
 import { UploadPipeline, type ArtifactUpload, type UploadOutcome } from '../pointer/upload-pipeline';
 import { MAX_HISTORY } from '../pointer/version-traffic';
 import { silentLogger, type Logger } from '../platform/logger';
-import type { Timers } from '../time/timers';
+import type { Timers } from '../platform/timers';
 import type { CompiledSignals } from './compiled-signals';
 import type { SignalsRepository } from './signals-repository';
 import type { SignalsServing } from './signals-serving';

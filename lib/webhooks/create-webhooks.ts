@@ -11,7 +11,7 @@ import type { Config } from '../config/config';
 import { AppError } from '../errors/errors';
 import { Identity } from '../identity/identity';
 import type { Logger } from '../platform/logger';
-import { unrefTimers, type Timers } from '../time/timers';
+import { unrefTimers, type Timers } from '../platform/timers';
 import { DEFAULT_BACKOFF } from './webhook-backoff';
 import { WebhookEndpoints } from './webhook-endpoints';
 import { WebhookRelay, type TopicPublisher, type WebhookRelayEvents } from './webhook-relay';

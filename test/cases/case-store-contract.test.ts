@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CaseSignals } from '../../lib/cases/case-signals';
 import type { Case, CaseStore, CloseStep, NewCase } from '../../lib/cases/case-store';
-import type { SqlClient } from '../../lib/cases/sql-client';
+import type { SqlClient } from '../../lib/platform/sql/sql-client';
 import { MIGRATIONS, migrate } from '../../lib/cases/migrations';
 import { SqlCaseStore } from '../../lib/cases/sql-case-store';
 import { newCase, pgliteDb, serverDb, suiteStore, type TestDb } from './support';

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { PgliteClient } from '../../lib/cases/pglite-client';
+import { PgliteClient } from '../../lib/platform/sql/pglite-client';
 import { SqlCaseStore } from '../../lib/cases/sql-case-store';
 import { eraseCommand } from '../../scripts/erase-user';
 import { newCase } from './support';

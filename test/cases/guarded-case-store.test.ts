@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CaseStore } from '../../lib/cases/case-store';
 import { GuardedCaseStore } from '../../lib/cases/guarded-case-store';
-import { PgClient } from '../../lib/cases/pg-client';
+import { PgClient } from '../../lib/platform/sql/pg-client';
 import { SqlCaseStore } from '../../lib/cases/sql-case-store';
 import { AppError } from '../../lib/errors/errors';
 import { FakeClock, FakeTimers } from '../context/support';

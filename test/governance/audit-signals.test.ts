@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { migrate } from '../../lib/cases/migrations';
-import type { SqlClient } from '../../lib/cases/sql-client';
+import type { SqlClient } from '../../lib/platform/sql/sql-client';
 import { parseAuditQuery } from '../../lib/governance/audit-query';
 import { SqlAuditLog } from '../../lib/governance/sql-audit-log';
 import { pgliteDb, serverDb, type TestDb } from '../cases/support';

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import type { AssignChange, Lookup, VerdictChange, VerdictStep } from '../../lib/cases/case-service';
 import type { Case } from '../../lib/cases/case-store';
 import { migrate } from '../../lib/cases/migrations';
-import type { SqlClient } from '../../lib/cases/sql-client';
+import type { SqlClient } from '../../lib/platform/sql/sql-client';
 import { AppError } from '../../lib/errors/errors';
 import { Audit, type ListsAdmin } from '../../lib/governance/audit';
 import type { AuditEvent, AuditLog } from '../../lib/governance/audit-log';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { migrate } from '../../lib/cases/migrations';
-import type { SqlClient } from '../../lib/cases/sql-client';
+import type { SqlClient } from '../../lib/platform/sql/sql-client';
 import { EMPTY_VELOCITY } from '../../lib/domain/user-context';
 import { AppError } from '../../lib/errors/errors';
 import type { ArtifactAdmin } from '../../lib/http/admin-routes';
@@ -28,7 +28,7 @@ import { FolderLearningStore } from '../../lib/learning/folder-store';
 import { LabelStore } from '../../lib/learning/labels';
 import { pgliteDb, serverDb } from '../cases/support';
 import { eventually } from '../support/eventually';
-import { unrefTimers } from '../../lib/time/timers';
+import { unrefTimers } from '../../lib/platform/timers';
 
 const NOW = Date.parse('2026-12-01T12:00:00.000Z');
 const headers = (name: string, roles: string[]): { get(n: string): string | null } => {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { migrate } from '../../lib/cases/migrations';
-import type { SqlClient } from '../../lib/cases/sql-client';
+import type { SqlClient } from '../../lib/platform/sql/sql-client';
 import { AppError } from '../../lib/errors/errors';
 import type { AuditEvent, AuditQuery } from '../../lib/governance/audit-log';
 import { AUDIT_MAX_ARRAY_ITEMS, boundedValue, SqlAuditLog } from '../../lib/governance/sql-audit-log';

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { test } from 'node:test';
 import * as fc from 'fast-check';
-import { HASH_PREFIX, KeyedHash } from '../../lib/learning/keyed-hash';
+import { HASH_PREFIX, KeyedHash } from '../../lib/platform/keyed-hash';
 
 const reference = (key: string, value: string): string =>
   HASH_PREFIX + createHmac('sha256', Buffer.from(key, 'utf8')).update(value, 'utf8').digest('hex').slice(0, 32);

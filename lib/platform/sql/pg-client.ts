@@ -4,7 +4,7 @@
  * (it caches and refreshes the token), over TLS; no password is ever a setting. Locally: trust auth.
  */
 import type { Pool, PoolClient } from 'pg';
-import type { CaseSettings } from '../config/case-settings';
+import type { CaseSettings } from '../../config/case-settings';
 import type { SqlClient } from './sql-client';
 
 /** The Entra ID scope of Azure Database for PostgreSQL tokens. */
