@@ -37,7 +37,9 @@ import { createCases, type CasesDeps } from './cases/create-cases';
 import { createDrafts } from './governance/create-drafts';
 import type { Drafts } from './governance/drafts';
 import { createGovernance } from './governance/governance';
+import { GOVERNANCE_MIGRATIONS } from './governance/migrations';
 import { createWebhooks, type Webhooks, type WebhooksDeps } from './webhooks/create-webhooks';
+import { WEBHOOK_MIGRATIONS } from './webhooks/migrations';
 import type { EscalatorWiring } from './escalation/create-escalator';
 import { escalationLogEvents } from './escalation/escalation-log-events';
 import type { EscalationEvents } from './escalation/types';
@@ -191,6 +193,7 @@ export async function createEngine(config: Config, deps: EngineDeps = {}): Promi
     addLabels: (body) => learning.addLabels(body),
     ...(decisioning === undefined ? {} : { lists: decisioning.decisioning, rulesets: decisioning.decisioning }),
     bus: deps.bus ?? inProcessBus(),
+    migrations: [GOVERNANCE_MIGRATIONS, WEBHOOK_MIGRATIONS], // their tables live in the case database
     ...deps.cases,
     committed: () => late.webhooks?.wake(), // built below, on the case database
     on: caseHandlers(telemetry, deps.cases?.on),

@@ -7,6 +7,8 @@
  */
 import { parseArgs } from 'node:util';
 import { caseStore } from '../lib/cases/create-cases';
+import { GOVERNANCE_MIGRATIONS } from '../lib/governance/migrations';
+import { WEBHOOK_MIGRATIONS } from '../lib/webhooks/migrations';
 import { reconcileCases, type Reconciliation } from '../lib/cases/case-reconcile';
 import { SqlCaseStore } from '../lib/cases/sql-case-store';
 import { dateArg, hashFromConfig, run, storeFromEnv } from './learning-cli';
@@ -23,7 +25,7 @@ export async function reconcileCommand(argv: readonly string[]): Promise<Reconci
   const show = Number(values.show);
   if (!Number.isInteger(show) || show < 0) throw new Error('--show must be a whole number');
   const { config, store } = storeFromEnv();
-  const cases = await caseStore(config);
+  const cases = await caseStore(config, undefined, undefined, [GOVERNANCE_MIGRATIONS, WEBHOOK_MIGRATIONS]);
   if (!(cases instanceof SqlCaseStore)) throw new Error('no case store is configured (CASE_STORE=none)');
   try {
     const r = await reconcileCases(store, cases.sql, await hashFromConfig(config), from, to);

@@ -10,6 +10,8 @@
  */
 import { parseArgs } from 'node:util';
 import { caseStore } from '../lib/cases/create-cases';
+import { GOVERNANCE_MIGRATIONS } from '../lib/governance/migrations';
+import { WEBHOOK_MIGRATIONS } from '../lib/webhooks/migrations';
 import { canonicalIp, isEmail, normaliseEmail } from '../lib/domain/payment-fields';
 import { eraseUser, type Erased } from '../lib/learning/erase';
 import { hashFromConfig, run, storeFromEnv } from './learning-cli';
@@ -53,7 +55,10 @@ export async function eraseCommand(argv: readonly string[]): Promise<ErasedWithC
       `stripped the person's email, IP address or card from ${erased.rewritten} other decision(s)`,
   );
   let cases: number | undefined;
-  const cs = values.user === undefined ? undefined : await caseStore(config);
+  const cs =
+    values.user === undefined
+      ? undefined
+      : await caseStore(config, undefined, undefined, [GOVERNANCE_MIGRATIONS, WEBHOOK_MIGRATIONS]);
   if (cs !== undefined) {
     try {
       cases = await cs.eraseUser(values.user as string);

@@ -19,6 +19,7 @@ import { PgClient, type TokenSource } from '../platform/sql/pg-client';
 import { PgliteClient } from '../platform/sql/pglite-client';
 import { SqlCaseStore } from './sql-case-store';
 import { GuardedCaseStore } from './guarded-case-store';
+import type { MigrationSet } from '../platform/sql/migrate';
 import type { SqlClient } from '../platform/sql/sql-client';
 import type { OutboxRelay, OutboxRelayEvents } from './outbox-relay';
 import { verdictRelay } from './verdict-relay';
@@ -34,6 +35,11 @@ export interface CasesDeps {
   readonly rulesets?: CaseRulesets;
   /** The store; default the one `CASE_STORE` names. */
   readonly store?: CaseStore;
+  /**
+   * The migrations of the subsystems whose tables live in the case database (the governance's, the webhooks'),
+   * applied with the case store's own in version order when the default store opens.
+   */
+  readonly migrations?: readonly MigrationSet[];
   /** Entra ID token source of `PG_ENTRA_AUTH`; default a `DefaultAzureCredential` (`AZURE_CLIENT_ID`). */
   readonly credential?: TokenSource;
   /** The embedded bus (its journalled intake queue) when no Service Bus namespace is configured. */
@@ -120,13 +126,15 @@ export class Cases {
 }
 
 /**
- * The store `CASE_STORE` names (migrated), or `undefined` for `none`; it routes the cases it opens by `router`
- * (default the queues of `CASE_QUEUES_FILE`).
+ * The store `CASE_STORE` names (migrated: the case store's migrations and `shared`, the governance's and the
+ * webhooks' whose tables live in the case database), or `undefined` for `none`; it routes the cases it opens by
+ * `router` (default the queues of `CASE_QUEUES_FILE`).
  */
 export async function caseStore(
   config: Config,
   credential?: TokenSource,
   router?: CaseRouter,
+  shared: readonly MigrationSet[] = [],
 ): Promise<CaseStore | undefined> {
   const s = config.cases.store;
   if (s.kind === 'none') return undefined;
@@ -136,7 +144,7 @@ export async function caseStore(
       ? await PgliteClient.create(s.dir)
       : await PgClient.create(s, credential, config.redis.managedIdentityClientId);
   try {
-    return await SqlCaseStore.create(db, queues);
+    return await SqlCaseStore.create(db, queues, shared);
   } catch (err) {
     await db.dispose().catch(() => undefined);
     throw err;
@@ -155,7 +163,9 @@ export async function createCases(config: Config, deps: CasesDeps): Promise<Case
   const given = deps.store;
   const guarded = new GuardedCaseStore({
     open: async () =>
-      given ?? (await caseStore(config, deps.credential, router)) ?? Promise.reject(new Error('no case store')),
+      given ??
+      (await caseStore(config, deps.credential, router, deps.migrations)) ??
+      Promise.reject(new Error('no case store')),
     timers: deps.timers ?? unrefTimers,
     onOpenFailed: (e) =>
       logger.error('cases: the case store could not be opened; cases are dropped and counted until it is', {

@@ -30,6 +30,7 @@ import type { Logger } from '../../lib/platform/logger';
 import { unrefTimers, type Timers } from '../../lib/platform/timers';
 import { within } from '../support/eventually';
 import { newCase, pgliteDb, serverDb, type TestDb } from './support';
+import { SHARED_WITH_CASES } from '../support/case-database';
 
 const T0 = Date.parse('2026-12-01T09:00:00Z');
 
@@ -88,7 +89,7 @@ for (const make of [serverDb, pgliteDb]) {
     const clock = (): number => now;
     before(async () => {
       sql = await db.client();
-      store = await SqlCaseStore.create(sql);
+      store = await SqlCaseStore.create(sql, undefined, SHARED_WITH_CASES);
     });
     after(async () => {
       await store.dispose();

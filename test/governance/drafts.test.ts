@@ -10,7 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { migrate } from '../../lib/cases/migrations';
+import { migrate } from '../../lib/platform/sql/migrate';
+import { CASE_DATABASE } from '../support/case-database';
 import type { SqlClient } from '../../lib/platform/sql/sql-client';
 import { EMPTY_VELOCITY } from '../../lib/domain/user-context';
 import { AppError } from '../../lib/errors/errors';
@@ -107,7 +108,7 @@ for (const make of [serverDb, pgliteDb]) {
 
     before(async () => {
       sql = await db.client();
-      await migrate(sql);
+      await migrate(sql, CASE_DATABASE);
       const store = new FolderLearningStore(dir);
       const log = new DecisionLog({
         store,

@@ -23,6 +23,7 @@ import { WebhookRelay, type TopicPublisher, type WebhookRelayEvents } from '../.
 import { WebhookService, type WebhookAuditEntry } from '../../lib/webhooks/webhook-service';
 import { eventually } from '../support/eventually';
 import { newCase, pgliteDb, serverDb, type TestDb } from '../cases/support';
+import { SHARED_WITH_CASES } from '../support/case-database';
 
 interface Received {
   readonly path: string;
@@ -126,7 +127,7 @@ for (const make of [serverDb, pgliteDb]) {
 
     before(async () => {
       sql = await db.client();
-      store = await SqlCaseStore.create(sql);
+      store = await SqlCaseStore.create(sql, undefined, SHARED_WITH_CASES);
       rx = await receiver();
       service = new WebhookService({
         sql: () => sql,
