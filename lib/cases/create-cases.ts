@@ -23,6 +23,7 @@ import type { MigrationSet } from '../platform/sql/migrate';
 import type { SqlClient } from '../platform/sql/sql-client';
 import type { OutboxRelay, OutboxRelayEvents } from './outbox-relay';
 import { verdictRelay } from './verdict-relay';
+import { azureCredential } from '../platform/credential';
 
 /** Dependencies of {@link createCases}; every one has a production default. */
 export interface CasesDeps {
@@ -280,11 +281,7 @@ async function caseHandOff(config: Config, deps: CasesDeps): Promise<CaseHandOff
     return new BusCaseHandOff(deps.bus, config.cases.intakeQueue);
   }
   // the Azure SDKs load only here, when a namespace is configured (start-up time of `npm start`)
-  const credential =
-    deps.serviceBusCredential ??
-    new (await import('@azure/identity')).DefaultAzureCredential(
-      sb.clientId === undefined ? {} : { managedIdentityClientId: sb.clientId },
-    );
+  const credential = deps.serviceBusCredential ?? azureCredential(sb.clientId);
   const { serviceBusCaseHandOff } = await import('./service-bus-handoff');
   deps.logger.info('cases: handed to the Service Bus intake queue', { queue: config.cases.intakeQueue });
   return serviceBusCaseHandOff(sb.fullyQualifiedNamespace, credential, config.cases.intakeQueue);

@@ -23,6 +23,7 @@ import {
   type SecretReader,
 } from '../platform/redis/connection';
 import { MemoryVelocityStore } from './velocity';
+import { azureCredential } from '../platform/credential';
 
 /** The settings the context store reads (the `redis` and `context` slices of the config). */
 export interface ContextSettings {
@@ -154,9 +155,7 @@ export async function createContextProvider(
   let credential = deps.credential;
   // The Azure SDK clients and ioredis load only on the path that uses them (start-up time of `npm start`).
   const getCredential = async (): Promise<TokenCredential> =>
-    (credential ??= new (await import('@azure/identity')).DefaultAzureCredential(
-      r.managedIdentityClientId === undefined ? {} : { managedIdentityClientId: r.managedIdentityClientId },
-    ));
+    (credential ??= azureCredential(r.managedIdentityClientId));
 
   const setUp = async (): Promise<void> => {
     let auth: EntraTokenAuth | undefined;

@@ -12,6 +12,7 @@ import { KeyedHash } from '../platform/keyed-hash';
 import { LabelStore } from './labels';
 import { Learning } from './learning';
 import { writerName, type LearningStore } from './learning-store';
+import { azureCredential } from '../platform/credential';
 
 /** Dependencies of {@link createLearning}; every one has a production default. */
 export interface LearningDeps {
@@ -60,12 +61,7 @@ function vaultReader(config: Config, vaultUrl: string, deps: Pick<LearningDeps, 
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     new (require('@azure/keyvault-secrets') as typeof import('@azure/keyvault-secrets')).SecretClient(
       vaultUrl,
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      new (require('@azure/identity') as typeof import('@azure/identity')).DefaultAzureCredential(
-        config.redis.managedIdentityClientId === undefined
-          ? {}
-          : { managedIdentityClientId: config.redis.managedIdentityClientId },
-      ),
+      azureCredential(config.redis.managedIdentityClientId),
     )
   );
 }
