@@ -14,7 +14,7 @@ import {
 } from '../../lib/platform/redis/channel';
 import { baseRedisOptions } from '../../lib/platform/redis/connection';
 import { eventually, within } from '../support/eventually';
-import { FakeClock, FakeTimers, REDIS_PORT, testPrefix } from './support';
+import { FakeClock, FakeTimers, REDIS_PORT, testPrefix } from '../context/support';
 
 const prefix = testPrefix('channel');
 const cleanups: (() => Promise<void> | void)[] = [];
