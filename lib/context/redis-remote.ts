@@ -1,4 +1,4 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { ContextRemote } from './cached-context-provider';
 import type { ContextSource } from './context-source';
 import { RedisProfileSource } from './context-source';
@@ -25,11 +25,6 @@ export interface RedisRemoteOptions {
   /** How long to wait for the first connection, ms; later connects happen in the background. */
   readonly connectWaitMs: number;
   readonly on?: Partial<ContextEvents>;
-}
-
-/** Builds a client from options (the production default of `ContextProviderDeps.createClient`). */
-export function createRedisClient(options: RedisOptions): Redis {
-  return new Redis(options);
 }
 
 /**
