@@ -28,10 +28,10 @@ import { addAsyncBench } from './async';
 import { burstScenario, type BurstSection } from './burst';
 import { runJob, secondNode, startServer, type ServerChild } from './children';
 import { loadRun, medianOf, spreadOf, type RunFigures, type Spread } from './load';
-import { writeRandomModel } from './model-fixture';
+import { writeRandomModel } from '../lib/training/random-model';
 import { runEscalationScenario } from './escalation';
 import { overloadScenario, refusalScenario, type OverloadFigures, type RefusalFigures } from './overload';
-import { paymentBody } from './payment-body';
+import { paymentBody } from '../test/support/load/payment-body';
 import { deleteKeys } from './redis-keys';
 import { seedNaiveProfiles } from './naive-profiles';
 import {

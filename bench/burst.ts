@@ -1,6 +1,6 @@
 /**
  * The burst scenario of `npm run bench`: bursts of fresh connections on a freshly started instance, the
- * client in its own process (`./burst-client`), as a real caller is.
+ * client in its own process (`test/support/load/burst-client.ts`), as a real caller is.
  *
  * - `<model>.burst.deadline_2000`: 3 rounds × 500 concurrent requests with `x-deadline-ms: 2000` (callers
  *   willing to wait 2 s): `ok`, `refused` (503 with `Retry-After`), `other`.
@@ -12,7 +12,7 @@
  */
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import type { BurstFigures } from './burst-client';
+import type { BurstFigures } from '../test/support/load/burst-client';
 import { startServer, type ServerChild } from './children';
 import { closedLoop, MAX_CONNECTIONS } from './overload';
 
@@ -29,12 +29,16 @@ const ROUNDS = 3;
 /** `REQUEST_DEADLINE_MS`'s default: the deadline naive answers are counted within. */
 const DEFAULT_DEADLINE_MS = 1000;
 
-/** Runs `dist/bench/burst-client.js` in its own process. */
+/** Runs `dist/test/support/load/burst-client.js` in its own process. */
 export function runBurstClient(url: string, deadline: number | undefined, withinMs?: number): Promise<BurstFigures> {
   const args = [url, String(N), String(ROUNDS), String(deadline ?? '-'), String(withinMs ?? deadline ?? '-')];
-  const child = spawn(process.execPath, [path.join(__dirname, 'burst-client.js'), ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [path.join(__dirname, '..', 'test', 'support', 'load', 'burst-client.js'), ...args],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));

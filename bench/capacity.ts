@@ -25,10 +25,10 @@ import { appRoot } from '../lib/config/app-root';
 import { startServer, type ServerChild } from './children';
 import { spreadOf } from './load';
 import { machine } from './machine';
-import { writeRandomModel } from './model-fixture';
-import { openLoop } from './open-loop';
+import { writeRandomModel } from '../lib/training/random-model';
+import { openLoop } from '../test/support/load/open-loop';
 import { closedLoop, MAX_CONNECTIONS } from './overload';
-import { paymentBody } from './payment-body';
+import { paymentBody } from '../test/support/load/payment-body';
 import { deleteKeys } from './redis-keys';
 import { bundledModelFile, seedNaiveProfiles } from './naive-profiles';
 

@@ -4,7 +4,7 @@
  */
 import { CASES_SERVER } from './case-arms';
 import { startServer, type Runtime, type ServerChild } from './children';
-import { newUserPaymentBody, paymentBody } from './payment-body';
+import { newUserPaymentBody, paymentBody } from '../test/support/load/payment-body';
 
 const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 

@@ -20,8 +20,8 @@ import { startServer, type ServerChild } from './children';
 import { loadRun, type RunFigures } from './load';
 import { machine } from './machine';
 import { pairedP99 } from './paired-p99';
-import { paymentBody } from './payment-body';
-import { percentile } from './percentile';
+import { paymentBody } from '../test/support/load/payment-body';
+import { percentile } from '../test/support/load/percentile';
 
 const QUICK = process.argv.includes('--quick');
 const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';

@@ -13,7 +13,7 @@ import { promises as fs } from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
 import { appRoot } from '../lib/config/app-root';
-import { FakeOpenAI } from '../scripts/fake-openai-server';
+import { FakeOpenAI } from '../test/support/openai-peer';
 import { startServer, type ServerChild } from './children';
 
 /** Latency figures of one class of payments, ms. */

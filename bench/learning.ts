@@ -19,7 +19,7 @@ import { generatePayments } from '../lib/training/synthetic-payments';
 import { startServer, type ServerChild } from './children';
 import { loadRun, medianOf, type RunFigures, type Spread } from './load';
 import { pairedP99 } from './paired-p99';
-import { paymentBody } from './payment-body';
+import { paymentBody } from '../test/support/load/payment-body';
 
 /** What {@link benchLearning} reports (`bench.json` → `learning`). */
 export interface LearningFigures {

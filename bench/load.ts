@@ -1,6 +1,6 @@
 /** One HTTP load run with autocannon, plus the server's own event-loop figures for that run. */
 import autocannon from 'autocannon';
-import { openLoop } from './open-loop';
+import { openLoop } from '../test/support/load/open-loop';
 
 /** What one run measured. Latencies in ms; `rps` counts 2xx answers only. */
 export interface RunFigures {

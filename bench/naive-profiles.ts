@@ -5,7 +5,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Redis } from 'ioredis';
-import { USERS } from './payment-body';
+import { USERS } from '../test/support/load/payment-body';
 
 /** The profile the naive apps read for a user that has one. */
 export const NAIVE_PROFILE = JSON.stringify({

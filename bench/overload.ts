@@ -15,7 +15,7 @@
  */
 import autocannon from 'autocannon';
 import type { ServerChild } from './children';
-import { percentile } from './percentile';
+import { percentile } from '../test/support/load/percentile';
 
 /** Closed-loop connections of the "maximum" run. */
 export const MAX_CONNECTIONS = 64;
@@ -207,8 +207,8 @@ export async function refusalScenario(
  */
 async function main(): Promise<void> {
   const { startServer } = await import('./children');
-  const { writeRandomModel } = await import('./model-fixture');
-  const { paymentBody } = await import('./payment-body');
+  const { writeRandomModel } = await import('../lib/training/random-model');
+  const { paymentBody } = await import('../test/support/load/payment-body');
   const { appRoot } = await import('../lib/config/app-root');
   const path = await import('node:path');
   const key = process.argv.includes('heavy') ? 'heavy' : 'small';

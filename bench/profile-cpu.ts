@@ -11,8 +11,8 @@ import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { appRoot } from '../lib/config/app-root';
 import { startServer } from './children';
-import { openLoop } from './open-loop';
-import { paymentBody } from './payment-body';
+import { openLoop } from '../test/support/load/open-loop';
+import { paymentBody } from '../test/support/load/payment-body';
 import { component, type CpuProfile } from './profile-stalls';
 
 async function main(): Promise<void> {

@@ -4,7 +4,7 @@
  * orchestrator; prints one `RESULT {json}` line. Env: BENCH_MODEL (path), BENCH_QUICK (1/0).
  */
 import * as ort from 'onnxruntime-node';
-import { percentile } from './percentile';
+import { percentile } from '../test/support/load/percentile';
 
 /** Figures of one batch size under one thread setting. */
 export interface RawPoint {

@@ -2,7 +2,7 @@
  * `npm run bench:signals`: the CPU and Redis work per decision of signals (docs/signals.md "Budget"), each server in
  * its own process, loaded open-loop at a fixed rate (`BENCH_CPU_RATE`, default 400 req/s) by a client in another,
  * the arms alternating over rounds (order rotated each round). Every arm is loaded with payments that carry the
- * fraud-signal fields (bench/payment-body.ts `richPaymentBody`):
+ * fraud-signal fields (test/support/load/payment-body.ts `richPaymentBody`):
  * - `naive_functions`: the fair peer (bench/servers/naive-functions);
  * - `service`: the service with the shipped signals (the 17 features, no aggregates);
  * - `signals_12`: the shipped signals plus 12 aggregates over 5 keys (user, card fingerprint, device, IP address,
@@ -26,9 +26,9 @@ import { startServer, type ServerChild } from './children';
 import { spreadOf, type Spread } from './load';
 import { loadAverage, machine } from './machine';
 import { bundledModelFile, seedNaiveProfiles } from './naive-profiles';
-import { openLoop } from './open-loop';
+import { openLoop } from '../test/support/load/open-loop';
 import { closedLoop } from './overload';
-import { richPaymentBody } from './payment-body';
+import { richPaymentBody } from '../test/support/load/payment-body';
 import { perUnitUs, readCpu } from './proc-cpu';
 import { deleteKeys } from './redis-keys';
 

@@ -12,7 +12,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { appRoot } from '../lib/config/app-root';
 import { runJob, startServer } from './children';
-import { manifestFor, randomModelBytes } from './model-fixture';
+import { manifestFor, randomModelBytes } from '../lib/training/random-model';
 import { OpenLoop, percentile, type Sample } from './swap-load';
 
 const QUICK = process.argv.includes('--quick');

@@ -3,7 +3,7 @@
  *
  * For each model: the naive Functions app (the fair peer) and the service, each in its own process under the
  * same local host. The naive app's maximum (closed loop, 32 connections) sets the offered rate: 40 % of it.
- * Then, alternating the two variants over rounds, an open-loop load at that rate (bench/open-loop.ts; the
+ * Then, alternating the two variants over rounds, an open-loop load at that rate (test/support/load/open-loop.ts; the
  * client is this process), each run under the tail probe (bench/servers/probe.ts): a CPU profile of the
  * server's main thread, a sampling heap profile, its GC pauses and its event-loop delay.
  *
@@ -33,12 +33,12 @@ import { appRoot } from '../lib/config/app-root';
 import { resolveMode } from '../lib/inference/backend-factory';
 import { startServer, type ServerChild } from './children';
 import { loadRun } from './load';
-import { writeRandomModel } from './model-fixture';
-import { openLoop } from './open-loop';
-import { paymentBody } from './payment-body';
+import { writeRandomModel } from '../lib/training/random-model';
+import { openLoop } from '../test/support/load/open-loop';
+import { paymentBody } from '../test/support/load/payment-body';
 import { deleteKeys } from './redis-keys';
 import { bundledModelFile, seedNaiveProfiles } from './naive-profiles';
-import { percentile } from './percentile';
+import { percentile } from '../test/support/load/percentile';
 import {
   analyzeHeap,
   analyzeProfile,

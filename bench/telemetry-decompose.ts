@@ -16,8 +16,8 @@ import * as path from 'node:path';
 import Redis from 'ioredis';
 import { startServer, type ServerChild } from './children';
 import { loadRun } from './load';
-import { paymentBody } from './payment-body';
-import { percentile } from './percentile';
+import { paymentBody } from '../test/support/load/payment-body';
+import { percentile } from '../test/support/load/percentile';
 import { deleteKeys } from './redis-keys';
 
 const ARMS = ['off', 'context', 'metrics', 'spans', 'on', 'deployed'] as const;

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import Redis from 'ioredis';
 import { startServer, type Runtime, type ServerChild } from './children';
 import { loadRun, medianOf, spreadOf, type RunFigures, type Spread } from './load';
-import { paymentBody } from './payment-body';
+import { paymentBody } from '../test/support/load/payment-body';
 import { deleteKeys } from './redis-keys';
 
 const ARMS = ['off', 'on', 'deployed'] as const;

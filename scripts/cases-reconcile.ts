@@ -6,12 +6,11 @@
  * PGlite serves one process at a time: stop `npm start` first.
  */
 import { parseArgs } from 'node:util';
+import { configFromEnvironment } from '../lib/app';
 import { caseStore } from '../lib/cases/create-cases';
-import { GOVERNANCE_MIGRATIONS } from '../lib/governance/migrations';
-import { WEBHOOK_MIGRATIONS } from '../lib/webhooks/migrations';
 import { reconcileCases, type Reconciliation } from '../lib/cases/case-reconcile';
 import { SqlCaseStore } from '../lib/cases/sql-case-store';
-import { dateArg, hashFromConfig, run, storeFromEnv } from './learning-cli';
+import { dateArg, hashFromConfig, run, storeOf } from '../lib/commands/learning-cli';
 
 /** Reconciles and prints; returns what was found. */
 export async function reconcileCommand(argv: readonly string[]): Promise<Reconciliation> {
@@ -24,8 +23,9 @@ export async function reconcileCommand(argv: readonly string[]): Promise<Reconci
   const to = values.to === undefined ? Date.now() : dateArg('to', values.to);
   const show = Number(values.show);
   if (!Number.isInteger(show) || show < 0) throw new Error('--show must be a whole number');
-  const { config, store } = storeFromEnv();
-  const cases = await caseStore(config, undefined, undefined, [GOVERNANCE_MIGRATIONS, WEBHOOK_MIGRATIONS]);
+  const config = configFromEnvironment();
+  const store = storeOf(config);
+  const cases = await caseStore(config);
   if (!(cases instanceof SqlCaseStore)) throw new Error('no case store is configured (CASE_STORE=none)');
   try {
     const r = await reconcileCases(store, cases.sql, await hashFromConfig(config), from, to);

@@ -1,10 +1,10 @@
 /**
  * `npm run openai:standin -- [--port 8089] [--delay-ms 200] [--mode ok]`: a local stand-in for an Azure
- * OpenAI chat deployment (see scripts/fake-openai-server.ts). Point the service at it with
+ * OpenAI chat deployment (see test/support/openai-peer.ts). Point the service at it with
  * `AZURE_OPENAI_ENDPOINT=http://127.0.0.1:8089 AZURE_OPENAI_DEPLOYMENT=gpt-4o-mini AZURE_OPENAI_API_KEY=local`.
  * Switch it to failing with `curl -X POST localhost:8089/_control -d '{"mode":"server-error"}'`.
  */
-import { FakeOpenAI, type FakeMode } from './fake-openai-server';
+import { FakeOpenAI, type FakeMode } from '../test/support/openai-peer';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);

@@ -2,6 +2,7 @@
  * `learning:erase --user` also erases the user's review cases from the store `CASE_STORE` names (PGlite in a
  * temporary folder here), and nobody else's.
  */
+import { loadConfig, type Config } from '../../lib/config/config';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,9 +10,12 @@ import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { PgliteClient } from '../../lib/platform/sql/pglite-client';
 import { SqlCaseStore } from '../../lib/cases/sql-case-store';
-import { eraseCommand } from '../../scripts/erase-user';
+import { eraseCommand } from '../../lib/commands/erase-command';
 import { newCase } from './support';
 import { SHARED_WITH_CASES } from '../support/case-database';
+
+/** The settings the offline commands read, as their scripts read them (from the environment this test sets). */
+const env = (): Config => loadConfig(process.env);
 
 describe('learning:erase erases cases', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'test-erase-cases-'));
@@ -40,7 +44,7 @@ describe('learning:erase erases cases', () => {
     process.env['CASE_STORE'] = 'pglite';
     process.env['PGLITE_DIR'] = pglite;
     process.env['DECISION_LOG_DIR'] = path.join(dir, 'decisions');
-    const erased = await eraseCommand(['--user', 'user-gone']);
+    const erased = await eraseCommand(['--user', 'user-gone'], env());
     assert.equal(erased.cases, 2);
     const after = await SqlCaseStore.create(await PgliteClient.create(pglite), undefined, SHARED_WITH_CASES);
     try {

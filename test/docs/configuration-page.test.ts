@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { z } from 'zod';
 import { configSettings } from '../../lib/config/env-schema';
 import { bool, int, num, optStr } from '../../lib/config/zod-helpers';
-import { acceptedValues, configurationPage } from '../../scripts/docs/configuration-page';
+import { acceptedValues, configurationPage } from '../../lib/config/settings-page';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const committed = (): string => readFileSync(path.join(ROOT, 'docs', 'configuration.md'), 'utf8');

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { TokenCredential } from '@azure/identity';
 import { MeterProvider, MetricReader, type DataPoint } from '@opentelemetry/sdk-metrics';
 import { Telemetry } from '../../lib/telemetry/telemetry';
-import { FakeOpenAI } from '../../scripts/fake-openai-server';
+import { FakeOpenAI } from '../support/openai-peer';
 import { startKeyVaultPeer } from '../support/key-vault-peer';
 import { deep, escalatorFor, localResult } from './support/escalator';
 

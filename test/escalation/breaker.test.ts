@@ -3,7 +3,7 @@ import { after, afterEach, before, beforeEach, describe, it, mock } from 'node:t
 import { EscalationBreaker } from '../../lib/escalation/breaker';
 import { EscalationFailure } from '../../lib/escalation/failure';
 import type { BreakerState, EscalationEvents } from '../../lib/escalation/types';
-import { FakeOpenAI } from '../../scripts/fake-openai-server';
+import { FakeOpenAI } from '../support/openai-peer';
 import { deep, escalatorFor, localResult } from './support/escalator';
 
 type Change = Parameters<EscalationEvents['breakerStateChanged']>[0];

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { FakeOpenAI } from '../../scripts/fake-openai-server';
+import { FakeOpenAI } from '../support/openai-peer';
 import { deep, escalatorFor, event, localResult } from './support/escalator';
 
 describe('escalation through the real openai AzureOpenAI client against a loopback chat-completions server', () => {

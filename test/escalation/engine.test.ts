@@ -10,7 +10,7 @@ import type { ScoreResult } from '../../lib/scoring/scorer';
 import { silentLogger } from '../../lib/platform/logger';
 import { Telemetry } from '../../lib/telemetry/telemetry';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { FakeOpenAI } from '../../scripts/fake-openai-server';
+import { FakeOpenAI } from '../support/openai-peer';
 import { validEvent } from '../support/events';
 
 describe('escalation wired through the engine (HTTP, batch and Service Bus paths)', () => {

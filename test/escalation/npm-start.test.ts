@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { FakeOpenAI } from '../../scripts/fake-openai-server';
+import { FakeOpenAI } from '../support/openai-peer';
 import { stopChild } from '../support/child-process';
 import { validEvent } from '../support/events';
 import { startLocalHost } from '../support/local-host';

@@ -5,7 +5,7 @@ import { combineDecisions } from '../../lib/escalation/combine';
 import { EscalationPolicy } from '../../lib/escalation/policy';
 import { ShareCap } from '../../lib/escalation/share-cap';
 import type { Decision } from '../../lib/domain/decision';
-import { FakeOpenAI } from '../../scripts/fake-openai-server';
+import { FakeOpenAI } from '../support/openai-peer';
 import { deep, escalatorFor, event, localResult } from './support/escalator';
 
 describe('ShareCap (property)', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { randomModelBytes } from '../../bench/model-fixture';
+import { randomModelBytes } from '../../lib/training/random-model';
 import type { AppError } from '../../lib/errors/errors';
 import { FEATURE_COUNT } from '../../lib/features/featurizer';
 import { MicroBatcher } from '../../lib/inference/micro-batcher';

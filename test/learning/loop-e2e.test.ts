@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createEngine } from '../../lib/app';
 import { InProcessBus } from '../../lib/async/in-process-bus';
-import { loadConfig } from '../../lib/config/config';
+import { loadConfig, type Config } from '../../lib/config/config';
 import type { ContextProvider } from '../../lib/context/context-provider';
 import type { UserContext } from '../../lib/domain/user-context';
 import type { Engine } from '../../lib/engine';
@@ -19,10 +19,13 @@ import { manifestSchema } from '../../lib/models/manifest';
 import { silentLogger } from '../../lib/platform/logger';
 import { Prng } from '../../lib/training/prng';
 import { generatePayments } from '../../lib/training/synthetic-payments';
-import { backtestCommand } from '../../scripts/backtest';
-import { datasetExport } from '../../scripts/dataset-export';
-import { eraseCommand } from '../../scripts/erase-user';
-import { parseCli, trainOnDataset } from '../../scripts/train-model';
+import { backtestCommand } from '../../lib/commands/backtest-command';
+import { datasetExport } from '../../lib/commands/dataset-export-command';
+import { eraseCommand } from '../../lib/commands/erase-command';
+import { parseCli, trainOnDataset } from '../../lib/commands/train-command';
+
+/** The settings the offline commands read, as their scripts read them (from the environment this test sets). */
+const env = (): Config => loadConfig(process.env);
 
 /** The least held-out AUC gain of the retrained model over the stale one. */
 const AUC_MARGIN = 0.15;
@@ -95,7 +98,7 @@ describe('learning loop end to end', () => {
     const from = new Date(day - 86_400_000).toISOString();
     const to = new Date(day + 86_400_000).toISOString();
     const dataset = path.join(dir, 'out', 'dataset.jsonl');
-    const exported = await datasetExport(['--from', from, '--to', to, '--out', dataset]);
+    const exported = await datasetExport(['--from', from, '--to', to, '--out', dataset], env());
     assert.equal(exported.rows, N, 'every scored payment is labelled');
     assert.equal(exported.positives, fraud.filter(Boolean).length);
 
@@ -117,10 +120,13 @@ describe('learning loop end to end', () => {
     const lists = path.join(dir, 'lists.json');
     await fs.writeFile(lists, JSON.stringify({ blocked_users: [listed] }));
     const shipped = path.join(ROOT, 'rulesets', 'fraud-rules', '1.0.0.json');
-    const report = await backtestCommand([
-      ...['--ruleset', shipped, '--model', path.join(out, '1.1.0.json'), '--lists', lists],
-      ...['--from', from, '--to', to],
-    ]);
+    const report = await backtestCommand(
+      [
+        ...['--ruleset', shipped, '--model', path.join(out, '1.1.0.json'), '--lists', lists],
+        ...['--from', from, '--to', to],
+      ],
+      env(),
+    );
     assert.equal(report.decisions, N);
     assert.equal(report.labelled, N);
     assert.deepEqual(report.notReplayable, []);
@@ -135,7 +141,7 @@ describe('learning loop end to end', () => {
     doc.rules.push({ id: 'vip-users', description: '', when: 'event.userId.startsWith("vip-")', action: 'allow' });
     const raw = path.join(dir, 'raw-rule.json');
     await fs.writeFile(raw, JSON.stringify(doc));
-    const flagged = await backtestCommand(['--ruleset', raw, '--from', from, '--to', to]);
+    const flagged = await backtestCommand(['--ruleset', raw, '--from', from, '--to', to], env());
     assert.deepEqual(flagged.notReplayable, [{ id: 'vip-users', fields: ['userId'] }]);
 
     // a list the logged decisions did not consult: its rule is left out, unless --use-current-lists
@@ -151,19 +157,22 @@ describe('learning loop end to end', () => {
     await fs.writeFile(watchedFile, JSON.stringify(watched));
     await fs.writeFile(lists, JSON.stringify({ blocked_users: [listed], watched_users: [listed] }));
     const window = ['--from', from, '--to', to];
-    const leftOut = await backtestCommand(['--ruleset', watchedFile, '--lists', lists, ...window]);
+    const leftOut = await backtestCommand(['--ruleset', watchedFile, '--lists', lists, ...window], env());
     assert.deepEqual(leftOut.lists.notReplayed, [{ list: 'watched_users', rules: ['watched-user'], records: N }]);
     assert.equal(leftOut.rules['watched-user'], undefined);
-    const today = await backtestCommand(['--ruleset', watchedFile, '--lists', lists, '--use-current-lists', ...window]);
+    const today = await backtestCommand(
+      ['--ruleset', watchedFile, '--lists', lists, '--use-current-lists', ...window],
+      env(),
+    );
     assert.deepEqual(today.lists, { recordsWithoutMemberships: 0, currentEntries: ['watched_users'], notReplayed: [] });
     assert.equal(today.rules['watched-user']?.hits, 1, "today's entry, asked for");
 
     // erase one user by keyed hash: their decision and labels go, nothing else
-    const before = (await datasetExport(['--from', from, '--to', to, '--out', dataset])).rows;
-    const erased = await eraseCommand(['--user', listed]);
+    const before = (await datasetExport(['--from', from, '--to', to, '--out', dataset], env())).rows;
+    const erased = await eraseCommand(['--user', listed], env());
     assert.equal(erased.records, 1);
     assert.equal(erased.labels, 1);
-    assert.equal((await datasetExport(['--from', from, '--to', to, '--out', dataset])).rows, before - 1);
+    assert.equal((await datasetExport(['--from', from, '--to', to, '--out', dataset], env())).rows, before - 1);
     const all = await fs.readFile(dataset, 'utf8');
     assert.ok(!all.includes(events[0]?.event.transactionId as string));
   });

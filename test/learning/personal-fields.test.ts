@@ -4,6 +4,7 @@
  * user removes their records and strips their email, IP address and card from other users' records
  * (`npm run learning:erase`, with `--email` / `--ip` / `--card` too), leaving everything else as it was.
  */
+import { loadConfig, type Config } from '../../lib/config/config';
 import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
@@ -19,8 +20,11 @@ import { FolderLearningStore } from '../../lib/learning/folder-store';
 import { KeyedHash } from '../../lib/platform/keyed-hash';
 import { hourPrefix } from '../../lib/learning/learning-store';
 import type { DecidedPayment } from '../../lib/scoring/scorer';
-import { eraseCommand } from '../../scripts/erase-user';
+import { eraseCommand } from '../../lib/commands/erase-command';
 import { RICH, richEvent } from '../support/rich-event';
+
+/** The settings the offline commands read, as their scripts read them (from the environment this test sets). */
+const env = (): Config => loadConfig(process.env);
 
 const hash = new KeyedHash(DEV_DECISION_LOG_HASH_KEY);
 const AT = Date.parse('2026-12-01T10:00:00Z');
@@ -172,7 +176,7 @@ describe('erasure follows the email, IP address and card', () => {
 
   it('learning:erase --email / --ip / --card strip those values without a user, normalised as the schema does', async () => {
     await write();
-    const r = await eraseCommand(['--email', 'Jane.Doe+shop@EXAMPLE.com', '--ip', '2001:DB8::0:1']);
+    const r = await eraseCommand(['--email', 'Jane.Doe+shop@EXAMPLE.com', '--ip', '2001:DB8::0:1'], env());
     assert.equal(r.records, 0, 'no user given: no record removed');
     assert.equal(r.rewritten, 3, 'both of alice records and carol');
     const after = await byTx();
@@ -181,18 +185,18 @@ describe('erasure follows the email, IP address and card', () => {
     assert.equal(after.get('tx-a1')?.event['userId'], hash.of('alice'));
     assert.equal(after.get('tx-carol')?.event['ipAddress'], undefined);
     assert.equal(after.get('tx-bob')?.event['email'], hash.of('bob@example.org'));
-    const card = await eraseCommand(['--card', 'fp_dave']);
+    const card = await eraseCommand(['--card', 'fp_dave'], env());
     assert.equal(card.rewritten, 1);
     assert.equal((await byTx()).get('tx-dave')?.event['card'], undefined, 'card object gone with its last field');
   });
 
   it('learning:erase --user removes the user and follows the linked fields; bad arguments are refused', async () => {
     await write();
-    const r = await eraseCommand(['--user', 'alice']);
+    const r = await eraseCommand(['--user', 'alice'], env());
     assert.deepEqual({ records: r.records, rewritten: r.rewritten }, { records: 2, rewritten: 2 });
-    await assert.rejects(eraseCommand([]), /--user/);
-    await assert.rejects(eraseCommand(['--email', 'not-an-email']), /--email/);
-    await assert.rejects(eraseCommand(['--ip', '999.1.1.1']), /--ip/);
+    await assert.rejects(eraseCommand([], env()), /--user/);
+    await assert.rejects(eraseCommand(['--email', 'not-an-email'], env()), /--email/);
+    await assert.rejects(eraseCommand(['--ip', '999.1.1.1'], env()), /--ip/);
     await assert.rejects(eraseUser(store, 'alice'), /keyed hash/);
   });
 });

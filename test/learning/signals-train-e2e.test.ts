@@ -18,20 +18,23 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createEngine } from '../../lib/app';
 import { InProcessBus } from '../../lib/async/in-process-bus';
-import { loadConfig } from '../../lib/config/config';
+import { loadConfig, type Config } from '../../lib/config/config';
 import type { ContextProvider } from '../../lib/context/context-provider';
 import type { UserContext } from '../../lib/domain/user-context';
 import { manifestSchema, type ModelManifest } from '../../lib/models/manifest';
 import { silentLogger } from '../../lib/platform/logger';
 import { Prng } from '../../lib/training/prng';
 import { generatePayments } from '../../lib/training/synthetic-payments';
-import { backtestCommand } from '../../scripts/backtest';
-import { datasetExport } from '../../scripts/dataset-export';
-import { parseCli, trainOnDataset } from '../../scripts/train-model';
+import { backtestCommand } from '../../lib/commands/backtest-command';
+import { datasetExport } from '../../lib/commands/dataset-export-command';
+import { parseCli, trainOnDataset } from '../../lib/commands/train-command';
 import { startEmbeddedRollout, type EmbeddedRollout } from '../rollout/support/embedded-rollout';
 import { eventually } from '../rollout/support/eventually';
 import { writeFolderModel } from '../rollout/support/models';
 import { validEvent } from '../support/events';
+
+/** The settings the offline commands read, as their scripts read them (from the environment this test sets). */
+const env = (): Config => loadConfig(process.env);
 
 const N = 3000;
 const ROOT = path.resolve(__dirname, '../../..');
@@ -91,7 +94,7 @@ describe('a model trained on a signals version with a new aggregate', () => {
       new Date(day + 86_400_000).toISOString(),
     ];
     const dataset = path.join(dir, 'out', 'dataset.jsonl');
-    const exported = await datasetExport([...range, '--out', dataset, '--signals', SIGNALS_1_1]);
+    const exported = await datasetExport([...range, '--out', dataset, '--signals', SIGNALS_1_1], env());
     assert.equal(exported.rows, N);
     const row = JSON.parse(readFileSync(dataset, 'utf8').split('\n')[0] as string) as {
       signals?: Record<string, number>;
@@ -100,14 +103,14 @@ describe('a model trained on a signals version with a new aggregate', () => {
 
     // a draft reading the new signal: the decisions did not log it; only when asked (--signals) is it replayed
     const draft = path.join(ROOT, 'examples', 'signals', 'fraud-rules-1.1.0.json');
-    const plain = await backtestCommand(['--ruleset', draft, ...range]);
+    const plain = await backtestCommand(['--ruleset', draft, ...range], env());
     assert.deepEqual(plain.signals, {
       used: ['card_users_1h'],
       replayed: [],
       recordsWithout: N,
       notLogged: ['card_users_1h'],
     });
-    const asked = await backtestCommand(['--ruleset', draft, ...range, '--signals', SIGNALS_1_1]);
+    const asked = await backtestCommand(['--ruleset', draft, ...range, '--signals', SIGNALS_1_1], env());
     assert.deepEqual(asked.signals, {
       used: ['card_users_1h'],
       replayed: ['card_users_1h'],

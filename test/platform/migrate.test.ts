@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { CASE_MIGRATIONS } from '../../lib/cases/migrations';
 import { SqlCaseStore } from '../../lib/cases/sql-case-store';
 import { migrate, schemaOf, type MigrationSet } from '../../lib/platform/sql/migrate';
 import { PgliteClient } from '../../lib/platform/sql/pglite-client';
@@ -90,6 +91,15 @@ describe('migrations of the case database', () => {
     assert.deepEqual(await schemaShape(old), await schemaShape(now));
     assert.deepEqual(await recorded(old), await recorded(now));
     assert.equal((await recorded(now)).length, 8);
+  });
+
+  it('a database the case store alone migrated (an offline command) gets the others’ later, as a fresh one', async () => {
+    const alone = await fresh();
+    assert.deepEqual(await migrate(alone, [CASE_MIGRATIONS]), [1, 4, 7, 8]);
+    assert.deepEqual(await migrate(alone, CASE_DATABASE), [2, 3, 5, 6]);
+    const now = await fresh();
+    await migrate(now, CASE_DATABASE);
+    assert.deepEqual(await schemaShape(alone), await schemaShape(now));
   });
 
   it('applies the lists in version order whatever order they are given in', async () => {

@@ -4,7 +4,8 @@ import { FEATURE_COUNT, FEATURE_NAMES } from '../../lib/features/featurizer';
 import { manifestSchema } from '../../lib/models/manifest';
 import { predictLogistic } from '../../lib/training/train';
 import { scoreWithOnnx, type TrainedFraudModel } from '../../lib/training/train-fraud-model';
-import { parseCli, serializeManifest, trainFraudModel } from '../../scripts/train-model';
+import { parseCli } from '../../lib/commands/train-command';
+import { serializeManifest, trainFraudModel } from '../../lib/training/train-fraud-model';
 import { Prng } from '../../lib/training/prng';
 
 /** Small enough to train in ~1 s, large enough for a stable hold-out AUC (~160 hold-out frauds). */

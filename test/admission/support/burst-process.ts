@@ -1,9 +1,9 @@
 import * as path from 'node:path';
-import type { BurstFigures } from '../../../bench/burst-client';
+import type { BurstFigures } from '../../support/load/burst-client';
 import { resultOfClient } from './client-process';
 
 /**
- * Runs the burst client (`bench/burst-client.ts`) in its own process against `url`: `rounds` × `n` concurrent
+ * Runs the burst client (`test/support/load/burst-client.ts`) in its own process against `url`: `rounds` × `n` concurrent
  * `POST /api/score` on fresh connections, `x-deadline-ms` if given. Fails after `ms` naming what it awaited.
  */
 export function burstInOwnProcess(
@@ -11,7 +11,7 @@ export function burstInOwnProcess(
   opts: { n: number; rounds: number; deadlineMs?: number; requestTimeoutMs: number },
   ms: number,
 ): Promise<BurstFigures> {
-  const script = path.join(__dirname, '..', '..', '..', 'bench', 'burst-client.js');
+  const script = path.join(__dirname, '..', '..', 'support', 'load', 'burst-client.js');
   const args = [
     url,
     String(opts.n),

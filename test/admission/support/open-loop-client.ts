@@ -1,11 +1,11 @@
 /**
  * A client process for `test/admission/load-http.test.ts`: the benchmark's open-loop client
- * (`bench/open-loop.ts`) sending valid payments (`bench/payment-body.ts`) to `POST /api/score` at a fixed
+ * (`test/support/load/open-loop.ts`) sending valid payments (`test/support/load/payment-body.ts`) to `POST /api/score` at a fixed
  * rate, each when due. Prints its figures (`OpenLoopFigures`) and `ok`, how many were answered 2xx.
  * Usage: `node open-loop-client.js <url> <rate> <durationSec>`.
  */
-import { openLoop, type OpenLoopFigures } from '../../../bench/open-loop';
-import { paymentBody } from '../../../bench/payment-body';
+import { openLoop, type OpenLoopFigures } from '../../support/load/open-loop';
+import { paymentBody } from '../../support/load/payment-body';
 import { runClient } from './client-process';
 
 /** What the client prints: the open-loop figures and how many answers were 2xx. */

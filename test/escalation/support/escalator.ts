@@ -6,7 +6,7 @@ import type { EscalationEvents } from '../../../lib/escalation/types';
 import { parsePaymentEvent, type PaymentEvent } from '../../../lib/domain/payment-event';
 import type { ScoreResult } from '../../../lib/scoring/scorer';
 import { silentLogger } from '../../../lib/platform/logger';
-import type { FakeOpenAI } from '../../../scripts/fake-openai-server';
+import type { FakeOpenAI } from '../../support/openai-peer';
 import { validEvent } from '../../support/events';
 
 /** Escalation settings pointing at a stand-in, API-key auth; `env` overrides any setting. */

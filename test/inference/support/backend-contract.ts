@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { randomModelBytes } from '../../../bench/model-fixture';
+import { randomModelBytes } from '../../../lib/training/random-model';
 import type { AppError } from '../../../lib/errors/errors';
 import { FEATURE_COUNT } from '../../../lib/features/featurizer';
 import type { InferenceBackend } from '../../../lib/inference/backend';

@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { writeRandomModel, type RandomModelOptions } from '../../../bench/model-fixture';
+import { writeRandomModel, type RandomModelOptions } from '../../../lib/training/random-model';
 
 /**
  * A throw-away models folder holding one generated `fraud@1.0.0` model. Lives under `dist/` (not the

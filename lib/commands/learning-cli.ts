@@ -1,14 +1,12 @@
-/** Shared by the learning loop's offline commands: settings, the store, the hash key and date arguments. */
-import { configFromEnvironment } from '../lib/app';
-import type { Config } from '../lib/config/config';
-import { learningStore, readHashKey } from '../lib/learning/create-learning';
-import { KeyedHash } from '../lib/platform/keyed-hash';
-import type { LearningStore } from '../lib/learning/learning-store';
+/** Shared by the learning loop's offline commands: the store, the hash key, date arguments and the runner. */
+import type { Config } from '../config/config';
+import { learningStore, readHashKey } from '../learning/create-learning';
+import { KeyedHash } from '../platform/keyed-hash';
+import type { LearningStore } from '../learning/learning-store';
 
-/** The configuration and learning store the service itself would use (same settings). */
-export function storeFromEnv(): { config: Config; store: LearningStore } {
-  const config = configFromEnvironment();
-  return { config, store: learningStore(config) };
+/** The learning store the service itself would use with these settings. */
+export function storeOf(config: Config): LearningStore {
+  return learningStore(config);
 }
 
 /** The decision log's keyed hash (setting or Key Vault, as the service reads it). @throws if unavailable. */

@@ -1,14 +1,14 @@
 /**
  * Writes generated models in the models-folder layout (`{dir}/{name}/{version}.onnx` + `.json`) with a
- * manifest that passes verification against the featurizer. Used by the benchmark (the heavy model)
+ * manifest that passes verification against the featurizer. Used by the benchmarks (the heavy model)
  * and by tests (small and medium models). The weights are random: the scores mean nothing.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { FEATURE_COUNT, FEATURES } from '../lib/features/featurizer';
-import type { ModelManifest } from '../lib/models/manifest';
-import { sha256Hex } from '../lib/models/model-folder';
-import { buildRandomMlp } from '../lib/training/onnx-writer';
+import { FEATURE_COUNT, FEATURES } from '../features/featurizer';
+import type { ModelManifest } from '../models/manifest';
+import { sha256Hex } from '../models/model-folder';
+import { buildRandomMlp } from './onnx-writer';
 
 /** Options of {@link writeRandomModel}. */
 export interface RandomModelOptions {

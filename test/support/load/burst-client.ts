@@ -3,7 +3,7 @@
  * requests, each on a fresh connection, one round after the other. Used by the benchmark (`bench/burst.ts`)
  * and by the burst tests.
  *
- * `node dist/bench/burst-client.js <url> [n=500] [rounds=3] [deadlineMs|-] [withinMs|-] [timeoutMs=30000]`: with
+ * `node dist/test/support/load/burst-client.js <url> [n=500] [rounds=3] [deadlineMs|-] [withinMs|-] [timeoutMs=30000]`: with
  * `deadlineMs` the requests carry `x-deadline-ms`; 200s answered within `withinMs` (default `deadlineMs`) on
  * the client's clock are counted apart. Prints one line `RESULT {json}` ({@link BurstFigures}) and exits 0.
  */

@@ -4,7 +4,7 @@
  * `npm run docs` writes the page; test/docs/configuration-page.test.ts fails when the committed page differs.
  */
 import type { z } from 'zod';
-import type { SettingInfo } from '../../lib/config/env-schema';
+import type { SettingInfo } from './env-schema';
 
 /** Settings the Functions host, the platform or the local host reads, not lib/config (so not in the schema). */
 const NOT_IN_SCHEMA: readonly (readonly [string, string])[] = [
