@@ -67,3 +67,29 @@ for (const action of ['submit', 'approve', 'reject'] as const)
       return jsonResponse(200, await drafts[action](request.headers, nameOf(request), versionOf(request), body));
     }),
   });
+
+/** GET: per rule what the draft adds, removes or changes against the version serving here, with the changed lines. */
+app.http('rulesetDraftDiff', {
+  route: 'rulesets/{name}/drafts/{version}/diff',
+  methods: ['GET'],
+  authLevel,
+  handler: withProblems(async (request) =>
+    jsonResponse(200, await (await sharedEngine()).drafts.diff(request.headers, nameOf(request), versionOf(request))),
+  ),
+});
+
+/**
+ * POST: a lead promotes an approved draft, through the ruleset admin's promote with its four-eyes gate and audit
+ * (as `POST /api/rulesets/{name}/promote`, whose function key a browser cannot hold).
+ */
+app.http('rulesetDraftPromote', {
+  route: 'rulesets/{name}/drafts/{version}/promote',
+  methods: ['POST'],
+  authLevel,
+  handler: withProblems(async (request) => {
+    const engine = await sharedEngine();
+    const audit = engine.governance.audit;
+    const admin = (actor: string) => audit.admin('ruleset', engine.rulesetAdmin, actor);
+    return jsonResponse(200, await engine.drafts.promote(request.headers, nameOf(request), versionOf(request), admin));
+  }),
+});

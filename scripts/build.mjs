@@ -16,7 +16,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const STAMP = path.join(root, 'dist', '.build-stamp');
 const SOURCES = ['lib', 'functions', 'local', 'scripts', 'test', 'bench', 'console'];
 /** The console's static files, copied beside its compiled modules (dist/console). */
-const CONSOLE_STATIC = ['index.html', 'console.css'];
+const CONSOLE_STATIC = ['index.html', 'console.css', 'lead.css'];
 const CONFIG = ['tsconfig.json', 'package.json', 'package-lock.json'];
 
 /** The `.ts` (and the console's `.html`, `.css`) files under `dir` (relative paths, skipping generated folders) and the newest modification time, ms. */

@@ -2,6 +2,7 @@
  * The case screen's "Signals" (each signal's name, value and definition, the ones that mattered first) and "Recent
  * activity" (the counts of the payment's user, card, device, IP address and email) sections (docs/console.md).
  */
+import { plain } from './case-reasons.js';
 import { h, table, type Child } from './dom.js';
 import type { ActivityGroup, CaseDetail, CaseSignal, MatteredSignal, SignalsView } from './types.js';
 
@@ -27,7 +28,7 @@ function signalsTable(s: SignalsView): HTMLTableElement {
   const rows = [...s.mattered, ...rest].map((x: CaseSignal) => [
     h('code', {}, x.name),
     shown(x.value),
-    x.definition,
+    plain(x.name, x.definition).meaning,
     why(mattered.get(x.name)),
   ]);
   const t = table(
@@ -73,7 +74,12 @@ function activityGroup(g: ActivityGroup, s: SignalsView): HTMLElement {
     body = table(
       `Recent activity of the ${g.label}`,
       ['Signal', 'Value', 'Window', 'What it means'],
-      g.aggregates.map((a) => [h('code', {}, a.name), shown(a.value), a.window ?? '—', a.definition]),
+      g.aggregates.map((a) => [
+        h('code', {}, a.name),
+        shown(a.value),
+        a.window ?? '—',
+        plain(a.name, a.definition).meaning,
+      ]),
       [1],
     );
   return h('section', { id, 'aria-labelledby': `${id}-h` }, h('h3', { id: `${id}-h` }, title), body);

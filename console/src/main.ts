@@ -3,8 +3,11 @@ import { api, ApiError } from './api.js';
 import { leaveCase, showCase } from './case-view.js';
 import { h, say, showPage, typing } from './dom.js';
 import { showFailure } from './failure.js';
-import { showAudit, showDraft, showDrafts, showNewDraft } from './governance-views.js';
+import { showDraft } from './draft-view.js';
+import { showDrafts, showNewDraft } from './draft-views.js';
+import { showAudit } from './governance-views.js';
 import { showDrift, showRules } from './insights-views.js';
+import { showLists } from './lists-view.js';
 import { showServing } from './serving-view.js';
 import { fail, showQueue, takeNext } from './queue.js';
 import type { Me } from './types.js';
@@ -33,9 +36,13 @@ async function route(): Promise<void> {
   if (section === 'rules') return showRules(days(q));
   if (section === 'drift') return showDrift(days(q));
   if (section === 'serving') return showServing();
-  if (section === 'drafts') return path.split('/')[2] === 'new' ? showNewDraft() : showDrafts();
+  if (section === 'drafts') return path.split('/')[2] === 'new' ? showNewDraft() : showDrafts(me);
   if (section === 'draft') return showDraft(decodeURIComponent(path.split('/')[2] ?? ''), me);
   if (section === 'audit') return showAudit(q);
+  if (section === 'lists') {
+    const name = path.split('/')[2];
+    return showLists(name === undefined ? undefined : decodeURIComponent(name), q.get('cursor') ?? undefined, me);
+  }
   if (section === 'webhooks') return showWebhooks(me);
   return showQueue({
     transactionId: q.get('transactionId') ?? undefined,

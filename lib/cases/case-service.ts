@@ -8,7 +8,8 @@
 import { AppError } from '../errors/errors';
 import type { Identity } from '../identity/identity';
 import type { Actor } from '../identity/principal';
-import type { OutboxLabel, OutboxListAddition } from './case-outbox';
+import type { OutboxLabel } from './case-outbox';
+import { listAddition, listOptions, type CaseListOption, type CaseLists } from './case-lists';
 import type { Case, CaseAnalytics, CaseChange, CaseEvent, CaseState, CaseStore, CloseTransaction } from './case-store';
 import {
   CASE_LIST_PARAMS,
@@ -27,16 +28,11 @@ import {
 import { activityOf, signalsView, type ActivityGroup, type SignalsView } from './case-signals';
 import { withSla, type CaseView } from './case-sla';
 
+export type { CaseListOption, CaseLists } from './case-lists';
+
 /** Request headers and query, as the Functions `HttpRequest` has them. */
 export interface Lookup {
   get(name: string): string | null;
-}
-
-/** The lists path, as a verdict's `addToList` uses it (the active ruleset's lists; lib/decisioning). */
-export interface CaseLists {
-  /** The event field a list is keyed by. @throws AppError `not_found` for a list the ruleset does not declare. */
-  listKey(name: string): string;
-  addToList(name: string, body: unknown): Promise<unknown>;
 }
 
 /** Dependencies of a {@link CaseService}. */
@@ -89,13 +85,17 @@ export interface AssignChange {
   readonly prior: { readonly state: CaseState; readonly assignee?: string };
 }
 
-/** What `GET /api/cases/{id}` answers (`signals` and `activity`: absent for a case that kept no signals). */
+/**
+ * What `GET /api/cases/{id}` answers (`signals` and `activity`: absent for a case that kept no signals; `lists`: for
+ * a lead on a case not closed, the lists the active ruleset declares, which a verdict's `addToList` may name).
+ */
 export interface CaseDetail {
   readonly case: CaseView;
   readonly events: readonly CaseEvent[];
   readonly userCases: readonly Case[];
   readonly signals?: SignalsView;
   readonly activity?: readonly ActivityGroup[];
+  readonly lists?: readonly CaseListOption[];
 }
 
 /** What `GET /api/me` answers. */
@@ -170,10 +170,11 @@ export class CaseService {
   /**
    * `GET /api/cases/{id}`: the case (with its age and SLA state), its history, the same user's other recent cases,
    * and, when the case kept them, its signals (the ones that mattered first) and the recent activity of its user,
-   * card, device, IP address and email (lib/cases/case-signals.ts).
+   * card, device, IP address and email (lib/cases/case-signals.ts); for a lead on a case not closed, the lists a
+   * verdict may add the case's value to.
    */
   async get(headers: Lookup, rawId: string | undefined): Promise<CaseDetail> {
-    this.d.identity.require(headers, WORKERS);
+    const actor = this.d.identity.require(headers, WORKERS);
     const id = parseCaseId(rawId);
     const found = await this.d.store.get(id);
     if (found === undefined) throw new AppError('not_found', 'No such case.');
@@ -184,6 +185,7 @@ export class CaseService {
       events: found.events,
       userCases,
       ...(s === undefined ? {} : { signals: signalsView(s), activity: activityOf(s, found.case.payment) }),
+      ...(actor.roles.includes('lead') && found.case.state !== 'closed' ? { lists: listOptions(this.d.lists) } : {}),
     };
   }
 
@@ -270,7 +272,7 @@ export class CaseService {
       const change = changeOf(c.case, c.prior);
       await t.enqueue({ kind: 'label', payload: change.label });
       if (v.addToList !== undefined)
-        await t.enqueue({ kind: 'list', payload: this.listAddition(v.addToList, c.prior) });
+        await t.enqueue({ kind: 'list', payload: listAddition(this.d.lists, v.addToList, c.prior) });
       await inTransaction?.(t, change);
     });
     if (!r.ok) throw changedError(r.why);
@@ -296,18 +298,6 @@ export class CaseService {
     } catch {
       // counting or waking must not fail a committed verdict
     }
-  }
-
-  /** The list addition of a verdict's `addToList`. @throws AppError `not_found`, `validation_failed`. */
-  private listAddition(a: { readonly list: string; readonly ttlSeconds?: number }, c: Case): OutboxListAddition {
-    if (this.d.lists === undefined) throw new AppError('not_found', 'No ruleset is configured: no lists.');
-    const key = this.d.lists.listKey(a.list);
-    const value = (c.payment as unknown as Record<string, unknown>)[key];
-    if (typeof value !== 'string' || value === '')
-      throw new AppError('validation_failed', '1 invalid field.', {
-        errors: [{ path: 'addToList.list', message: `the case's payment has no ${key} to add` }],
-      });
-    return { list: a.list, values: [value], ...(a.ttlSeconds === undefined ? {} : { ttlSeconds: a.ttlSeconds }) };
   }
 }
 

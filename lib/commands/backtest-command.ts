@@ -25,6 +25,7 @@ import { loadRuleset } from '../decisioning/load-ruleset';
 import { FEATURE_NAMES } from '../features/featurizer';
 import { backtest, notReplayable, type BacktestReport, type ReplayFigures } from '../learning/backtest';
 import { labelsByTransaction, readDecisions, resolveLabel } from '../learning/decision-reader';
+import type { DecisionRecord } from '../learning/decision-record';
 import { manifestSchema, type ModelManifest } from '../models/manifest';
 import { scoreWithOnnx } from '../training/train-fraud-model';
 import { dateArg, hashFromConfig, storeOf } from './learning-cli';
@@ -62,14 +63,7 @@ export async function backtestCommand(
   const model = values.model === undefined ? undefined : manifestAt(resolve(values.model));
   const thresholds = (model ?? current).manifest.thresholds;
   const records = await readDecisions(store, from, to);
-  let scores: Map<string, number> | undefined;
-  if (model !== undefined && records.length > 0) {
-    const d = FEATURE_NAMES.length;
-    const x = new Float32Array(records.length * d);
-    records.forEach((r, i) => FEATURE_NAMES.forEach((f, j) => (x[i * d + j] = r.features[f] ?? Number.NaN)));
-    const s = await scoreWithOnnx(model.onnx, x, records.length);
-    scores = new Map(records.map((r, i) => [r.transactionId, s[i] as number]));
-  }
+  const scores = model === undefined ? undefined : await modelScores(records, model.onnx);
   let ruleset;
   let excluded: ReturnType<typeof notReplayable> = [];
   if (values.ruleset !== undefined) {
@@ -113,6 +107,22 @@ export async function backtestCommand(
     },
     excluded,
   );
+  printReport(report);
+  return report;
+}
+
+/** The candidate model's score of each logged decision's features, by transaction (none when there is no record). */
+async function modelScores(records: readonly DecisionRecord[], onnx: Buffer): Promise<Map<string, number> | undefined> {
+  if (records.length === 0) return undefined;
+  const d = FEATURE_NAMES.length;
+  const x = new Float32Array(records.length * d);
+  records.forEach((r, i) => FEATURE_NAMES.forEach((f, j) => (x[i * d + j] = r.features[f] ?? Number.NaN)));
+  const s = await scoreWithOnnx(onnx, x, records.length);
+  return new Map(records.map((r, i) => [r.transactionId, s[i] as number]));
+}
+
+/** Prints the candidate next to what was decided, and what the replay left out or replayed otherwise. */
+function printReport(report: BacktestReport): void {
   const pct = (v: number): string => `${(v * 100).toFixed(1)} %`.padStart(8);
   console.log(`decisions ${report.decisions}, labelled ${report.labelled}`);
   console.log('                current   candidate');
@@ -133,7 +143,6 @@ export async function backtestCommand(
     console.log(
       `NOT REPLAYABLE: ${e.id} reads ${e.fields.join(', ')} (the log holds keyed hashes only); left out of the replay`,
     );
-  return report;
 }
 
 /** Which signals the candidate's rules read were replayed, or missing from decisions made before they existed. */

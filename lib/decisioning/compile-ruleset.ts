@@ -125,6 +125,53 @@ function errorSummary(err: unknown): string {
   return String(e.summary ?? e.message ?? 'invalid expression').split('\n')[0] as string;
 }
 
+/** The document, or `ruleset_invalid` naming every bad field. */
+function parseDocument(value: unknown): RulesetDocument {
+  const parsed = rulesetSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const errors = fieldErrorsOf(parsed.error.issues);
+  const raw = (value ?? {}) as { name?: unknown; version?: unknown };
+  const label =
+    typeof raw.name === 'string' && typeof raw.version === 'string'
+      ? `Ruleset ${raw.name.slice(0, 64)} ${raw.version.slice(0, 32)}`
+      : 'The ruleset';
+  return throwInvalid(label, errors);
+}
+
+function throwInvalid(label: string, errors: FieldError[]): never {
+  throw new AppError(
+    'ruleset_invalid',
+    `${label} is invalid: ${errors.map((e) => `${e.path || '(document)'}: ${e.message}`).join('; ')}.`,
+    { errors },
+  );
+}
+
+/** `ruleset_invalid` naming every expression that did not compile, with its rule and column. */
+function compileErrors(doc: RulesetDocument, errors: FieldError[]): AppError {
+  const each = errors.map(
+    (e) =>
+      `rule ${e.rule ?? '?'} (${e.path}, column ${e.column ?? 1}): ${e.message.replace(/^rule [^:]*: column \d+: /, '')}`,
+  );
+  return new AppError('ruleset_invalid', `Ruleset ${doc.name} ${doc.version} does not compile: ${each.join('; ')}.`, {
+    errors,
+  });
+}
+
+/** The merchant profiles by merchant id and by category (the first profile naming one wins). */
+function profileMaps(profiles: RulesetDocument['profiles']): {
+  byMerchant: Map<string, Profile>;
+  byCategory: Map<string, Profile>;
+} {
+  const byMerchant = new Map<string, Profile>();
+  const byCategory = new Map<string, Profile>();
+  for (const p of profiles) {
+    const profile: Profile = { id: p.id, thresholds: p.thresholds, offset: p.offset };
+    for (const m of p.merchantIds) if (!byMerchant.has(m)) byMerchant.set(m, profile);
+    for (const c of p.merchantCategories) if (!byCategory.has(c)) byCategory.set(c, profile);
+  }
+  return { byMerchant, byCategory };
+}
+
 /**
  * Validates and compiles a ruleset document (already parsed JSON).
  * @throws AppError `ruleset_invalid` naming every bad field, or every expression that does not compile
@@ -132,21 +179,7 @@ function errorSummary(err: unknown): string {
  *   `signals.<name>` that `signals` (the serving version, when given) lacks, at the column of `signals`.
  */
 export function compileRuleset(value: unknown, signals?: ServingSignals): CompiledRuleset {
-  const parsed = rulesetSchema.safeParse(value);
-  if (!parsed.success) {
-    const errors = fieldErrorsOf(parsed.error.issues);
-    const raw = (value ?? {}) as { name?: unknown; version?: unknown };
-    const label =
-      typeof raw.name === 'string' && typeof raw.version === 'string'
-        ? `Ruleset ${raw.name.slice(0, 64)} ${raw.version.slice(0, 32)}`
-        : 'The ruleset';
-    throw new AppError(
-      'ruleset_invalid',
-      `${label} is invalid: ${errors.map((e) => `${e.path || '(document)'}: ${e.message}`).join('; ')}.`,
-      { errors },
-    );
-  }
-  const doc = parsed.data;
+  const doc = parseDocument(value);
   const lists = new Map(doc.lists.map((l) => [l.name, l.key] as const));
   const used = new Map<string, ListUse>();
   const signalsUsed = new Set<string>();
@@ -195,24 +228,8 @@ export function compileRuleset(value: unknown, signals?: ServingSignals): Compil
     offset: o.offset,
     when: compile(o.id, o.when, `offsets.${i}.when`),
   }));
-  if (errors.length > 0)
-    throw new AppError(
-      'ruleset_invalid',
-      `Ruleset ${doc.name} ${doc.version} does not compile: ${errors
-        .map(
-          (e) =>
-            `rule ${e.rule ?? '?'} (${e.path}, column ${e.column ?? 1}): ${e.message.replace(/^rule [^:]*: column \d+: /, '')}`,
-        )
-        .join('; ')}.`,
-      { errors },
-    );
-  const byMerchant = new Map<string, Profile>();
-  const byCategory = new Map<string, Profile>();
-  for (const p of doc.profiles) {
-    const profile: Profile = { id: p.id, thresholds: p.thresholds, offset: p.offset };
-    for (const m of p.merchantIds) if (!byMerchant.has(m)) byMerchant.set(m, profile);
-    for (const c of p.merchantCategories) if (!byCategory.has(c)) byCategory.set(c, profile);
-  }
+  if (errors.length > 0) throw compileErrors(doc, errors);
+  const { byMerchant, byCategory } = profileMaps(doc.profiles);
   const def = doc.profiles.find((p) => p.id === 'default');
   return Object.freeze({
     name: doc.name,

@@ -40,6 +40,11 @@ export interface ListStore {
   remove(name: string, value: string): Promise<boolean>;
   /** A bounded page of entries (at most `limit`, ≤ {@link MAX_PAGE}, of unexpired entries). */
   page(name: string, cursor: string | undefined, limit: number): Promise<ListPage>;
+  /**
+   * How many entries the list holds (one round trip): in Redis, expired entries a page has not yet met still count,
+   * so it is at most that many live entries.
+   */
+  count(name: string): Promise<number>;
   /** Membership of each `{ name, value }`, in one round trip. */
   contains(keys: readonly { readonly name: string; readonly value: string }[]): Promise<boolean[]>;
   /**
@@ -96,6 +101,10 @@ export class MemoryListStore implements ListStore {
     const last = slice[slice.length - 1];
     const more = last !== undefined && start + slice.length < all.length;
     return Promise.resolve(more ? { entries, cursor: last[0] } : { entries });
+  }
+
+  count(name: string): Promise<number> {
+    return Promise.resolve(this.live(name).size);
   }
 
   contains(keys: readonly { readonly name: string; readonly value: string }[]): Promise<boolean[]> {

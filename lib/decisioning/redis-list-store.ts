@@ -3,7 +3,7 @@
  * - `{prefix}list:v1:{name}:values`: sorted set of the values, all at score 0 (pages in value order, by lex range);
  * - `{prefix}list:v1:{name}:expiry`: hash value → expiry (epoch ms, or `inf`);
  * - channel `{prefix}list:v1:changed`: `{ name, values }` after every change, in the same MULTI as the write.
- * Membership of many keys is one pipelined round trip (HMGET per list), answered with each entry's expiry so that
+ * The count of a list is its sorted set's size (expired entries a page has not met yet included). Membership of many keys is one pipelined round trip (HMGET per list), answered with each entry's expiry so that
  * a cache stops counting it at that time. Expired entries stop counting at once
  * and are deleted when a page meets them. Subscriptions use a duplicate connection.
  */
@@ -103,6 +103,10 @@ export class RedisListStore implements ListStore {
       ).catch(() => undefined);
     const last = shown[shown.length - 1];
     return values.length > n && last !== undefined ? { entries, cursor: last } : { entries };
+  }
+
+  count(name: string): Promise<number> {
+    return this.call((r) => r.zcard(listKeys(this.prefix, name).values));
   }
 
   async contains(keys: readonly { readonly name: string; readonly value: string }[]): Promise<boolean[]> {

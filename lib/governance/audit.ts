@@ -92,8 +92,8 @@ export function pointerOf(status: unknown, name: string): unknown {
 }
 
 /** The body's `values` and `ttlSeconds` (the lists path validated them). */
-function added(body: unknown): unknown {
-  if (!isRecord(body)) return null;
+function added(body: unknown): object {
+  if (!isRecord(body)) return {};
   return {
     values: body['values'] ?? null,
     ...(body['ttlSeconds'] === undefined ? {} : { ttlSeconds: body['ttlSeconds'] }),
@@ -109,6 +109,11 @@ function failure(entry: AuditEntry, err: unknown): Record<string, string> {
 /** The audit trail's recording and reading. */
 export class Audit {
   constructor(private readonly d: AuditDeps) {}
+
+  /** Who is acting on the people routes (lib/governance/list-changes.ts reads its roles). */
+  get identity(): Identity {
+    return this.d.identity;
+  }
 
   /** Whether entries are recorded (a case database is configured). */
   get enabled(): boolean {
@@ -160,18 +165,24 @@ export class Audit {
     };
   }
 
-  /** `inner` whose add (the values and ttl as the new value) and remove (the value as the old one) are recorded. */
-  lists(inner: ListsAdmin, actor: string): ListsAdmin {
+  /**
+   * `inner` whose add (the values and ttl as the new value) and remove (the value as the old one) are recorded;
+   * with a `reason` (the console's people routes), the new value holds it.
+   */
+  lists(inner: ListsAdmin, actor: string, reason?: string): ListsAdmin {
+    const why = reason === undefined ? {} : { reason };
     return {
       listPage: (name, cursor) => inner.listPage(name, cursor),
       addToList: async (name, body) => {
         const result = await inner.addToList(name, body);
-        await this.record({ actor, kind: 'list', name, action: 'add', oldValue: null, newValue: added(body) });
+        const newValue = { ...added(body), ...why };
+        await this.record({ actor, kind: 'list', name, action: 'add', oldValue: null, newValue });
         return result;
       },
       removeFromList: async (name, value) => {
         const result = await inner.removeFromList(name, value);
-        await this.record({ actor, kind: 'list', name, action: 'remove', oldValue: { value }, newValue: null });
+        const newValue = reason === undefined ? null : why;
+        await this.record({ actor, kind: 'list', name, action: 'remove', oldValue: { value }, newValue });
         return result;
       },
     };

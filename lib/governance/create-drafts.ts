@@ -66,5 +66,9 @@ export function createDrafts(config: Config, p: DraftsParts): Drafts | undefined
     read: (version) => d.repository.read(name, version),
     record: p.record,
     wallClock: p.wallClock,
+    serving: () => {
+      const rs = d.decisioning.ruleset;
+      return rs === undefined ? undefined : { version: rs.version, document: rs.document };
+    },
   });
 }

@@ -9,7 +9,6 @@
 import { GOLDEN_THRESHOLDS } from '../decisioning/ruleset-upload';
 import { loadRuleset } from '../decisioning/load-ruleset';
 import { MAX_RULESET_BYTES, parseRulesetPath } from '../decisioning/ruleset-repository';
-import { parseTrafficBody, parseVersionBody } from '../decisioning/ruleset-traffic';
 import { AppError, toAppError } from '../errors/errors';
 import type { ArtifactAdmin } from '../http/admin-routes';
 import type { Identity } from '../identity/identity';
@@ -17,6 +16,8 @@ import type { AuditEntry } from './audit-log';
 import { checkDocumentText, checkRouteVersion, parseComment, parseWindow } from './draft-bodies';
 import type { DraftBacktests } from './draft-backtest';
 import type { Draft, DraftState, DraftStore } from './draft-store';
+import { diffDocuments, type DraftDiff } from './draft-diff';
+import { approvedDocument, gate } from './draft-gate';
 
 /** Headers, as the adapters pass them. */
 type Headers = { get(name: string): string | null };
@@ -41,6 +42,8 @@ export interface DraftsDeps {
   readonly record: (e: AuditEntry) => Promise<void>;
   /** Wall clock, epoch ms. */
   readonly wallClock: () => number;
+  /** The version serving here and its document (a draft's diff is against it); `undefined` without one. */
+  readonly serving: () => { readonly version: string; readonly document: unknown } | undefined;
 }
 
 /** The drafts of the served ruleset. */
@@ -259,40 +262,38 @@ export class Drafts {
     return next;
   }
 
-  /**
-   * The document of an approved draft (what the rollout reads for a version not uploaded), or `undefined`.
-   * @throws AppError `dependency_unavailable` while the case database is not reachable.
-   */
-  async approvedDocument(name: string, version: string): Promise<string | undefined> {
-    if (name !== this.d.rulesetName) return undefined;
-    const d = await this.d.store.get(name, version);
-    return d?.state === 'approved' ? JSON.stringify(d.document) : undefined;
-  }
-
-  /** @throws AppError `draft_not_approved` when `version` has a draft that is not approved. */
-  private async requireApproved(name: string, version: string): Promise<void> {
-    const d = await this.d.store.get(name, version);
-    if (d !== undefined && d.state !== 'approved')
-      throw new AppError(
-        'draft_not_approved',
-        `Ruleset ${name} ${version} is a draft (${d.state}): another lead approves it first.`,
-      );
+  /** The document of an approved draft (what the rollout reads for a version not uploaded), or `undefined`. */
+  approvedDocument(name: string, version: string): Promise<string | undefined> {
+    return approvedDocument(this.d.store, this.d.rulesetName, name, version);
   }
 
   /** The ruleset admin with the four-eyes rule: a draft not approved is never promoted, canaried or shadowed. */
   gate(inner: ArtifactAdmin): ArtifactAdmin {
-    return {
-      status: (name) => inner.status(name),
-      rollback: (name) => inner.rollback(name),
-      promote: async (name, body) => {
-        await this.requireApproved(name, parseVersionBody(body));
-        return inner.promote(name, body);
-      },
-      traffic: async (name, body) => {
-        const t = parseTrafficBody(body);
-        if (t.canaryPercent > 0 || t.shadowPercent > 0) await this.requireApproved(name, t.candidate);
-        return inner.traffic(name, body);
-      },
-    };
+    return gate(this.d.store, inner);
+  }
+
+  /**
+   * `GET …/drafts/{version}/diff`: per rule what the draft adds, removes or changes against the version serving
+   * here, with the changed lines; the other fields that differ.
+   * @throws AppError `not_found` (no draft, or no ruleset serving).
+   */
+  async diff(headers: Headers, name: string, version: string): Promise<DraftDiff & { serving: string }> {
+    const d = await this.get(headers, name, version);
+    const serving = this.d.serving();
+    if (serving === undefined) throw new AppError('not_found', 'No ruleset serves here to compare the draft with.');
+    return { serving: serving.version, ...diffDocuments(serving.document, d.document) };
+  }
+
+  /**
+   * `POST …/drafts/{version}/promote`: a lead promotes an approved draft through `admin(actor)`, the ruleset admin's
+   * promote behind the same gate and audit as `POST /api/rulesets/{name}/promote`.
+   * @throws AppError `forbidden` without the lead role; `draft_not_approved` for a draft not approved.
+   */
+  async promote(headers: Headers, name: string, version: string, admin: (actor: string) => ArtifactAdmin) {
+    const actor = this.lead(headers);
+    const d = await this.read(name, version);
+    if (d.state !== 'approved')
+      throw new AppError('draft_not_approved', `Draft ${d.version} is ${d.state}: another lead approves it first.`);
+    return admin(actor).promote(name, { version: d.version });
   }
 }

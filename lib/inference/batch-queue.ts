@@ -25,6 +25,33 @@ export interface PendingRequest {
   readonly reject: (e: AppError) => void;
 }
 
+/** A request as it enters the queue: nothing scored yet. */
+export function pendingRequest(
+  request: TensorRequest,
+  key: string,
+  rows: number,
+  deadline: number,
+  enqueuedAt: number,
+  resolve: (r: TensorResult) => void,
+  reject: (e: AppError) => void,
+): PendingRequest {
+  return {
+    request,
+    key,
+    rows,
+    deadline,
+    enqueuedAt,
+    outputs: [],
+    remaining: 0,
+    settled: false,
+    queueMs: 0,
+    inferenceMs: 0,
+    batchSize: 0,
+    resolve,
+    reject,
+  };
+}
+
 /** A slice of one request: `rows` rows from row `offset` (requests larger than a batch are split). */
 export interface Part {
   readonly req: PendingRequest;

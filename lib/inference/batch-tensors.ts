@@ -30,6 +30,35 @@ export function outputProblem(live: readonly Part[], result: TensorResult, rows:
   return undefined;
 }
 
+/**
+ * Hands each live part of a finished batch its rows (from the batch started at `entry.startedAt` of `entry.rows`
+ * rows); a request whose last part this was resolves with its outputs and its timing.
+ */
+export function deliverRows(
+  live: readonly Part[],
+  result: TensorResult,
+  entry: { readonly startedAt: number; readonly rows: number },
+): void {
+  let at = 0;
+  for (const p of live) {
+    const req = p.req;
+    if (!req.settled) {
+      placeRows(p, result.outputs, at);
+      req.queueMs = Math.max(req.queueMs, entry.startedAt - req.enqueuedAt + result.timing.queueMs);
+      req.inferenceMs = Math.max(req.inferenceMs, result.timing.inferenceMs);
+      req.batchSize = Math.max(req.batchSize, entry.rows);
+      if (--req.remaining === 0) {
+        req.settled = true;
+        req.resolve({
+          outputs: req.outputs,
+          timing: { queueMs: req.queueMs, inferenceMs: req.inferenceMs, batchSize: req.batchSize },
+        });
+      }
+    }
+    at += p.rows;
+  }
+}
+
 /** Copies one part's rows of every output (from row `at` of the batch) into its request's outputs. */
 export function placeRows(p: Part, outputs: readonly NamedTensor[], at: number): void {
   const req = p.req;

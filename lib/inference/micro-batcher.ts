@@ -3,11 +3,11 @@ import { refTimers, type Timers } from '../platform/timers';
 import type { BackendInfo, InferenceBackend, RunOptions, RunResult } from './backend';
 import type { BatchExecutor } from './batch-executor';
 import type { BatcherEvents, BatcherStats, CloseReason, MicroBatcherOptions } from './batcher-types';
-import { BatchQueue, type Batch, type Part, type PendingRequest } from './batch-queue';
-import { RunEstimator } from './run-estimator';
+import { BatchQueue, pendingRequest, type Batch, type Part, type PendingRequest } from './batch-queue';
+import { expectedWait, RunEstimator } from './run-estimator';
 import { scoreRows } from './score-rows';
 import { batchKey, checkRequest, type TensorRequest, type TensorResult } from './tensor';
-import { batchRequest, inferenceDeadline, outputProblem, placeRows } from './batch-tensors';
+import { batchRequest, deliverRows, inferenceDeadline, outputProblem } from './batch-tensors';
 
 /** Dependencies of a {@link MicroBatcher}. */
 export interface MicroBatcherDeps {
@@ -23,6 +23,12 @@ export interface MicroBatcherDeps {
 
 const retired = (): AppError =>
   new AppError('model_not_ready', 'This model version has been retired; retry.', { retryAfterSec: 1 });
+const queueFull = (): AppError =>
+  new AppError('overloaded', 'The inference queue is full; retry shortly.', { retryAfterSec: 1 });
+const tooLate = (): AppError =>
+  new AppError('deadline_exceeded', 'The request cannot be scored within its deadline; retry shortly.', {
+    retryAfterSec: 1,
+  });
 
 /**
  * Adaptive micro-batcher in front of a worker pool (or an in-process session); itself an
@@ -102,9 +108,7 @@ export class MicroBatcher implements InferenceBackend {
     if (queued > 0 && queued + rows > this.deps.options.queueMax) {
       this.counts.shedQueueFull++;
       this.deps.on?.shed?.({ reason: 'queue_full', rows, queuedRows: queued });
-      return Promise.reject(
-        new AppError('overloaded', 'The inference queue is full; retry shortly.', { retryAfterSec: 1 }),
-      );
+      return Promise.reject(queueFull());
     }
     // A request that finds a worker idle always runs (and keeps the estimates fresh), unless it is larger
     // than a batch (it then needs several runs); others must fit.
@@ -112,29 +116,11 @@ export class MicroBatcher implements InferenceBackend {
     if (!idle && now + this.eta(rows) > deadline) {
       this.counts.shedDeadline++;
       this.deps.on?.shed?.({ reason: 'deadline', rows, queuedRows: queued });
-      return Promise.reject(
-        new AppError('deadline_exceeded', 'The request cannot be scored within its deadline; retry shortly.', {
-          retryAfterSec: 1,
-        }),
-      );
+      return Promise.reject(tooLate());
     }
     return new Promise<TensorResult>((resolve, reject) => {
-      const req: PendingRequest = {
-        request,
-        key: request.rows === undefined ? `alone:${++this.alone}` : batchKey(request),
-        rows,
-        deadline,
-        enqueuedAt: now,
-        outputs: [],
-        remaining: 0,
-        settled: false,
-        queueMs: 0,
-        inferenceMs: 0,
-        batchSize: 0,
-        resolve,
-        reject,
-      };
-      this.queue.add(req);
+      const key = request.rows === undefined ? `alone:${++this.alone}` : batchKey(request);
+      this.queue.add(pendingRequest(request, key, rows, deadline, now, resolve, reject));
       this.counts.requests++;
       this.pump();
     });
@@ -167,24 +153,14 @@ export class MicroBatcher implements InferenceBackend {
 
   /** Expected time until a new request of `rows` rows, arriving while every worker is busy, has its result, ms (0 while nothing is known). */
   private eta(rows: number): number {
-    if (!this.estimator.known) return 0;
     const c = this.deps.executor.concurrency;
-    let ahead = this.queue.rows;
-    let seen = 0;
-    for (const b of this.inflight) if (++seen > c) ahead += b.rows; // handed over but not yet running
-    const perWorker = Math.ceil((ahead + rows) / c);
-    const rounds = Math.ceil(perWorker / this.max);
-    return this.residual() + rounds * this.estimator.estimate(Math.min(this.max, perWorker));
-  }
-
-  /** Expected time until the first running batch ends, when every worker is busy; else 0. */
-  private residual(): number {
-    if (this.inflight.size < this.deps.executor.concurrency) return 0;
-    const now = this.now();
-    let soonest = Number.POSITIVE_INFINITY;
-    for (const b of this.inflight)
-      soonest = Math.min(soonest, Math.max(0, b.startedAt + this.estimator.estimate(b.rows) - now));
-    return Number.isFinite(soonest) ? soonest : 0;
+    return expectedWait(this.estimator, this.inflight, {
+      queuedRows: this.queue.rows,
+      rows,
+      concurrency: c,
+      max: this.max,
+      now: this.now(),
+    });
   }
 
   /** Dispatches to free workers, closes the open batch if its size, window or deadline says so, and hands closed batches over. */
@@ -271,24 +247,7 @@ export class MicroBatcher implements InferenceBackend {
     // Learn the executor's own time, not the time seen here: that includes event-loop lag, and shedding
     // cannot cure a busy event loop (it only would, wrongly, refuse work the workers have room for).
     this.estimator.record(entry.rows, result.timing.inferenceMs);
-    let at = 0;
-    for (const p of live) {
-      const req = p.req;
-      if (!req.settled) {
-        placeRows(p, result.outputs, at);
-        req.queueMs = Math.max(req.queueMs, entry.startedAt - req.enqueuedAt + result.timing.queueMs);
-        req.inferenceMs = Math.max(req.inferenceMs, result.timing.inferenceMs);
-        req.batchSize = Math.max(req.batchSize, entry.rows);
-        if (--req.remaining === 0) {
-          req.settled = true;
-          req.resolve({
-            outputs: req.outputs,
-            timing: { queueMs: req.queueMs, inferenceMs: req.inferenceMs, batchSize: req.batchSize },
-          });
-        }
-      }
-      at += p.rows;
-    }
+    deliverRows(live, result, entry);
     this.deps.on?.batchFinished?.({ rows: entry.rows, requests: live.length, ms, ok: true });
     this.ended(entry);
   }

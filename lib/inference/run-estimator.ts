@@ -46,3 +46,36 @@ export class RunEstimator {
     return 0;
   }
 }
+
+/** What {@link expectedWait} weighs: the rows queued, the new request's rows, the executor's concurrency, the largest batch, now. */
+export interface WaitQuery {
+  readonly queuedRows: number;
+  readonly rows: number;
+  readonly concurrency: number;
+  readonly max: number;
+  readonly now: number;
+}
+
+/**
+ * Expected time until a new request of `q.rows` rows, arriving while every worker is busy, has its result, ms (0 while
+ * nothing is known): what runs ends, then the rows ahead of it and its own share the workers in batches of `q.max`.
+ */
+export function expectedWait(
+  estimator: RunEstimator,
+  inflight: Iterable<{ readonly startedAt: number; readonly rows: number }>,
+  q: WaitQuery,
+): number {
+  if (!estimator.known) return 0;
+  let ahead = q.queuedRows;
+  let seen = 0;
+  let soonest = Number.POSITIVE_INFINITY;
+  for (const b of inflight) {
+    if (++seen > q.concurrency) ahead += b.rows; // handed over but not yet running
+    soonest = Math.min(soonest, Math.max(0, b.startedAt + estimator.estimate(b.rows) - q.now));
+  }
+  // the first running batch's end counts only when every worker is busy
+  const residual = seen >= q.concurrency && Number.isFinite(soonest) ? soonest : 0;
+  const perWorker = Math.ceil((ahead + q.rows) / q.concurrency);
+  const rounds = Math.ceil(perWorker / q.max);
+  return residual + rounds * estimator.estimate(Math.min(q.max, perWorker));
+}

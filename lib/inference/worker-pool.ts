@@ -1,11 +1,10 @@
 import * as path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { AppError } from '../errors/errors';
 import type { BackendInfo, RunOptions, RunResult } from './backend';
 import type { BatchExecutor, ModelInput } from './batch-executor';
-import { withSignature } from './ort-session';
+import { backendInfo, ownBuffer, retiredVersion, startPoolWorker } from './pool-worker';
 import { scoreRows } from './score-rows';
-import { checkRequest, view, type TensorData, type TensorRequest, type TensorResult } from './tensor';
+import { checkRequest, view, type TensorRequest, type TensorResult } from './tensor';
 import { MAX_BACKOFF_MS, type Job, type PoolWorker, type WorkerPoolOptions } from './worker-pool-types';
 import type { FromWorker, WireTensor, WorkerInit } from './worker-protocol';
 
@@ -69,15 +68,7 @@ export class WorkerPool implements BatchExecutor {
             transient: false,
           });
     }
-    const ready = first.value;
-    pool.info = {
-      inputName: model.inputName,
-      outputName: model.outputName,
-      inputWidth: model.inputWidth,
-      executionProviders: ready.executionProviders,
-      ...withSignature(model.bytes),
-      ...(ready.fallbackReason === undefined ? {} : { fallbackReason: ready.fallbackReason }),
-    };
+    pool.info = backendInfo(model, first.value);
     pool.started = true;
     return pool;
   }
@@ -115,10 +106,7 @@ export class WorkerPool implements BatchExecutor {
 
   /** Runs a request, transferring each input's buffer to the worker when the tensor owns all of it (the caller must not reuse them). */
   inferOwned(request: TensorRequest): Promise<TensorResult> {
-    if (this.disposed)
-      return Promise.reject(
-        new AppError('model_not_ready', 'This model version has been retired.', { retryAfterSec: 1 }),
-      );
+    if (this.disposed) return Promise.reject(retiredVersion());
     try {
       checkRequest(request);
     } catch (err) {
@@ -165,77 +153,38 @@ export class WorkerPool implements BatchExecutor {
     this.disposed = true;
     for (const t of this.respawnTimers) clearTimeout(t);
     this.respawnTimers.clear();
-    for (const job of this.queue.splice(0))
-      this.fail(job, new AppError('model_not_ready', 'This model version has been retired.', { retryAfterSec: 1 }));
+    for (const job of this.queue.splice(0)) this.fail(job, retiredVersion());
     await Promise.all([...this.workers].map((w) => this.close(w)));
   }
 
   private spawn(replacement: boolean, failures: number): PoolWorker {
     const script = this.options.workerScript ?? path.join(__dirname, 'inference-worker.js');
-    const worker = new Worker(script, { workerData: this.init });
-    let settle!: { resolve: (m: Extract<FromWorker, { type: 'ready' }>) => void; reject: (e: AppError) => void };
-    const readyPromise = new Promise<Extract<FromWorker, { type: 'ready' }>>(
-      (resolve, reject) => (settle = { resolve, reject }),
-    );
-    readyPromise.catch(() => undefined);
-    const w: PoolWorker = {
-      id: this.nextWorkerId++,
-      worker,
-      ready: false,
-      jobs: [],
-      lastError: undefined,
-      failures,
-      idle: undefined,
-      retired: false,
-      readyPromise,
-    };
+    const w: PoolWorker = startPoolWorker(this.nextWorkerId++, script, this.init, failures, {
+      ready: (msg) => {
+        this.options.on?.workerReady?.({ workerId: w.id, loadMs: msg.loadMs, replacement });
+        this.drain();
+      },
+      settled: (msg) => this.finish(w, msg),
+      exited: (code, reason) => this.exited(w, code, reason),
+    });
     this.workers.add(w);
-    worker.on('message', (msg: FromWorker) => {
-      switch (msg.type) {
-        case 'ready':
-          w.ready = true;
-          settle.resolve(msg);
-          this.options.on?.workerReady?.({ workerId: w.id, loadMs: msg.loadMs, replacement });
-          this.drain();
-          break;
-        case 'initFailed':
-          w.lastError = msg.message;
-          settle.reject(
-            new AppError('model_invalid', `ONNX Runtime could not load the model: ${msg.message}`, {
-              transient: false,
-            }),
-          );
-          void worker.terminate();
-          break;
-        case 'result':
-        case 'runFailed':
-          this.finish(w, msg);
-          break;
-      }
-    });
-    worker.on('error', (err) => (w.lastError = err.message.split('\n')[0]));
-    worker.on('exit', (code) => {
-      if (w.retired) return;
-      this.workers.delete(w);
-      const reason = w.lastError ?? `exit code ${code}`;
-      settle.reject(
-        new AppError('model_invalid', `The inference worker stopped while loading the model (${reason}).`, {
-          transient: false,
-        }),
-      );
-      const failed = this.evict(w, 'The inference worker stopped unexpectedly; the request was not scored.');
-      if (this.disposed || !this.started) return;
-      if (w.ready) {
-        this.options.on?.workerExit?.({ workerId: w.id, exitCode: code, failedRuns: failed, reason });
-        this.restartCount++;
-        this.respawn(0);
-      } else {
-        const retryInMs = Math.min(MAX_BACKOFF_MS, 100 * 2 ** w.failures);
-        this.options.on?.respawnFailed?.({ workerId: w.id, reason, retryInMs });
-        this.respawn(w.failures + 1, retryInMs);
-      }
-    });
     return w;
+  }
+
+  /** A worker ended unasked: its runs are failed or requeued, and it is replaced (with a backoff if it never loaded). */
+  private exited(w: PoolWorker, code: number, reason: string): void {
+    this.workers.delete(w);
+    const failed = this.evict(w, 'The inference worker stopped unexpectedly; the request was not scored.');
+    if (this.disposed || !this.started) return;
+    if (w.ready) {
+      this.options.on?.workerExit?.({ workerId: w.id, exitCode: code, failedRuns: failed, reason });
+      this.restartCount++;
+      this.respawn(0);
+    } else {
+      const retryInMs = Math.min(MAX_BACKOFF_MS, 100 * 2 ** w.failures);
+      this.options.on?.respawnFailed?.({ workerId: w.id, reason, retryInMs });
+      this.respawn(w.failures + 1, retryInMs);
+    }
   }
 
   private respawn(failures: number, delayMs = 0): void {
@@ -296,8 +245,7 @@ export class WorkerPool implements BatchExecutor {
     w.idle?.();
     if (running !== undefined) this.fail(running, new AppError('inference_failed', message, { transient: true }));
     if (this.disposed) {
-      for (const job of waiting)
-        this.fail(job, new AppError('model_not_ready', 'This model version has been retired.', { retryAfterSec: 1 }));
+      for (const job of waiting) this.fail(job, retiredVersion());
     } else {
       this.queue.unshift(...waiting);
       this.drain();
@@ -313,12 +261,8 @@ export class WorkerPool implements BatchExecutor {
   private timeout(id: number): void {
     const i = this.queue.findIndex((j) => j.id === id);
     if (i >= 0) {
-      const [job] = this.queue.splice(i, 1);
-      if (job !== undefined)
-        this.fail(
-          job,
-          new AppError('inference_failed', 'No inference worker became available in time.', { transient: true }),
-        );
+      const noWorker = 'No inference worker became available in time.';
+      this.fail(this.queue.splice(i, 1)[0] as Job, new AppError('inference_failed', noWorker, { transient: true }));
       return;
     }
     for (const w of this.workers) {
@@ -350,11 +294,4 @@ export class WorkerPool implements BatchExecutor {
     await exited;
     clearTimeout(force);
   }
-}
-
-/** A buffer holding exactly `data`'s elements: its own when it spans all of it, else a copy. */
-function ownBuffer(data: TensorData): ArrayBuffer {
-  const whole =
-    data.byteOffset === 0 && data.byteLength === data.buffer.byteLength && data.buffer instanceof ArrayBuffer;
-  return whole ? (data.buffer as ArrayBuffer) : (data.slice().buffer as ArrayBuffer);
 }

@@ -9,6 +9,7 @@
 import type { CompiledRuleset } from '../decisioning/compile-ruleset';
 import { evaluateRuleset, thresholdDecision, type Thresholds } from '../decisioning/evaluate-ruleset';
 import { ListReplay, type CurrentLists, type ListsReport } from './backtest-lists';
+import { loggedSignals, metrics, r4, type SideMetrics } from './backtest-metrics';
 import { HASHED_FIELDS, OMITTED_FIELDS, type DecisionRecord } from './decision-record';
 
 /** A rule or offset the log cannot replay, and the fields that make it so. */
@@ -43,16 +44,6 @@ export function notReplayable(doc: {
   return [...doc.rules, ...doc.offsets]
     .map((r) => ({ id: r.id, fields: unreplayableFields(r.when) }))
     .filter((r) => r.fields.length > 0);
-}
-
-/** One side of the comparison. */
-export interface SideMetrics {
-  readonly approvalRate: number;
-  readonly declineRate: number;
-  /** Of labelled payments flagged (review or decline), the share that were fraud. */
-  readonly precision: number;
-  /** Of labelled fraud, the share flagged (review or decline). */
-  readonly recall: number;
 }
 
 /** The backtest's report. */
@@ -101,27 +92,6 @@ export interface Candidate extends CurrentLists {
   };
 }
 
-function metrics(decisions: readonly string[], labels: readonly (0 | 1 | undefined)[]): SideMetrics {
-  let tp = 0;
-  let fp = 0;
-  let fn = 0;
-  decisions.forEach((d, i) => {
-    const y = labels[i];
-    if (y === undefined) return;
-    const flagged = d !== 'approve';
-    if (flagged && y === 1) tp++;
-    else if (flagged) fp++;
-    else if (y === 1) fn++;
-  });
-  const n = Math.max(1, decisions.length);
-  return {
-    approvalRate: r4(decisions.filter((d) => d === 'approve').length / n),
-    declineRate: r4(decisions.filter((d) => d === 'decline').length / n),
-    precision: r4(tp + fp === 0 ? 0 : tp / (tp + fp)),
-    recall: r4(tp + fn === 0 ? 0 : tp / (tp + fn)),
-  };
-}
-
 /** One rule of the candidate over the window: its hits, and their precision and recall against the labels. */
 export interface ReplayedRule {
   readonly hits: number;
@@ -150,8 +120,6 @@ export interface ReplayFigures {
   /** Pairs of the candidate's rules that fired on the same payment, most first (at most 20). */
   readonly firingTogether: readonly { readonly rules: readonly [string, string]; readonly count: number }[];
 }
-
-const r4 = (v: number): number => Math.round(v * 1e4) / 1e4;
 
 /**
  * The replay, fed in chunks (a long window is replayed a chunk at a time, off the request path, with its
@@ -314,9 +282,4 @@ export function backtest(
   const replay = new BacktestReplay(labels, candidate, excluded);
   replay.add(records);
   return replay.report();
-}
-
-/** The signal values a decision logged: its `signals`, and its model inputs (`features`, signals of the same names). */
-function loggedSignals(r: DecisionRecord): Readonly<Record<string, number>> {
-  return r.signals === undefined ? r.features : { ...r.features, ...r.signals };
 }

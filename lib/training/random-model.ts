@@ -8,7 +8,57 @@ import * as path from 'node:path';
 import { FEATURE_COUNT, FEATURES } from '../features/featurizer';
 import type { ModelManifest } from '../models/manifest';
 import { sha256Hex } from '../models/model-folder';
-import { buildRandomMlp } from './onnx-writer';
+import { buildDenseModel, type DenseLayer, type DenseModelSpec } from './onnx-writer';
+import { Prng } from './prng';
+
+/** Options of {@link randomMlpSpec} / {@link buildRandomMlp}. */
+export interface RandomMlpOptions {
+  readonly inputSize: number;
+  /** Hidden layer widths (ReLU), e.g. `[2048, 2048, 2048]`; may be empty (then a single sigmoid layer). */
+  readonly hidden: readonly number[];
+  /** PRNG seed of the weights. */
+  readonly seed: number;
+  /** Input name; default `features`. */
+  readonly inputName?: string;
+  /** Output name; default `score`. */
+  readonly outputName?: string;
+}
+
+/**
+ * Spec of an MLP `inputSize → hidden… (ReLU) → 1 (sigmoid)` with seeded random weights: He-uniform
+ * (`±√(6/fanIn)`) for hidden layers, Glorot-uniform for the output layer, biases uniform in ±0.01.
+ * The weights are meaningless; the model exists to load and benchmark a heavy graph
+ * (64 → 3×2048 → 1 is ≈ 8.5 M parameters, ≈ 34 MB).
+ */
+export function randomMlpSpec(opts: RandomMlpOptions): DenseModelSpec {
+  const rng = new Prng(opts.seed);
+  const widths = [opts.inputSize, ...opts.hidden, 1];
+  const layers: DenseLayer[] = [];
+  for (let k = 0; k + 1 < widths.length; k++) {
+    const fanIn = widths[k] as number;
+    const fanOut = widths[k + 1] as number;
+    const last = k + 2 === widths.length;
+    const a = last ? Math.sqrt(6 / (fanIn + fanOut)) : Math.sqrt(6 / fanIn);
+    const weights = new Float32Array(fanIn * fanOut);
+    for (let i = 0; i < weights.length; i++) weights[i] = rng.uniform(-a, a);
+    const bias = new Float32Array(fanOut);
+    for (let i = 0; i < bias.length; i++) bias[i] = rng.uniform(-0.01, 0.01);
+    layers.push({ weights, bias, activation: last ? 'sigmoid' : 'relu' });
+  }
+  return {
+    inputName: opts.inputName ?? 'features',
+    outputName: opts.outputName ?? 'score',
+    inputSize: opts.inputSize,
+    layers,
+    producer: 'onnx-scoring-functions/random-mlp',
+    docString: `Random MLP ${widths.join('→')} (seed ${opts.seed}); benchmark only, not a real model.`,
+  };
+}
+
+/** ONNX bytes of {@link randomMlpSpec}: input `[N, inputSize]`, output `[N, 1]` float32. Deterministic per seed. */
+export function buildRandomMlp(opts: RandomMlpOptions): Uint8Array {
+  return buildDenseModel(randomMlpSpec(opts));
+}
 
 /** Options of {@link writeRandomModel}. */
 export interface RandomModelOptions {

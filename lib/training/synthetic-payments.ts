@@ -1,7 +1,10 @@
 import { FEATURE_COUNT, featurize, RISKY_MCC } from '../features/featurizer';
-import type { UserContext, UserProfile, Velocity } from '../domain/user-context';
+import type { UserContext, UserProfile } from '../domain/user-context';
 import type { PaymentEvent } from '../domain/payment-event';
 import { Prng } from './prng';
+import { cents, drawAmount, drawLabel, drawVelocity, isAttack, type Scenario } from './synthetic-draws';
+
+export type { Scenario } from './synthetic-draws';
 
 /**
  * Seeded synthetic payments for training and testing the fraud model.
@@ -27,17 +30,6 @@ import { Prng } from './prng';
  * sigmoid. The overall fraud rate is ≈ 4 % and a logistic model reaches a hold-out ROC AUC around 0.93–0.95,
  * never 1.
  */
-
-/** Behaviour a synthetic payment was drawn from (the first four are legitimate-leaning). */
-export type Scenario =
-  | 'normal'
-  | 'traveller'
-  | 'big_purchase'
-  | 'new_phone'
-  | 'account_takeover'
-  | 'card_testing'
-  | 'stolen_card_abroad'
-  | 'new_account_fraud';
 
 /** Scenario weights (probabilities). Attack scenarios total 7 %. */
 export const SCENARIO_WEIGHTS: readonly (readonly [Scenario, number])[] = [
@@ -110,7 +102,6 @@ const RISKY_MCC_P: Partial<Record<Scenario, number>> = {
 };
 
 const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
-const cents = (x: number): number => Math.max(0.01, Math.round(x * 100) / 100);
 
 /** ISO timestamp with the country's zone offset, for a local day index and local time of day (seconds). */
 function localTimestamp(day: number, secondOfDay: number, offsetMin: number): { iso: string; utcMs: number } {
@@ -129,8 +120,31 @@ function otherCountry(rng: Prng, not: string): string {
   return c;
 }
 
-const isAttack = (s: Scenario): boolean =>
-  s === 'account_takeover' || s === 'card_testing' || s === 'stolen_card_abroad' || s === 'new_account_fraud';
+/** How the payment reached the merchant: channel, payment country, IP country and device (`id`: the sample's). */
+function drawAccess(
+  rng: Prng,
+  scenario: Scenario,
+  home: string,
+  knownDevices: readonly string[],
+  id: string,
+): { channel: PaymentEvent['channel']; country: string; ipCountry?: string; deviceId?: string } {
+  const channel: PaymentEvent['channel'] =
+    scenario === 'card_testing' || scenario === 'account_takeover' || scenario === 'new_account_fraud'
+      ? rng.chance(0.7)
+        ? 'web'
+        : 'app'
+      : rng.weighted(CHANNEL_WEIGHTS);
+  const abroad =
+    scenario === 'traveller' || (scenario === 'stolen_card_abroad' && rng.chance(0.85)) || rng.chance(0.02);
+  const country = abroad ? otherCountry(rng, home) : home;
+  if (channel === 'pos')
+    return rng.chance(0.1) ? { channel, country, deviceId: rng.pick(knownDevices) } : { channel, country };
+  const ipCountry = rng.chance(IP_MISMATCH_P[scenario] ?? 0.03) ? otherCountry(rng, country) : country;
+  const missingP = scenario === 'card_testing' ? 0.5 : 0.04;
+  const newP = isAttack(scenario) ? 0.85 : scenario === 'new_phone' ? 1 : 0.05;
+  const deviceId = rng.chance(missingP) ? undefined : rng.chance(newP) ? `dev-new-${id}` : rng.pick(knownDevices);
+  return deviceId === undefined ? { channel, country, ipCountry } : { channel, country, ipCountry, deviceId };
+}
 
 /** Draws one labelled payment. `i` makes ids unique within a data set. */
 function drawSample(rng: Prng, i: number, seed: number): SyntheticSample {
@@ -150,37 +164,10 @@ function drawSample(rng: Prng, i: number, seed: number): SyntheticSample {
   const knownDevices = Array.from({ length: rng.int(1, 3) }, (_v, k) => `dev-${seed}-${i}-${k}`);
 
   // Channel, payment country, IP country, device.
-  const channel: PaymentEvent['channel'] =
-    scenario === 'card_testing' || scenario === 'account_takeover' || scenario === 'new_account_fraud'
-      ? rng.chance(0.7)
-        ? 'web'
-        : 'app'
-      : rng.weighted(CHANNEL_WEIGHTS);
-  const abroad =
-    scenario === 'traveller' || (scenario === 'stolen_card_abroad' && rng.chance(0.85)) || rng.chance(0.02);
-  const country = abroad ? otherCountry(rng, home) : home;
-  let ipCountry: string | undefined;
-  let deviceId: string | undefined;
-  if (channel !== 'pos') {
-    ipCountry = rng.chance(IP_MISMATCH_P[scenario] ?? 0.03) ? otherCountry(rng, country) : country;
-    const missingP = scenario === 'card_testing' ? 0.5 : 0.04;
-    const newP = attack ? 0.85 : scenario === 'new_phone' ? 1 : 0.05;
-    deviceId = rng.chance(missingP) ? undefined : rng.chance(newP) ? `dev-new-${seed}-${i}` : rng.pick(knownDevices);
-  } else if (rng.chance(0.1)) {
-    deviceId = rng.pick(knownDevices);
-  }
+  const { channel, country, ipCountry, deviceId } = drawAccess(rng, scenario, home, knownDevices, `${seed}-${i}`);
 
   // Amount, merchant, hour.
-  const amount =
-    scenario === 'card_testing'
-      ? cents(rng.uniform(0.5, 10))
-      : scenario === 'new_account_fraud'
-        ? cents(rng.logNormal(Math.log(300), 0.8))
-        : attack
-          ? cents(usual * rng.logNormal(Math.log(4), 0.7))
-          : scenario === 'big_purchase'
-            ? cents(usual * rng.logNormal(Math.log(6), 0.5))
-            : cents(usual * rng.logNormal(0, 0.6));
+  const amount = drawAmount(rng, scenario, usual);
   const mcc = rng.chance(RISKY_MCC_P[scenario] ?? 0.03) ? rng.pick(RISKY) : rng.pick(COMMON_MCC);
   const nightP = attack ? 0.35 : 0;
   const hour = rng.chance(nightP) ? rng.int(0, 4) : rng.weighted(DAY_CURVE);
@@ -188,28 +175,7 @@ function drawSample(rng: Prng, i: number, seed: number): SyntheticSample {
   const ts = localTimestamp(rng.int(0, 119), hour * 3600 + rng.int(0, 3599), offset);
 
   // Velocity before this payment.
-  let count24h = rng.poisson(1.5);
-  let count1h = Math.min(count24h, rng.poisson(0.2));
-  let count1m = Math.min(count1h, rng.chance(0.02) ? 1 : 0);
-  if (scenario === 'card_testing') {
-    count1m = rng.int(2, 12);
-    count1h = count1m + rng.int(3, 30);
-    count24h = count1h + rng.poisson(3);
-  } else if (attack && rng.chance(0.4)) {
-    count1h += rng.int(1, 3);
-    count24h += count1h;
-  }
-  const sum24h =
-    scenario === 'card_testing' ? count24h * rng.uniform(0.5, 10) : count24h * usual * rng.logNormal(0, 0.4);
-  // Distinct countries among the earlier payments (≤ their count): home plus the current one when abroad.
-  const countries = Math.min(count24h, country !== home ? rng.int(2, scenario === 'stolen_card_abroad' ? 4 : 2) : 1);
-  const velocity: Velocity = {
-    count1m,
-    count1h,
-    count24h,
-    sum24h: count24h === 0 ? 0 : cents(sum24h),
-    distinctCountries24h: countries,
-  };
+  const velocity = drawVelocity(rng, scenario, usual, country !== home);
 
   const profile: UserProfile | null = hasProfile
     ? {
@@ -235,30 +201,20 @@ function drawSample(rng: Prng, i: number, seed: number): SyntheticSample {
   };
 
   // Latent risk → label.
-  const newDevice = deviceId !== undefined && !(profile?.knownDevices ?? []).includes(deviceId) ? 1 : 0;
-  const ipMismatch = ipCountry !== undefined && ipCountry !== country ? 1 : 0;
-  const night = hour < 5 ? 1 : 0;
-  const vsUsual = Math.log((amount + 1) / (usual + 1));
-  const bigAmount = Math.log1p(Math.exp(2 * (vsUsual - 0.8))) / 2; // softplus: ~0 below 2× usual, then linear
-  const z =
-    -6.8 +
-    3.5 * Number(attack) +
-    0.9 * bigAmount +
-    0.8 * Math.log1p(count1m) +
-    0.35 * Math.log1p(count1h) +
-    0.9 * newDevice * Number(hasProfile) +
-    0.3 * Number(channel !== 'pos' && deviceId === undefined) +
-    0.8 * ipMismatch +
-    0.6 * Number(country !== home && hasProfile) +
-    0.4 * Number(countries >= 2) +
-    1.0 * Number(RISKY_MCC.has(mcc)) +
-    0.6 * night +
-    0.8 * Number(hasProfile && ageDays < 7) +
-    0.5 * Number(!hasProfile) +
-    0.7 * newDevice * ipMismatch +
-    0.5 * night * bigAmount +
-    rng.normal(0, 1);
-  const fraud = rng.next() < 1 / (1 + Math.exp(-z));
+  const newDevice = deviceId !== undefined && !(profile?.knownDevices ?? []).includes(deviceId);
+  const fraud = drawLabel(rng, {
+    attack,
+    vsUsual: Math.log((amount + 1) / (usual + 1)),
+    velocity,
+    newDevice,
+    hasProfile,
+    noDevice: channel !== 'pos' && deviceId === undefined,
+    ipMismatch: ipCountry !== undefined && ipCountry !== country,
+    abroad: country !== home,
+    riskyMcc: RISKY_MCC.has(mcc),
+    night: hour < 5,
+    newAccount: hasProfile && ageDays < 7,
+  });
   return { event, context: { profile, velocity }, fraud, scenario };
 }
 

@@ -1,7 +1,7 @@
 /**
  * The analysts' console in a real browser (Debian's Chromium, driven by playwright-core, headless) against
  * `npm start` on its embedded defaults (PGlite, the development identity): take next → the case shows the payment
- * and its reasons → verdict `fraud` from the keyboard → the case is closed, its label is in the dataset export,
+ * and its reasons → verdict `fraud` from the keyboard, confirmed → the case is closed, its label is in the dataset export,
  * the queue moves on. Every page passes axe-core's WCAG 2 A/AA checks, and the page works without a mouse.
  */
 import assert from 'node:assert/strict';
@@ -99,13 +99,17 @@ describe('the console in Chromium under npm start', { skip: skipWithoutBrowser()
     await page.keyboard.press('n');
     await page.waitForSelector('main h1:text-matches("^Case \\\\d+$")');
     const caseId = ((await heading()) ?? '').replace('Case ', '');
-    assert.match((await page.textContent('dl.fields')) ?? '', /amount\s*2500/);
-    assert.match((await page.textContent('dl.fields')) ?? '', /tx-ui-1/, 'the oldest open case');
-    assert.ok((await page.locator('section[aria-labelledby="why-h"] tbody tr').count()) > 0, 'its reasons');
+    assert.match((await page.textContent('#payment-fields')) ?? '', /Amount\s*2,500\.00 EUR/);
+    assert.match((await page.textContent('#payment-fields')) ?? '', /tx-ui-1/, 'the oldest open case');
+    assert.ok((await page.locator('#reasons li').count()) > 0, 'its reasons');
     assert.match((await page.textContent('#rules-fired')) ?? '', /large-amount-new-device/);
     assert.deepEqual(await violations(page), []);
 
+    // f asks first; Enter confirms; the verdict goes after the undo window (short here)
+    await page.evaluate("localStorage.setItem('console.verdictUndoMs', '200')");
     await page.keyboard.press('f');
+    await page.getByRole('dialog', { name: `Close case ${caseId} as fraud?` }).waitFor();
+    await page.keyboard.press('Enter');
     await page.waitForFunction(`document.querySelector('main h1')?.textContent !== 'Case ${caseId}'`);
     assert.match((await page.textContent('#status')) ?? '', new RegExp(`Case ${caseId} closed as fraud`));
     assert.match((await heading()) ?? '', /^Case \d+$/, 'the next case is open');

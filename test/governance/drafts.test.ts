@@ -46,6 +46,16 @@ const BASE = {
   rules: [{ id: 'block-merchant', when: 'event.merchantId == "m-bad"', action: 'block' }],
 };
 
+/** The version serving, which the drafts' diffs compare with (as loaded: a rule's description defaults to ""). */
+const SERVING = {
+  name: 'fraud-rules',
+  version: '1.0.0',
+  rules: [
+    { id: 'block-merchant', when: 'event.merchantId == "m-worse"', action: 'block', description: '' },
+    { id: 'old-rule', when: 'event.amount > 5000', action: 'review', description: '' },
+  ],
+};
+
 /** A draft reading a list the logged decisions consulted (`blocked_devices`) and one they did not. */
 const LISTED = {
   name: 'fraud-rules',
@@ -155,6 +165,7 @@ for (const make of [serverDb, pgliteDb]) {
         },
         record: async (e) => void audit.push(e),
         wallClock: () => NOW,
+        serving: () => ({ version: '1.0.0', document: SERVING }),
       });
     });
     after(async () => {
@@ -263,6 +274,43 @@ for (const make of [serverDb, pgliteDb]) {
           ['lead-b', 'approve'],
         ],
       );
+    });
+
+    it("a draft's diff against serving; promote of an approved draft goes through the admin's, by a lead only", async () => {
+      const diff = await drafts.diff(ANALYST, 'fraud-rules', '1.1.0');
+      assert.equal(diff.serving, '1.0.0');
+      assert.deepEqual(
+        diff.rules.map((r) => [r.id, r.change, r.lines.filter((l) => l.op !== 'same').map((l) => `${l.op} ${l.text}`)]),
+        [
+          [
+            'block-merchant',
+            'changed',
+            ['del when: event.merchantId == "m-worse"', 'add when: event.merchantId == "m-bad"'],
+          ],
+          [
+            'old-rule',
+            'removed',
+            ['del id: "old-rule"', 'del description: ""', 'del when: event.amount > 5000', 'del action: "review"'],
+          ],
+        ],
+      );
+      const actors: string[] = [];
+      const admin = (actor: string): ArtifactAdmin => {
+        actors.push(actor);
+        return drafts.gate(inner);
+      };
+      await assert.rejects(drafts.promote(ANALYST, 'fraud-rules', '1.1.0', admin), { code: 'forbidden' });
+      const d = await drafts.get(A, 'fraud-rules', '1.1.0');
+      if (d.state !== 'approved') {
+        // the rejecting lead won the race above: a rejected draft is not promoted
+        await assert.rejects(drafts.promote(B, 'fraud-rules', '1.1.0', admin), { code: 'draft_not_approved' });
+        assert.deepEqual(actors, []);
+        return;
+      }
+      const before = promoted.length;
+      await drafts.promote(A, 'fraud-rules', '1.1.0', admin); // the author may promote once another lead approved
+      assert.deepEqual([promoted.length - before, promoted.at(-1), actors], [1, { version: '1.1.0' }, ['lead-a']]);
+      await assert.rejects(drafts.promote(B, 'fraud-rules', '9.9.9', admin), { code: 'not_found' });
     });
 
     it('replays lists as recorded: a later entry changes nothing; a new list only with useCurrentLists', async () => {

@@ -5,11 +5,10 @@ import { readOnnxSignature } from '../../lib/inference/onnx-signature';
 import {
   buildPassThroughModel,
   buildDenseModel,
-  buildRandomMlp,
   denseForward,
   type DenseModelSpec,
-  randomMlpSpec,
 } from '../../lib/training/onnx-writer';
+import { buildRandomMlp, randomMlpSpec } from '../../lib/training/random-model';
 import { Prng } from '../../lib/training/prng';
 
 async function run(bytes: Uint8Array, x: Float32Array, batch: number, width: number): Promise<ort.Tensor> {

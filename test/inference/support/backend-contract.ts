@@ -5,7 +5,8 @@ import type { AppError } from '../../../lib/errors/errors';
 import { FEATURE_COUNT } from '../../../lib/features/featurizer';
 import type { InferenceBackend } from '../../../lib/inference/backend';
 import type { ModelInput } from '../../../lib/inference/batch-executor';
-import { denseForward, randomMlpSpec } from '../../../lib/training/onnx-writer';
+import { denseForward } from '../../../lib/training/onnx-writer';
+import { randomMlpSpec } from '../../../lib/training/random-model';
 
 /** Hidden layers of the contract-suite model (small, so the suite is quick). */
 export const CONTRACT_HIDDEN = [16, 8];
