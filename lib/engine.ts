@@ -1,13 +1,4 @@
-import type { Insights } from './console/insights';
-import type { Drafts } from './governance/drafts';
-import type { ArtifactAdmin } from './http/admin-routes';
-import { describeOutcome } from './pointer/upload-pipeline';
-import type { Admission, Arrival, EngineAdmissionStats } from './admission/admission';
-import type { AsyncScorer, MessageMeta, MessageOutcome, QueueMessage } from './async/async-scorer';
-import type { Config } from './config/config';
-import type { ContextProvider } from './context/context-provider';
 import { batchDeadlineMs } from './inference/deadline';
-import type { ReadinessMonitor } from './inference/readiness-monitor';
 import {
   currentReadiness,
   healthDetail,
@@ -16,189 +7,26 @@ import {
   type HealthDetail,
   type PublicReadiness,
 } from './inference/readiness-views';
-import type { SessionManager } from './inference/session-manager';
-import type { LabelsAdded } from './learning/labels';
-import type { Learning } from './learning/learning';
-import type { Cases } from './cases/create-cases';
-import type { IntakeMessage, RejectedCase } from './cases/case-intake';
-import type { Governance } from './governance/governance';
-import { requireService, type Webhooks } from './webhooks/create-webhooks';
-import type { WebhookService } from './webhooks/webhook-service';
-import type { CaseService } from './cases/case-service';
-import type { ModelRollout } from './rollout/model-rollout';
-import type { Decisioning } from './decisioning/decisioning';
-import type { DecisioningParts } from './decisioning/create-decisioning';
-import type { RulesetRollout } from './decisioning/ruleset-rollout';
-import type { SignalsParts } from './signals/create-signals';
-import type { SignalsRollout } from './signals/signals-rollout';
-import type { SignalsServing } from './signals/signals-serving';
-import type { InferResponse, OipService } from './oip/oip-service';
-import { AppError } from './errors/errors';
+import type { Arrival, EngineAdmissionStats } from './admission/admission';
+import type { MessageMeta, MessageOutcome, QueueMessage } from './async/async-scorer';
+import type { InferResponse } from './oip/oip-service';
 import { batchItems, sortBatch, type BatchItemResult } from './scoring/batch-body';
 import { parsePaymentEvent } from './domain/payment-event';
-import type { ScoreOptions, ScoreResult, Scorer } from './scoring/scorer';
-import type { Logger } from './platform/logger';
-import type { ScoringPath, Telemetry } from './telemetry/telemetry';
+import type { ScoreOptions, ScoreResult } from './scoring/scorer';
+import type { ScoringPath } from './telemetry/telemetry';
+import { EngineServices } from './app/engine-services';
 
-/** The parts an {@link Engine} is made of (built by the composition root, `lib/app.ts`). */
-export interface EngineParts {
-  readonly config: Config;
-  readonly logger: Logger;
-  readonly sessions: SessionManager;
-  readonly context: ContextProvider;
-  readonly scorer: Scorer;
-  /** Asynchronous (Service Bus) scoring, exactly once per transaction. */
-  readonly asyncScorer: AsyncScorer;
-  /** Model rollout (blob uploads, fleet pointer, canary/shadow, admin API). */
-  readonly rollout?: ModelRollout;
-  /** Rules, lists and merchant profiles, and ruleset rollout (absent with `RULESET_NAME=none`). */
-  readonly decisioning?: DecisioningParts;
-  /** The signals served (aggregates and features as data) and their rollout. */
-  readonly signals?: SignalsParts;
-  /** The Open Inference Protocol (KServe V2) over the managed models. */
-  readonly oip?: OipService;
-  /** Metrics and spans; every scored payment is counted by path, decision and cache. */
-  readonly telemetry?: Telemetry;
-  /** Admission by deadline, with a memory ceiling (HTTP and Service Bus share it); default: admit everything. */
-  readonly admission?: Admission;
-  /** Monotonic clock, ms, for `scoring.request.duration`. Default `performance.now`. */
-  readonly now?: () => number;
-  /** Keeps readiness fresh with a background sample inference (started by the composition root). */
-  readonly readinessMonitor?: ReadinessMonitor;
-  /** The learning loop: decision log, labels, drift (also listed in `disposables`). */
-  readonly learning?: Learning;
-  /** The review cases: writer and API (also listed in `disposables`). */
-  readonly cases?: Cases;
-  /** The audit trail (lib/governance). */
-  readonly governance?: Governance;
-  /** The case events' webhooks: API and relay (also listed in `disposables`). */
-  readonly webhooks?: Webhooks;
-  /** The console's views (rules, drift, serving). */
-  readonly insights?: Insights;
-  /** Drafts of the served ruleset, their backtest and approval (absent without a ruleset or a case database). */
-  readonly drafts?: Drafts;
-  /** Extra resources to dispose with the engine, last first. */
-  readonly disposables?: readonly { dispose(): Promise<void> }[];
-}
+export type { EngineParts } from './app/engine-services';
 
 /**
  * The engine every trigger shares: one per process. Its methods are the entry points the function
- * adapters call; each validates its input and returns plain results or throws `AppError`s.
+ * adapters call; each validates its input and returns plain results or throws `AppError`s. The getters of
+ * its parts are {@link EngineServices}'.
  */
-export class Engine {
-  constructor(private readonly parts: EngineParts) {}
-
-  get config(): Config {
-    return this.parts.config;
-  }
-  get logger(): Logger {
-    return this.parts.logger;
-  }
-  get sessions(): SessionManager {
-    return this.parts.sessions;
-  }
-  /**
-   * Model rollout: `handleUpload` (blob trigger), `status` / `promote` / `rollback` / `traffic` (admin API).
-   * @throws AppError `internal` if the engine was built without it.
-   */
-  get models(): ModelRollout {
-    if (this.parts.rollout === undefined) throw new AppError('internal', 'Model rollout is not configured.');
-    return this.parts.rollout;
-  }
-
-  /**
-   * The lists admin operations (`/api/lists/...`) on the active ruleset's lists.
-   * @throws AppError `not_found` when no ruleset is configured (no list is declared).
-   */
-  get lists(): Decisioning {
-    if (this.parts.decisioning === undefined) throw new AppError('not_found', 'No ruleset is configured: no lists.');
-    return this.parts.decisioning.decisioning;
-  }
-
-  /**
-   * Ruleset rollout: `handleUpload` (blob trigger), `status` / `promote` / `rollback` / `traffic` (admin API).
-   * @throws AppError `not_found` when no ruleset is configured.
-   */
-  get rulesets(): RulesetRollout {
-    if (this.parts.decisioning === undefined) throw new AppError('not_found', 'No ruleset is configured.');
-    return this.parts.decisioning.rollout;
-  }
-
-  /**
-   * The ruleset admin routes' operations: the rollout's, with the four-eyes rule when drafts are on (a version
-   * whose draft is not approved is never promoted, canaried or shadowed).
-   * @throws AppError `not_found` when no ruleset is configured.
-   */
-  get rulesetAdmin(): ArtifactAdmin {
-    const rollout = this.rulesets;
-    return this.parts.drafts === undefined ? rollout : this.parts.drafts.gate(rollout);
-  }
-
-  /**
-   * The ruleset blob trigger: published through the rollout, or, with `RULESET_DIRECT_ROLLOUT=false`, kept as a
-   * draft; either way audited (actor `blob-upload`). Returns the line to log (`warn` for a refusal).
-   * @throws transient AppErrors only (retried), and `dependency_unavailable` when its audit entry cannot be recorded.
-   */
-  async rulesetUpload(blobPath: string, bytes: Uint8Array | undefined): Promise<{ warn: boolean; text: string }> {
-    const drafts = this.parts.drafts;
-    if (drafts !== undefined && !this.parts.config.decisioning.directRollout) return drafts.upload(blobPath, bytes);
-    const outcome = await this.rulesets.handleUpload(bytes === undefined ? { blobPath } : { blobPath, bytes });
-    await this.parts.governance?.audit.upload('ruleset', outcome); // throws (retried) when it cannot be recorded
-    return describeOutcome('ruleset', outcome);
-  }
-
-  /**
-   * Signals rollout: `handleUpload` (blob trigger), `status` / `promote` / `rollback` / `traffic` (admin API).
-   * @throws AppError `internal` if the engine was built without it.
-   */
-  get signals(): SignalsRollout {
-    if (this.parts.signals === undefined) throw new AppError('internal', 'The signals rollout is not configured.');
-    return this.parts.signals.rollout;
-  }
-
-  /**
-   * What the scoring pipeline reads of the signals: the versions served here, swapped atomically.
-   * @throws AppError `internal` if the engine was built without it.
-   */
-  get signalsServing(): SignalsServing {
-    if (this.parts.signals === undefined) throw new AppError('internal', 'The signals rollout is not configured.');
-    return this.parts.signals.serving;
-  }
-
-  /**
-   * The signals blob trigger: published through the rollout, and audited (actor `blob-upload`). Returns the line to
-   * log (`warn` for a refusal).
-   * @throws transient AppErrors only (retried), and `dependency_unavailable` when its audit entry cannot be recorded.
-   */
-  async signalsUpload(blobPath: string, bytes: Uint8Array | undefined): Promise<{ warn: boolean; text: string }> {
-    const outcome = await this.signals.handleUpload(bytes === undefined ? { blobPath } : { blobPath, bytes });
-    await this.parts.governance?.audit.upload('signals', outcome); // throws (retried) when it cannot be recorded
-    return describeOutcome('signals', outcome);
-  }
-
-  /**
-   * Drafts of the served ruleset (`/api/rulesets/{name}/drafts…`).
-   * @throws AppError `not_found` without a ruleset or a case database (`CASE_STORE=none`).
-   */
-  get drafts(): Drafts {
-    const d = this.parts.drafts;
-    if (d === undefined)
-      throw new AppError('not_found', 'Ruleset drafts need a ruleset and a case database (CASE_STORE).');
-    return d;
-  }
-
-  /**
-   * The Open Inference Protocol endpoints' operations (`v2/...`).
-   * @throws AppError `internal` if the engine was built without them.
-   */
-  get oip(): OipService {
-    if (this.parts.oip === undefined) throw new AppError('internal', 'The inference protocol is not configured.');
-    return this.parts.oip;
-  }
-
-  /** The admission's counters (`undefined` without admission). */
+export class Engine extends EngineServices {
+  /** The admission's counters. */
   get admissionStats(): EngineAdmissionStats | undefined {
-    return this.parts.admission?.stats;
+    return this.parts.admission.stats;
   }
 
   /**
@@ -206,7 +34,7 @@ export class Engine {
    * is read, and passes it as `arrivedAt`; the request's deadline starts there.
    */
   arrival(): number {
-    return this.parts.admission?.clock() ?? this.parts.now?.() ?? performance.now();
+    return this.parts.admission.clock();
   }
 
   /**
@@ -217,10 +45,7 @@ export class Engine {
    *   within its deadline, or the memory ceiling is full; `fn` then never runs.
    */
   admit<T>(deadlineMs: number, fn: (arrival: Arrival) => Promise<T>, arrivedAt?: number): Promise<T> {
-    const admission = this.parts.admission;
-    if (admission !== undefined) return admission.run(deadlineMs, fn, arrivedAt);
-    const at = arrivedAt ?? this.arrival();
-    return fn({ at, deadlineAt: at + deadlineMs });
+    return this.parts.admission.run(deadlineMs, fn, arrivedAt);
   }
 
   /**
@@ -231,77 +56,13 @@ export class Engine {
    * @throws AppError `overloaded` (transient) when no slot frees in time; `fn` then never runs.
    */
   admitWaiting<T>(weight: number, fn: () => Promise<T>): Promise<T> {
-    const admission = this.parts.admission;
-    return admission === undefined ? fn() : admission.runWaiting(weight, fn);
-  }
-
-  /**
-   * Stores a `POST /api/labels` body `{ "labels": [...] }` (at most 1000); a label already stored for the same
-   * (transactionId, label) changes nothing.
-   * @throws AppError `validation_failed` naming every bad field, `payload_too_large`, `dependency_unavailable`.
-   */
-  addLabels(body: unknown): Promise<LabelsAdded> {
-    if (this.parts.learning === undefined)
-      return Promise.reject(new AppError('internal', 'The learning loop is not configured.'));
-    return this.parts.learning.addLabels(body);
-  }
-
-  /**
-   * The governance of changes: the audit trail (`GET /api/audit`, the audited admin paths).
-   * @throws AppError `not_found` when not configured.
-   */
-  get governance(): Governance {
-    if (this.parts.governance === undefined) throw new AppError('not_found', 'Governance is not configured.');
-    return this.parts.governance;
-  }
-
-  /**
-   * The webhook API (`/api/webhooks`; docs/webhooks.md).
-   * @throws AppError `not_found` without a case database (`CASE_STORE=none`).
-   */
-  get webhooks(): WebhookService {
-    return requireService(this.parts.webhooks);
-  }
-
-  /**
-   * The case API's operations (`/api/cases`, `/api/me`).
-   * @throws AppError `not_found` when no case store is configured (`CASE_STORE=none`).
-   */
-  get cases(): CaseService {
-    const s = this.parts.cases?.service;
-    if (s === undefined) throw new AppError('not_found', 'The case queue is not configured (CASE_STORE=none).');
-    return s;
-  }
-
-  /**
-   * Writes a delivery batch of the case intake queue to the case store (the `caseIntake` function).
-   * @throws AppError `not_found` with `CASE_STORE=none`; `dependency_unavailable` (after a backoff wait) while the
-   *   database is unavailable, so the queue redelivers the batch.
-   */
-  intakeCases(
-    messages: readonly IntakeMessage[],
-  ): Promise<{ readonly opened: number; readonly rejected: RejectedCase[] }> {
-    const c = this.parts.cases;
-    if (c === undefined) throw new AppError('not_found', 'The case queue is not configured (CASE_STORE=none).');
-    return c.intake(messages);
-  }
-
-  /** The console's views: rules, drift, what serves. @throws AppError `not_found` when the engine has none. */
-  get insights(): Insights {
-    const i = this.parts.insights;
-    if (i === undefined) throw new AppError('not_found', 'The console views are not configured.');
-    return i;
-  }
-
-  /** The learning loop (decision log stats, drift readings); `undefined` if the engine was built without it. */
-  get learning(): Learning | undefined {
-    return this.parts.learning;
+    return this.parts.admission.runWaiting(weight, fn);
   }
 
   /** Loads and warms the model (single-flight), then follows the model pointer once. Logs the outcome; rethrows a failure. */
   async start(): Promise<void> {
     await this.parts.sessions.ensureReady();
-    await this.parts.rollout?.converge(); // readiness waits until the pointer has been read
+    await this.parts.rollout.converge(); // readiness waits until the pointer has been read
   }
 
   /**
@@ -328,7 +89,7 @@ export class Engine {
   /**
    * Runs an Open Inference Protocol request (`POST /api/v2/models/{name}[/versions/{version}]/infer`): the
    * body is validated against the model first, then admitted as {@link score} is.
-   * @throws AppError as {@link OipService.infer} does.
+   * @throws AppError as the inference protocol's `infer` does (lib/oip/oip-service.ts).
    */
   infer(name: string, version: string | undefined, body: unknown, options: ScoreOptions = {}): Promise<InferResponse> {
     const deadlineMs = options.deadlineMs ?? this.parts.config.inference.deadlineMs;
@@ -339,7 +100,7 @@ export class Engine {
   }
 
   private observe<R extends ScoreResult>(path: ScoringPath, r: R): R {
-    this.parts.telemetry?.scored({
+    this.parts.telemetry.scored({
       path,
       decision: r.decision,
       cache: r.cache,
@@ -352,8 +113,8 @@ export class Engine {
 
   /** Runs parsing (synchronous) in the `validate` span when tracing is on. */
   private validate<T>(parse: () => T): T {
-    const tracer = this.parts.telemetry?.tracer;
-    return tracer?.enabled === true ? tracer.spanSync('validate', {}, parse) : parse();
+    const tracer = this.parts.telemetry.tracer;
+    return tracer.enabled ? tracer.spanSync('validate', {}, parse) : parse();
   }
 
   /** Records `scoring.request.duration` (outcome `ok`, `rejected` or the error code) around one request. */
@@ -363,8 +124,7 @@ export class Engine {
     outcome: (r: T) => string = () => 'ok',
   ): Promise<T> {
     const t = this.parts.telemetry;
-    if (t === undefined) return fn();
-    const now = this.parts.now ?? (() => performance.now());
+    const now = this.parts.now;
     const t0 = now();
     try {
       const r = await fn();
@@ -447,7 +207,7 @@ export class Engine {
     return currentReadiness(this.parts.sessions, this.parts.rollout, [
       this.parts.rollout,
       this.parts.decisioning?.rollout,
-      this.parts.signals?.rollout,
+      this.parts.signals.rollout,
     ]);
   }
 
@@ -464,15 +224,13 @@ export class Engine {
     return healthDetail(this.readiness(), this.parts.config.model.healthProbeIntervalMs / 1000);
   }
 
-  /** Releases everything the engine holds. */
-  async dispose(): Promise<void> {
-    await this.parts.readinessMonitor?.dispose();
-    await this.parts.rollout?.dispose();
-    await this.parts.decisioning?.dispose();
-    await this.parts.signals?.dispose();
-    await this.parts.sessions.dispose();
-    await this.parts.context.dispose();
-    for (const d of [...(this.parts.disposables ?? [])].reverse()) await d.dispose();
+  /**
+   * Releases everything the engine holds: every subsystem, in the reverse of their construction order, each even
+   * if another fails. A second call is harmless (it returns the first's outcome).
+   * @throws AggregateError naming each subsystem that failed to dispose.
+   */
+  dispose(): Promise<void> {
+    return this.parts.dispose();
   }
 }
 

@@ -11,7 +11,6 @@ import type { DeadlineAdmissionEvents } from '../admission/deadline-admission';
 import type { ContextEvents } from '../context/events';
 import type { EscalationEvents } from '../escalation/types';
 import type { EscalationOutcome } from '../scoring/escalation-info';
-import type { BackendFactory } from '../inference/backend';
 import type { BatcherEvents, BatcherStats } from '../inference/batcher-types';
 import type { SessionManagerEvents } from '../inference/session-manager';
 import type { WorkerPoolEvents } from '../inference/worker-pool-types';
@@ -264,19 +263,17 @@ export class Telemetry {
     };
   }
 
-  /** Wraps a backend factory so the queue-depth gauge sees every loaded batcher until it is disposed. */
-  trackBackends(factory: BackendFactory): BackendFactory {
+  /**
+   * Handlers of the loaded backends' lifecycle: the queue-depth gauge sums the queues of the backends loaded and
+   * not yet disposed.
+   */
+  backendEvents(): {
+    opened(b: { readonly stats: BatcherStats }): void;
+    closed(b: { readonly stats: BatcherStats }): void;
+  } {
     return {
-      load: async (model) => {
-        const backend = await factory.load(model);
-        const stats = backend as unknown as { readonly stats?: BatcherStats };
-        if (stats.stats === undefined) return backend;
-        const tracked = stats as { readonly stats: BatcherStats };
-        this.backends.add(tracked);
-        const dispose = backend.dispose.bind(backend);
-        backend.dispose = () => (this.backends.delete(tracked), dispose());
-        return backend;
-      },
+      opened: (b) => this.backends.add(b),
+      closed: (b) => this.backends.delete(b),
     };
   }
 
