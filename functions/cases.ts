@@ -1,128 +1,115 @@
 import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
 import { app } from '@azure/functions';
 import { peopleRoutesAuthLevel, sharedEngine } from '../lib/app';
-import { jsonResponse, readJsonBody, withProblems } from '../lib/http/http-io';
-
-/** `function`, or `anonymous` behind Easy Auth (the console calls these routes from the browser: lib/app.ts). */
-const authLevel = peopleRoutesAuthLevel();
-
-/** Case bodies (a note, a verdict) are small. */
-const CASE_BODY_LIMIT_BYTES = 16 * 1024;
+import * as c from '../lib/contracts/cases';
+import { route } from '../lib/http/route';
 
 /**
- * The analysts' case queue (docs/cases.md). Every route reads who is acting from Easy Auth's
- * `x-ms-client-principal` (or the development identity under `npm start`); `IDENTITY_MODE=disabled` answers 403.
- * GET /api/cases?status=&queue=&rule=&merchantId=&minScore=&assignee=&olderThan=&order=&cursor=: one page of cases
- * (`assignee=me`: the caller's).
+ * The analysts' case queue (docs/cases.md; contracts: lib/contracts/cases.ts). Every route reads who is acting from
+ * Easy Auth's `x-ms-client-principal` (or the development identity under `npm start`); `IDENTITY_MODE=disabled`
+ * answers 403. `function`, or `anonymous` behind Easy Auth (the console calls these routes from the browser).
  */
-app.http('casesList', {
-  route: 'cases',
-  methods: ['GET'],
-  authLevel,
-  handler: withProblems(async (request) =>
-    jsonResponse(200, await (await sharedEngine()).cases.list(request.headers, request.query)),
+const people = { people: peopleRoutesAuthLevel() };
+
+app.http(
+  c.casesList.name,
+  route(
+    c.casesList,
+    async (input, request) => ({
+      body: await (await sharedEngine()).cases.list(request.headers, input.query),
+    }),
+    people,
   ),
-});
+);
 
-/**
- * POST /api/cases/search `{ transactionId?, userId?, status?, … }`: the list searched by ids, which never travel in a
- * URL (request logs keep URLs); the other fields are the list's parameters.
- */
-app.http('casesSearch', {
-  route: 'cases/search',
-  methods: ['POST'],
-  authLevel,
-  handler: withProblems(async (request) => {
-    const body = await readJsonBody(request, CASE_BODY_LIMIT_BYTES);
-    return jsonResponse(200, await (await sharedEngine()).cases.search(request.headers, body));
-  }),
-});
-
-/**
- * POST /api/cases/next?queue=&rule=&merchantId=&minScore=: assigns the oldest open unassigned case matching the
- * filters to the caller (200 `{ case }`; 204 when none matches).
- */
-app.http('casesNext', {
-  route: 'cases/next',
-  methods: ['POST'],
-  authLevel,
-  handler: withProblems(async (request) => {
-    const c = await (await sharedEngine()).cases.next(request.headers, request.query);
-    return c === undefined ? { status: 204, headers: { 'cache-control': 'no-store' } } : jsonResponse(200, { case: c });
-  }),
-});
-
-/**
- * GET /api/cases/analytics?from=&to=: handling time, verdict mix, false-positive rate and SLA breaches of the cases
- * closed in the range, in total, per queue and per rule.
- */
-app.http('casesAnalytics', {
-  route: 'cases/analytics',
-  methods: ['GET'],
-  authLevel,
-  handler: withProblems(async (request) =>
-    jsonResponse(200, await (await sharedEngine()).cases.analytics(request.headers, request.query)),
+app.http(
+  c.casesSearch.name,
+  route(
+    c.casesSearch,
+    async (input, request) => {
+      const body = await input.body();
+      return { body: await (await sharedEngine()).cases.search(request.headers, body) };
+    },
+    people,
   ),
-});
+);
 
-/** GET /api/cases/{id}: the case, its history and the same user's other recent cases. */
-app.http('casesGet', {
-  route: 'cases/{id}',
-  methods: ['GET'],
-  authLevel,
-  handler: withProblems(async (request) =>
-    jsonResponse(200, await (await sharedEngine()).cases.get(request.headers, request.params['id'])),
+app.http(
+  c.casesNext.name,
+  route(
+    c.casesNext,
+    async (input, request) => {
+      const found = await (await sharedEngine()).cases.next(request.headers, input.query);
+      return found === undefined ? { status: 204 } : { body: { case: found } };
+    },
+    people,
   ),
-});
+);
 
-/** POST /api/cases/{id}/notes `{ text }`: adds a note (409 on a closed case). */
-app.http('casesNotes', {
-  route: 'cases/{id}/notes',
-  methods: ['POST'],
-  authLevel,
-  handler: withProblems(async (request) => {
-    const engine = await sharedEngine();
-    const body = await readJsonBody(request, CASE_BODY_LIMIT_BYTES);
-    return jsonResponse(200, { case: await engine.cases.addNote(request.headers, request.params['id'], body) });
-  }),
-});
+app.http(
+  c.casesAnalytics.name,
+  route(
+    c.casesAnalytics,
+    async (input, request) => ({
+      body: await (await sharedEngine()).cases.analytics(request.headers, input.query),
+    }),
+    people,
+  ),
+);
 
-/**
- * POST /api/cases/{id}/verdict `{ verdict, reason?, addToList?: { list, ttlSeconds? } }`: the case closes with its
- * label, list entry (leads) and audit entry in one transaction (the same verdict again: 200; another: 409).
- */
-app.http('casesVerdict', {
-  route: 'cases/{id}/verdict',
-  methods: ['POST'],
-  authLevel,
-  handler: withProblems(async (request) => {
-    const engine = await sharedEngine();
-    const body = await readJsonBody(request, CASE_BODY_LIMIT_BYTES);
-    return jsonResponse(
-      200,
-      await engine.governance.audit.verdict(engine.cases, request.headers, request.params['id'], body),
-    );
-  }),
-});
+app.http(
+  c.casesGet.name,
+  route(
+    c.casesGet,
+    async (input, request) => ({
+      body: await (await sharedEngine()).cases.get(request.headers, input.param('id')),
+    }),
+    people,
+  ),
+);
 
-/** POST /api/cases/{id}/assign `{ assignee }`: a lead reassigns a case that is not closed (audited). */
-app.http('casesAssign', {
-  route: 'cases/{id}/assign',
-  methods: ['POST'],
-  authLevel,
-  handler: withProblems(async (request) => {
-    const engine = await sharedEngine();
-    const body = await readJsonBody(request, CASE_BODY_LIMIT_BYTES);
-    return jsonResponse(200, {
-      case: await engine.governance.audit.assign(engine.cases, request.headers, request.params['id'], body),
-    });
-  }),
-});
+app.http(
+  c.casesNotes.name,
+  route(
+    c.casesNotes,
+    async (input, request) => {
+      const engine = await sharedEngine();
+      const body = await input.body();
+      return { body: { case: await engine.cases.addNote(request.headers, input.param('id'), body) } };
+    },
+    people,
+  ),
+);
 
-/** GET /api/me: who is acting, and whether it is a development identity. */
-app.http('me', {
-  route: 'me',
-  methods: ['GET'],
-  authLevel,
-  handler: withProblems(async (request) => jsonResponse(200, (await sharedEngine()).cases.me(request.headers))),
-});
+app.http(
+  c.casesVerdict.name,
+  route(
+    c.casesVerdict,
+    async (input, request) => {
+      const engine = await sharedEngine();
+      const body = await input.body();
+      const v = await engine.governance.audit.verdict(engine.cases, request.headers, input.param('id'), body);
+      return { body: { case: v.case, label: v.label as c.CaseLabel } };
+    },
+    people,
+  ),
+);
+
+app.http(
+  c.casesAssign.name,
+  route(
+    c.casesAssign,
+    async (input, request) => {
+      const engine = await sharedEngine();
+      const body = await input.body();
+      const assigned = await engine.governance.audit.assign(engine.cases, request.headers, input.param('id'), body);
+      return { body: { case: assigned } };
+    },
+    people,
+  ),
+);
+
+app.http(
+  c.me.name,
+  route(c.me, async (_input, request) => ({ body: (await sharedEngine()).cases.me(request.headers) }), people),
+);

@@ -1,47 +1,44 @@
 import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
 import { app } from '@azure/functions';
 import { peopleRoutesAuthLevel, sharedEngine } from '../lib/app';
-import { jsonResponse, withProblems } from '../lib/http/http-io';
+import * as c from '../lib/contracts/insights';
+import { route } from '../lib/http/route';
 
-/** The console's read-only views (docs/console.md); an analyst or a lead, as on the case API. */
-const authLevel = peopleRoutesAuthLevel();
+/** The console's read-only views (docs/console.md; lib/contracts/insights.ts); an analyst or a lead. */
+const people = { people: peopleRoutesAuthLevel() };
 
-/** GET /api/insights/rules?days=7: each rule's hits, precision and recall against the labels. */
-app.http('insightsRules', {
-  route: 'insights/rules',
-  methods: ['GET'],
-  authLevel,
-  handler: withProblems(async (request) =>
-    jsonResponse(200, await (await sharedEngine()).insights.rules(request.headers, request.query)),
+app.http(
+  c.insightsRules.name,
+  route(
+    c.insightsRules,
+    async (input, request) => ({ body: await (await sharedEngine()).insights.rules(request.headers, input.query) }),
+    people,
   ),
-});
+);
 
-/** GET /api/insights/drift?days=7: the PSI of each feature and of the score per hour or day. */
-app.http('insightsDrift', {
-  route: 'insights/drift',
-  methods: ['GET'],
-  authLevel,
-  handler: withProblems(async (request) =>
-    jsonResponse(200, await (await sharedEngine()).insights.drift(request.headers, request.query)),
+app.http(
+  c.insightsDrift.name,
+  route(
+    c.insightsDrift,
+    async (input, request) => ({ body: await (await sharedEngine()).insights.drift(request.headers, input.query) }),
+    people,
   ),
-});
+);
 
-/** GET /api/insights/serving: model and ruleset versions, canaries and shadows. */
-app.http('insightsServing', {
-  route: 'insights/serving',
-  methods: ['GET'],
-  authLevel,
-  handler: withProblems(async (request) =>
-    jsonResponse(200, await (await sharedEngine()).insights.serving(request.headers)),
+app.http(
+  c.insightsServing.name,
+  route(
+    c.insightsServing,
+    async (_input, request) => ({ body: (await (await sharedEngine()).insights.serving(request.headers)) as object }),
+    people,
   ),
-});
+);
 
-/** GET /api/insights/ruleset: the serving ruleset's name, version and document (a new draft starts from it). */
-app.http('insightsRuleset', {
-  route: 'insights/ruleset',
-  methods: ['GET'],
-  authLevel,
-  handler: withProblems(async (request) =>
-    jsonResponse(200, await (await sharedEngine()).insights.ruleset(request.headers)),
+app.http(
+  c.insightsRuleset.name,
+  route(
+    c.insightsRuleset,
+    async (_input, request) => ({ body: await (await sharedEngine()).insights.ruleset(request.headers) }),
+    people,
   ),
-});
+);

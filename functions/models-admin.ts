@@ -4,11 +4,13 @@ import { sharedEngine } from '../lib/app';
 import { adminHandlers } from '../lib/http/admin-routes';
 import { jsonResponse, withProblems } from '../lib/http/http-io';
 
-/** The model admin routes: audited (lib/governance/audit.ts), the same handlers (bodies, errors) as the rulesets'. */
+/**
+ * The model admin routes: audited (lib/governance/audit.ts), the same handlers (bodies, errors) as the rulesets', with
+ * the four-eyes rule when `MODEL_DIRECT_ROLLOUT=false` (a promote, canary or shadow needs a second lead).
+ */
 const models = adminHandlers(async (request) => {
   const engine = await sharedEngine();
-  const audit = engine.governance.audit;
-  return audit.admin('model', engine.models, audit.actorOf(request.headers));
+  return engine.governance.admin('model', engine.models, request.headers, engine.models.fourEyes);
 });
 
 /** GET /api/models: active, candidate and previous versions, each instance's state, the last rejection, shadow distributions. */

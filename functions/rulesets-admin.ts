@@ -6,8 +6,7 @@ import { adminHandlers } from '../lib/http/admin-routes';
 /** The ruleset admin routes: audited (lib/governance/audit.ts), the same handlers (bodies, errors) as the models', with the four-eyes rule on drafts. */
 const rulesets = adminHandlers(async (request) => {
   const engine = await sharedEngine();
-  const audit = engine.governance.audit;
-  return audit.admin('ruleset', engine.rulesetAdmin, audit.actorOf(request.headers));
+  return engine.governance.admin('ruleset', engine.rulesetAdmin, request.headers);
 });
 
 /** GET /api/rulesets/{name}: the version served here, the fleet pointer (active, previous, candidate and its shares, rejections), shadow counts. */

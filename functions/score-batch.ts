@@ -1,7 +1,8 @@
 import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
 import { app } from '@azure/functions';
 import { sharedEngine } from '../lib/app';
-import { jsonResponse, readJsonBody, withProblems } from '../lib/http/http-io';
+import { scoreBatch } from '../lib/contracts/score';
+import { route } from '../lib/http/route';
 import { DEADLINE_HEADER, headerDeadlineMs } from '../lib/inference/deadline';
 
 /**
@@ -11,24 +12,25 @@ import { DEADLINE_HEADER, headerDeadlineMs } from '../lib/inference/deadline';
  * judges the valid events as one request. The deadline starts as the invocation reaches the app:
  * `x-deadline-ms`, else one that scales with the valid events (`BATCH_DEADLINE_PER_EVENT_MS`).
  */
-app.http('scoreBatch', {
-  route: 'score/batch',
-  methods: ['POST'],
-  authLevel: 'function',
-  handler: withProblems(async (request) => {
+app.http(
+  scoreBatch.name,
+  route(scoreBatch, async (input, request) => {
     const engine = await sharedEngine();
     const arrivedAt = engine.arrival();
     const deadlineMs = headerDeadlineMs(request.headers.get(DEADLINE_HEADER), engine.config.inference);
-    const body = await readJsonBody(request, engine.config.http.batchBodyLimitBytes);
+    const body = await input.body(engine.config.http.batchBodyLimitBytes);
     const result = await engine.scoreBatch(body, { arrivedAt, ...(deadlineMs === undefined ? {} : { deadlineMs }) });
     // the version(s) that scored this batch (two while a canary splits its users)
     const versions = [...new Set(result.results.flatMap((r) => ('model' in r ? [r.model.version] : [])))];
     const rulesets = [
       ...new Set(result.results.flatMap((r) => ('model' in r && r.ruleset !== undefined ? [r.ruleset.version] : []))),
     ];
-    return jsonResponse(200, result, {
-      ...(versions.length === 0 ? {} : { 'x-model-version': versions.join(',') }),
-      ...(rulesets.length === 0 ? {} : { 'x-ruleset-version': rulesets.join(',') }),
-    });
+    return {
+      body: result,
+      headers: {
+        ...(versions.length === 0 ? {} : { 'x-model-version': versions.join(',') }),
+        ...(rulesets.length === 0 ? {} : { 'x-ruleset-version': rulesets.join(',') }),
+      },
+    };
   }),
-});
+);

@@ -6,8 +6,7 @@ import { adminHandlers } from '../lib/http/admin-routes';
 /** The signals admin routes: audited (lib/governance/audit.ts), the same handlers (bodies, errors) as the rulesets'. */
 const signals = adminHandlers(async (request) => {
   const engine = await sharedEngine();
-  const audit = engine.governance.audit;
-  return audit.admin('signals', engine.signals, audit.actorOf(request.headers));
+  return engine.governance.admin('signals', engine.signals, request.headers);
 });
 
 /** GET /api/signals/{name}: the version served here, the candidate loaded, the fleet pointer (active, previous, candidate and its shares, rejections). */

@@ -1,100 +1,89 @@
 import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
-import { app, type HttpRequest } from '@azure/functions';
+import { app } from '@azure/functions';
 import { peopleRoutesAuthLevel, sharedEngine } from '../lib/app';
-import { jsonResponse, readJsonBody, withProblems } from '../lib/http/http-io';
-
-/** `function`, or `anonymous` behind Easy Auth (lib/app.ts). */
-const authLevel = peopleRoutesAuthLevel();
-
-/** Webhook bodies are small. */
-const WEBHOOK_BODY_LIMIT_BYTES = 16 * 1024;
-
-/** The body of a request that may have none (`POST .../secrets`): `undefined` when it is empty. */
-async function optionalBody(request: HttpRequest): Promise<unknown> {
-  const length = request.headers.get('content-length');
-  if (request.body === null || length === '0') return undefined;
-  if (length === null && (request.headers.get('content-type') ?? '') === '') return undefined;
-  return readJsonBody(request, WEBHOOK_BODY_LIMIT_BYTES);
-}
+import * as c from '../lib/contracts/webhooks';
+import { route } from '../lib/http/route';
 
 /**
- * The merchants' webhooks of the case events (docs/webhooks.md), leads only (`x-ms-client-principal`, or the
- * development identity under `npm start`). 404 without a case database (`CASE_STORE=none`).
- * POST /api/webhooks `{ url, events, secret? }`: registers an endpoint (201; `secret` in the answer when generated).
- * GET /api/webhooks: the endpoints, without secrets.
+ * The merchants' webhooks of the case events (docs/webhooks.md; lib/contracts/webhooks.ts), leads only
+ * (`x-ms-client-principal`, or the development identity under `npm start`). 404 without a case database.
  */
-app.http('webhooksCreate', {
-  route: 'webhooks',
-  methods: ['POST'],
-  authLevel,
-  handler: withProblems(async (request) => {
-    const engine = await sharedEngine();
-    const body = await readJsonBody(request, WEBHOOK_BODY_LIMIT_BYTES);
-    return jsonResponse(201, await engine.webhooks.create(request.headers, body));
-  }),
-});
+const people = { people: peopleRoutesAuthLevel() };
 
-app.http('webhooksList', {
-  route: 'webhooks',
-  methods: ['GET'],
-  authLevel,
-  handler: withProblems(async (request) =>
-    jsonResponse(200, await (await sharedEngine()).webhooks.list(request.headers)),
+app.http(
+  c.webhooksCreate.name,
+  route(
+    c.webhooksCreate,
+    async (input, request) => {
+      const engine = await sharedEngine();
+      return { body: await engine.webhooks.create(request.headers, await input.body()) };
+    },
+    people,
   ),
-});
+);
 
-/** GET /api/webhooks/deliveries?state=dead&limit=&before=: the dead-letter list (or pending, delivered), newest first. */
-app.http('webhooksDeliveries', {
-  route: 'webhooks/deliveries',
-  methods: ['GET'],
-  authLevel,
-  handler: withProblems(async (request) =>
-    jsonResponse(200, await (await sharedEngine()).webhooks.deliveries(request.headers, request.query)),
+app.http(
+  c.webhooksList.name,
+  route(
+    c.webhooksList,
+    async (_input, request) => ({ body: await (await sharedEngine()).webhooks.list(request.headers) }),
+    people,
   ),
-});
+);
 
-/** POST /api/webhooks/deliveries/{id}/redeliver: a dead delivery (and its case's later ones) is due again now. */
-app.http('webhooksRedeliver', {
-  route: 'webhooks/deliveries/{id}/redeliver',
-  methods: ['POST'],
-  authLevel,
-  handler: withProblems(async (request) =>
-    jsonResponse(200, await (await sharedEngine()).webhooks.redeliver(request.headers, request.params['id'])),
+app.http(
+  c.webhooksDeliveries.name,
+  route(
+    c.webhooksDeliveries,
+    async (input, request) => ({
+      body: await (await sharedEngine()).webhooks.deliveries(request.headers, input.query),
+    }),
+    people,
   ),
-});
+);
 
-/** DELETE /api/webhooks/{id}: removes an endpoint, its secrets and its undelivered events (204). */
-app.http('webhooksDelete', {
-  route: 'webhooks/{id}',
-  methods: ['DELETE'],
-  authLevel,
-  handler: withProblems(async (request) => {
-    await (await sharedEngine()).webhooks.remove(request.headers, request.params['id']);
-    return { status: 204, headers: { 'cache-control': 'no-store' } };
-  }),
-});
-
-/** POST /api/webhooks/{id}/secrets `{ secret? }`: adds a secret (rotation); `secret` in the answer when generated. */
-app.http('webhooksAddSecret', {
-  route: 'webhooks/{id}/secrets',
-  methods: ['POST'],
-  authLevel,
-  handler: withProblems(async (request) => {
-    const engine = await sharedEngine();
-    const body = await optionalBody(request);
-    return jsonResponse(201, await engine.webhooks.addSecret(request.headers, request.params['id'], body));
-  }),
-});
-
-/** DELETE /api/webhooks/{id}/secrets/{n}: removes secret n (409 for the last one). */
-app.http('webhooksRemoveSecret', {
-  route: 'webhooks/{id}/secrets/{n}',
-  methods: ['DELETE'],
-  authLevel,
-  handler: withProblems(async (request) =>
-    jsonResponse(
-      200,
-      await (await sharedEngine()).webhooks.removeSecret(request.headers, request.params['id'], request.params['n']),
-    ),
+app.http(
+  c.webhooksRedeliver.name,
+  route(
+    c.webhooksRedeliver,
+    async (input, request) => ({
+      body: await (await sharedEngine()).webhooks.redeliver(request.headers, input.param('id')),
+    }),
+    people,
   ),
-});
+);
+
+app.http(
+  c.webhooksDelete.name,
+  route(
+    c.webhooksDelete,
+    async (input, request) => {
+      await (await sharedEngine()).webhooks.remove(request.headers, input.param('id'));
+      return {};
+    },
+    people,
+  ),
+);
+
+app.http(
+  c.webhooksAddSecret.name,
+  route(
+    c.webhooksAddSecret,
+    async (input, request) => {
+      const engine = await sharedEngine();
+      return { body: await engine.webhooks.addSecret(request.headers, input.param('id'), await input.body()) };
+    },
+    people,
+  ),
+);
+
+app.http(
+  c.webhooksRemoveSecret.name,
+  route(
+    c.webhooksRemoveSecret,
+    async (input, request) => ({
+      body: await (await sharedEngine()).webhooks.removeSecret(request.headers, input.param('id'), input.param('n')),
+    }),
+    people,
+  ),
+);

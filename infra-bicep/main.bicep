@@ -555,6 +555,12 @@ var appSettings = [
     name: 'RULESET_DIRECT_ROLLOUT'
     value: 'false'
   }
+  // Model changes (docs/rollout.md): a model uploaded to blob is validated but not made active; a promote, canary or
+  // shadow takes effect when a second lead asks for the same change (four-eyes); set true for direct rollout.
+  {
+    name: 'MODEL_DIRECT_ROLLOUT'
+    value: 'false'
+  }
   {
     name: 'PG_HOST'
     value: postgres.outputs.host

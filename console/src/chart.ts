@@ -91,15 +91,14 @@ export function lineChart(
       if (v === null) return;
       d += `${d === '' || s.values[i - 1] === null ? 'M' : 'L'}${x(i).toFixed(1)},${y(v).toFixed(1)}`;
     });
+    const colour = COLOURS[k % COLOURS.length] ?? '#000';
     if (d !== '')
-      svg.append(
-        el('path', {
-          d,
-          fill: 'none',
-          stroke: COLOURS[k % COLOURS.length] ?? '#000',
-          'stroke-width': s.name === 'score' ? 3 : 1.5,
-        }),
-      );
+      svg.append(el('path', { d, fill: 'none', stroke: colour, 'stroke-width': s.name === 'score' ? 3 : 1.5 }));
+    // a point with no neighbour draws no line: a dot shows it
+    s.values.forEach((v, i) => {
+      if (v !== null && (s.values[i - 1] ?? null) === null && (s.values[i + 1] ?? null) === null)
+        svg.append(el('circle', { cx: x(i).toFixed(1), cy: y(v).toFixed(1), r: 3.5, fill: colour, class: 'lone' }));
+    });
   });
   const legend = document.createElement('ul');
   legend.className = 'legend';

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ttlSecondsSchema } from '../decisioning/list-values';
 import { freeText, identifierString } from '../domain/text';
 import { AppError, type FieldError } from '../errors/errors';
-import { inputFieldErrorsOf } from '../errors/field-errors';
+import { parseWithSchema, queryNameErrors, type QueryParams } from '../http/contract';
 import {
   CASE_STATES,
   type CaseFilter,
@@ -18,12 +18,7 @@ import {
   type Verdict,
 } from './case-store';
 
-/** A request's query parameters, as the Functions `HttpRequest` has them (`URLSearchParams`). */
-export interface QueryParams {
-  get(name: string): string | null;
-  /** Every parameter's name, once per occurrence (a repeated parameter is listed each time). */
-  keys(): Iterable<string>;
-}
+export { queryNameErrors, type QueryParams };
 
 /**
  * The parameters `GET /api/cases` reads; any other is refused, naming it. The ids of the search (`transactionId`,
@@ -92,29 +87,6 @@ function decodeCaseCursor(cursor: string, order: 'oldest' | 'newest'): CasePosit
   } catch {
     return undefined;
   }
-}
-
-/**
- * Errors for the parameters of `q` that are not in `known` (`unknown query parameter`) and for those given more
- * than once (`must be given once`), each named once, in the query's order. (Through the Functions host a repeated
- * parameter arrives once, its values joined by `,`: its own check refuses that value.)
- */
-export function queryNameErrors(q: QueryParams, known: readonly string[]): FieldError[] {
-  const seen = new Set<string>();
-  const named = new Set<string>();
-  const errors: FieldError[] = [];
-  for (const k of q.keys()) {
-    const problem = !known.includes(k)
-      ? `unknown query parameter (this route reads ${known.join(', ')})`
-      : seen.has(k)
-        ? 'must be given once'
-        : undefined;
-    seen.add(k);
-    if (problem === undefined || named.has(k)) continue;
-    named.add(k);
-    errors.push({ path: k, message: problem });
-  }
-  return errors;
 }
 
 /**
@@ -277,17 +249,10 @@ export function parseCaseId(id: string | undefined): string {
   return id;
 }
 
-function parseWith<T>(schema: z.ZodType<T>, body: unknown): T {
-  const r = schema.safeParse(body);
-  if (r.success) return r.data;
-  const errors = inputFieldErrorsOf(r.error.issues, body);
-  throw new AppError('validation_failed', `${errors.length} invalid field(s).`, {
-    errors: errors.length > 0 ? errors : [{ path: '', message: 'must be a JSON object' }],
-  });
-}
-
-const noteSchema = z.strictObject({ text: freeText({ max: 4000 }).trim().min(1) });
-const verdictSchema = z.strictObject({
+/** The body of `POST /api/cases/{id}/notes` (lib/contracts/cases.ts declares the route with it). */
+export const noteSchema = z.strictObject({ text: freeText({ max: 4000 }).trim().min(1) });
+/** The body of `POST /api/cases/{id}/verdict`. */
+export const verdictSchema = z.strictObject({
   verdict: z.enum(['fraud', 'legit'], { error: 'must be fraud or legit' }),
   reason: freeText({ max: 1000 }).optional(),
   addToList: z
@@ -297,7 +262,8 @@ const verdictSchema = z.strictObject({
     })
     .optional(),
 });
-const assignSchema = z.strictObject({ assignee: identifierString({ max: 256 }).trim().min(1) });
+/** The body of `POST /api/cases/{id}/assign`. */
+export const assignSchema = z.strictObject({ assignee: identifierString({ max: 256 }).trim().min(1) });
 
 /** A `POST /api/cases/{id}/verdict` body. */
 export interface VerdictBody {
@@ -308,15 +274,15 @@ export interface VerdictBody {
 
 /** @throws AppError `validation_failed` naming every bad field. */
 export function parseNoteBody(body: unknown): { text: string } {
-  return parseWith(noteSchema, body);
+  return parseWithSchema(noteSchema, body);
 }
 
 /** @throws AppError `validation_failed` naming every bad field. */
 export function parseVerdictBody(body: unknown): VerdictBody {
-  return parseWith(verdictSchema, body) as VerdictBody;
+  return parseWithSchema(verdictSchema, body) as VerdictBody;
 }
 
 /** @throws AppError `validation_failed` naming every bad field. */
 export function parseAssignBody(body: unknown): { assignee: string } {
-  return parseWith(assignSchema, body);
+  return parseWithSchema(assignSchema, body);
 }

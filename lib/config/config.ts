@@ -120,6 +120,8 @@ export interface Config {
     readonly instanceId: string | undefined;
     /** Without Redis, where the model and ruleset pointers are kept across restarts (`ROLLOUT_STATE_DIR`); undefined = memory only. */
     readonly stateDir: string | undefined;
+    /** Whether a model upload rolls out directly and a promote needs one admin (`MODEL_DIRECT_ROLLOUT`, default true), or four-eyes. */
+    readonly directRollout: boolean;
   };
   /** Rules, lists and merchant profiles (docs/decisioning.md). */
   readonly decisioning: {
@@ -262,6 +264,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       reclaimAfterSwap: e.MODEL_RECLAIM_AFTER_SWAP,
       instanceId: e.INSTANCE_ID ?? e.WEBSITE_INSTANCE_ID ?? e.CONTAINER_APP_REPLICA_NAME,
       stateDir: e.ROLLOUT_STATE_DIR === undefined ? undefined : path.resolve(appRoot(), e.ROLLOUT_STATE_DIR),
+      directRollout: e.MODEL_DIRECT_ROLLOUT,
     },
     decisioning: {
       rulesetName: e.RULESET_NAME === 'none' ? undefined : e.RULESET_NAME,

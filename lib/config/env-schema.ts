@@ -213,6 +213,9 @@ const envShape = z.object({
     'Period of the background sample inference that `/api/health/ready` reports, s.',
   ),
   MODEL_RECLAIM_AFTER_SWAP: bool(true).describe('Run one full GC after a retired model version is released.'),
+  MODEL_DIRECT_ROLLOUT: bool(true).describe(
+    'Whether a model uploaded to blob rolls out directly and a promote, canary or shadow takes effect when one admin asks (`true`, embedded defaults) or an upload is only validated and a promote, canary or shadow takes effect when a second lead asks for the same change (`false`, the Azure deployment: four-eyes); see docs/rollout.md.',
+  ),
   MODEL_FORCE_METADATA_KEY: z
     .preprocess(
       emptyToUndefined,

@@ -20,9 +20,10 @@ import { RedisListStore } from './redis-list-store';
 import { createPointerStore } from '../pointer/create-pointer-store';
 import type { PointerStore } from '../pointer/pointer-store';
 import { parseRulesetState, type RulesetState } from './ruleset-traffic';
+import { openDocumentRepository } from '../pointer/document-repository';
 import {
-  BlobRulesetRepository,
   FolderRulesetRepository,
+  RULESET_LAYOUT,
   WithApprovedDrafts,
   type RulesetRepository,
 } from './ruleset-repository';
@@ -60,26 +61,14 @@ export interface DecisioningParts {
 }
 
 function defaultRepository(config: Config, deps: DecisioningDeps): RulesetRepository {
-  const s = config.rollout.storage;
   // a storage account is configured (as for models): else the models folder plays the container (uploads land in
   // its rulesets/{name}/{version}.json, as in the container), with the shipped folder behind it
-  if (s.connectionString === undefined && s.blobServiceUri === undefined)
-    return new FolderRulesetRepository([path.join(config.model.dir, 'rulesets'), config.decisioning.dir]);
-  // the SDK loads only when a storage account is configured
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { BlobServiceClient } = require('@azure/storage-blob') as typeof import('@azure/storage-blob');
-  const service =
-    s.connectionString !== undefined
-      ? BlobServiceClient.fromConnectionString(s.connectionString)
-      : new BlobServiceClient(
-          s.blobServiceUri as string,
-          deps.credential ??
-            // eslint-disable-next-line @typescript-eslint/no-require-imports
-            new (require('@azure/identity') as typeof import('@azure/identity')).DefaultAzureCredential(
-              s.clientId === undefined ? {} : { managedIdentityClientId: s.clientId },
-            ),
-        );
-  return new BlobRulesetRepository(service.getContainerClient(config.decisioning.container));
+  return openDocumentRepository(RULESET_LAYOUT, {
+    storage: config.rollout.storage,
+    container: config.decisioning.container,
+    folders: [path.join(config.model.dir, 'rulesets'), config.decisioning.dir],
+    credential: deps.credential,
+  });
 }
 
 /**

@@ -1,9 +1,9 @@
 /**
  * The ruleset's traffic split and pointer transitions: a candidate version serves a canary share of users
  * (stable hash of the userId, the same function as the model canary, its own salt so the two canaries are
- * independent) and is evaluated off the decision for a shadow share of payments. The transitions are those of every
- * version-swapping kind (`lib/pointer/version-traffic.ts`); admin bodies are checked strictly (every invalid field
- * named). Pure.
+ * independent) and is evaluated off the decision for a shadow share of payments. The transitions and their rules are
+ * every kind's (`lib/pointer/version-traffic.ts`, `lib/pointer/rollout-rules.ts`); admin bodies are checked strictly
+ * (every invalid field named). Pure.
  */
 import { AdminBodies, type TrafficSplit } from '../pointer/admin-bodies';
 import { VersionTraffic, type VersionState } from '../pointer/version-traffic';
@@ -71,22 +71,9 @@ export function activate(cur: RulesetState, version: string, serving: string | u
 }
 
 /**
- * A promote: {@link activate}, refusing the version already active (`serving` when nothing was published), which
- * would change nothing and leave nothing to roll back to. @throws AppError `conflict`.
+ * A promote: {@link activate}, refusing the version already active (`serving` when nothing was published) and an
+ * older one (roll back instead). @throws AppError `conflict`.
  */
 export function promoteTo(cur: RulesetState, version: string, serving: string | undefined): Next {
   return RULESET_TRAFFIC.promoteTo(cur, version, serving);
-}
-
-/** Back to the previous active version; any canary or shadow ends. @throws AppError `conflict` with nothing to go back to. */
-export function rollBack(cur: RulesetState): Next {
-  return RULESET_TRAFFIC.rollBack(cur);
-}
-
-/**
- * Sets the candidate's shares; both 0 ends the split.
- * @throws AppError `conflict` when the candidate is the active version (`serving` when nothing was published).
- */
-export function setTraffic(cur: RulesetState, split: RulesetTraffic, serving: string | undefined): Next {
-  return RULESET_TRAFFIC.setTraffic(cur, split, serving);
 }

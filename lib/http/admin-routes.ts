@@ -1,12 +1,24 @@
 /**
- * The admin API of every versioned artifact kind (models, rulesets): the same operations, the same body reads
+ * The admin API of every versioned artifact kind (models, rulesets, signals): the same operations, the same body reads
  * (at most {@link ADMIN_BODY_LIMIT_BYTES}, JSON), the same errors (problem+json, the status from the error code's one
- * map in `lib/errors`). `functions/models-admin.ts` and `functions/rulesets-admin.ts` register these handlers on
- * their routes.
+ * map in `lib/errors`). `functions/models-admin.ts`, `functions/rulesets-admin.ts` and `functions/signals-admin.ts`
+ * register these handlers on their routes. A change that awaits a second lead (four-eyes) is answered 202.
  * @module
  */
 import type { HttpRequest } from '@azure/functions';
 import { jsonResponse, readJsonBody, withProblems, type HttpHandler } from './http-io';
+
+/**
+ * A change kept until another lead asks for the same (four-eyes, `lib/pointer/four-eyes.ts`): answered 202 with
+ * `body`, nothing changed yet.
+ */
+export class AwaitingApproval {
+  constructor(readonly body: unknown) {}
+}
+
+/** 202 with the body of an {@link AwaitingApproval}, else 200 with the answer. */
+const answer = (result: unknown): ReturnType<typeof jsonResponse> =>
+  result instanceof AwaitingApproval ? jsonResponse(202, result.body) : jsonResponse(200, result);
 
 /** Admin request bodies are small. */
 export const ADMIN_BODY_LIMIT_BYTES = 4096;
@@ -41,7 +53,7 @@ export function adminHandlers(admin: (request: HttpRequest) => Promise<ArtifactA
     promote: withProblems(async (request) => {
       const a = await admin(request);
       const body = await readJsonBody(request, ADMIN_BODY_LIMIT_BYTES);
-      return jsonResponse(200, await a.promote(nameOf(request), body));
+      return answer(await a.promote(nameOf(request), body));
     }),
     rollback: withProblems(async (request) =>
       jsonResponse(200, await (await admin(request)).rollback(nameOf(request))),
@@ -49,7 +61,7 @@ export function adminHandlers(admin: (request: HttpRequest) => Promise<ArtifactA
     traffic: withProblems(async (request) => {
       const a = await admin(request);
       const body = await readJsonBody(request, ADMIN_BODY_LIMIT_BYTES);
-      return jsonResponse(200, await a.traffic(nameOf(request), body));
+      return answer(await a.traffic(nameOf(request), body));
     }),
   };
 }

@@ -8,12 +8,9 @@ import { z } from 'zod';
 import { textString } from '../domain/text';
 import { parseBody } from '../errors/parse-body';
 
-/** A candidate version and its shares (percent, 0–100): canary of users, shadow of requests. */
-export interface TrafficSplit {
-  readonly candidate: string;
-  readonly canaryPercent: number;
-  readonly shadowPercent: number;
-}
+import type { TrafficSplit } from './rollout-rules';
+
+export type { TrafficSplit } from './rollout-rules';
 
 const percent = z
   .number({ error: 'must be a number from 0 to 100' })

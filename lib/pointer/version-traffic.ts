@@ -2,15 +2,14 @@
  * The pointer state and transitions of a kind whose versions swap as a whole (rulesets, signals): an active version,
  * the earlier ones kept for rollback, and a candidate that serves a canary share of users (stable hash of the
  * userId, the kind's own salt, so the kinds' canaries are independent) and runs off the decision for a shadow share
- * of payments (another salt). Pure; each kind names itself in messages and picks its salts.
+ * of payments (another salt). The rules are every kind's (`rollout-rules.ts`); each kind names itself in messages and
+ * picks its salts. Pure.
  * @module
  */
 import { inShare } from '../domain/traffic-share';
-import { AppError } from '../errors/errors';
-import type { TrafficSplit } from './admin-bodies';
+import { RolloutMachine, RolloutRules, type RolloutPointers, type TrafficSplit } from './rollout-rules';
 
-/** Previous versions kept for rollback. */
-export const MAX_HISTORY = 10;
+export { MAX_HISTORY } from './rollout-rules';
 
 /** The pointer state of a version-swapping kind (in the one pointer store; its rejections are kept there beside it). */
 export interface VersionState {
@@ -38,19 +37,32 @@ export function parseVersionState(text: string): VersionState {
 
 type Next = VersionState | undefined;
 
+/** `cur` with the machine's next pointers, or `undefined` when nothing changes. */
+const withPointers = (cur: VersionState, next: RolloutPointers<string> | undefined): Next =>
+  next === undefined ? undefined : { ...cur, ...next };
+
 /** The transitions and shares of one kind. */
 export class VersionTraffic {
+  /** The rules as the kind's messages name them. */
+  readonly rules: RolloutRules;
+  /** Every kind's state machine, over version strings. */
+  private readonly machine: RolloutMachine<string>;
+
   /**
-   * @param label how messages name a version of the kind, e.g. `ruleset` ("1.1.0 is already the active ruleset
-   *   version").
+   * @param label how messages name a version of the kind, e.g. `ruleset`.
    * @param canarySalt salt of the canary share (users).
    * @param shadowSalt salt of the shadow share (transactions).
+   * @param route the admin route's segment, e.g. `rulesets`; default `{label}s`.
    */
   constructor(
     readonly label: string,
     readonly canarySalt: string,
     readonly shadowSalt: string,
-  ) {}
+    route = `${label}s`,
+  ) {
+    this.rules = new RolloutRules(label, route);
+    this.machine = new RolloutMachine(this.rules, (v) => v);
+  }
 
   /** Whether the candidate serves `userId` (the same answer on every instance). */
   inCanary(userId: string, canaryPercent: number): boolean {
@@ -63,34 +75,25 @@ export class VersionTraffic {
   }
 
   /**
-   * `version` becomes active; the one before (the pointer's, else the shipped one `serving`) is kept for
-   * rollback. A split whose candidate is `version` ends; another candidate's split stays.
+   * `version` becomes active (an upload's publication; its newer-than check is the upload's); the one before (the
+   * pointer's, else the shipped one `serving`) is kept for rollback. A split whose candidate is `version` ends;
+   * another candidate's split stays. The version already active changes nothing.
    */
   activate(cur: VersionState, version: string, serving: string | undefined): Next {
-    if ((cur.active ?? serving) === version) return undefined; // never its own previous version
-    const before = cur.active ?? serving;
-    const previous = before === undefined ? cur.previous : [before, ...cur.previous].slice(0, MAX_HISTORY);
-    const traffic = cur.traffic?.candidate === version ? undefined : cur.traffic;
-    return { ...cur, active: version, previous, traffic };
+    return withPointers(cur, this.machine.activate(cur, version, serving));
   }
 
   /**
-   * A promote: {@link activate}, refusing the version already active (`serving` when nothing was published), which
-   * would change nothing and leave nothing to roll back to. @throws AppError `conflict`.
+   * A promote: {@link activate}, refusing the version already active (`serving` when nothing was published) and an
+   * older one (roll back instead). @throws AppError `conflict`.
    */
-  promoteTo(cur: VersionState, version: string, serving: string | undefined): Next {
-    if ((cur.active ?? serving) === version)
-      throw new AppError('conflict', `${version} is already the active ${this.label} version.`, {
-        errors: [{ path: 'version', message: 'is the active version' }],
-      });
-    return this.activate(cur, version, serving);
+  promoteTo(cur: VersionState, version: string, serving: string | undefined, name = this.label): Next {
+    return withPointers(cur, this.machine.promote(name, cur, version, serving));
   }
 
   /** Back to the previous active version; any canary or shadow ends. @throws AppError `conflict` with nothing to go back to. */
-  rollBack(cur: VersionState): Next {
-    const [prev, ...rest] = cur.previous;
-    if (prev === undefined) throw new AppError('conflict', `No previous ${this.label} version to roll back to.`);
-    return { ...cur, active: prev, previous: rest, traffic: undefined };
+  rollBack(cur: VersionState, name = this.label): Next {
+    return withPointers(cur, this.machine.rollBack(name, cur));
   }
 
   /**
@@ -98,18 +101,6 @@ export class VersionTraffic {
    * @throws AppError `conflict` when the candidate is the active version (`serving` when nothing was published).
    */
   setTraffic(cur: VersionState, split: TrafficSplit, serving: string | undefined): Next {
-    if (split.candidate === (cur.active ?? serving))
-      throw new AppError('conflict', `${split.candidate} is already the active ${this.label} version.`, {
-        errors: [{ path: 'candidate', message: 'is the active version' }],
-      });
-    const off = split.canaryPercent === 0 && split.shadowPercent === 0;
-    const t = cur.traffic;
-    if (off) return t === undefined ? undefined : { ...cur, traffic: undefined };
-    const same =
-      t !== undefined &&
-      t.candidate === split.candidate &&
-      t.canaryPercent === split.canaryPercent &&
-      t.shadowPercent === split.shadowPercent;
-    return same ? undefined : { ...cur, traffic: { ...split } };
+    return withPointers(cur, this.machine.traffic(cur, split, serving));
   }
 }

@@ -1,11 +1,11 @@
 /**
- * The models container in Azure Blob Storage (or Azurite), read with `@azure/storage-blob`: by connection
- * string (`UseDevelopmentStorage=true` for Azurite), or identity-based with `{blobServiceUri}` and
- * `DefaultAzureCredential` (a user-assigned managed identity when a client id is given).
+ * The models container in Azure Blob Storage (or Azurite), read with `@azure/storage-blob`, opened the one way every
+ * kind opens its container (`lib/pointer/blob-container.ts`).
  */
 import type { TokenCredential } from '@azure/identity';
-import type { BlobServiceClient, ContainerClient, StoragePipelineOptions } from '@azure/storage-blob';
+import type { ContainerClient, StoragePipelineOptions } from '@azure/storage-blob';
 import { AppError } from '../errors/errors';
+import { openContainer, type BlobStorageSettings } from '../pointer/blob-container';
 import { readBounded } from '../http/bounded-read';
 import { manifestBlobName, modelBlobName, type ModelRef } from './model-path';
 import {
@@ -13,24 +13,14 @@ import {
   LIST_MAX_DEPTH,
   MANIFEST_MAX_BYTES,
   manifestTooLarge,
-  tooLarge,
+  modelTooLarge,
   type ModelBlob,
   type ModelFile,
   type ModelProperties,
   type ModelRepository,
 } from './model-repository';
 
-/** How to reach the storage account holding the models container. */
-export interface BlobStorageSettings {
-  /** A connection string (`ModelStorage`, or `AzureWebJobsStorage` as a fallback), e.g. `UseDevelopmentStorage=true`. */
-  readonly connectionString: string | undefined;
-  /** Identity-based: `ModelStorage__blobServiceUri`, e.g. `https://acct.blob.core.windows.net`. */
-  readonly blobServiceUri: string | undefined;
-  /** Client id of a user-assigned managed identity (`ModelStorage__clientId`). */
-  readonly clientId: string | undefined;
-  /** Container name (`MODELS_CONTAINER`, default `models`). */
-  readonly container: string;
-}
+export { blobConfigured, type BlobStorageSettings } from '../pointer/blob-container';
 
 /** What the blob repository reports; the telemetry module records it as `scoring.external.duration{dependency=blob}`. */
 export interface BlobRepositoryEvents {
@@ -57,11 +47,6 @@ export interface BlobRepositoryOptions {
   readonly on?: Partial<BlobRepositoryEvents>;
   /** Monotonic clock, ms. Default `performance.now`. */
   readonly now?: () => number;
-}
-
-/** Whether the settings name a storage account (else the local folder is the repository). */
-export function blobConfigured(s: BlobStorageSettings): boolean {
-  return s.connectionString !== undefined || s.blobServiceUri !== undefined;
 }
 
 function statusOf(err: unknown): number | undefined {
@@ -93,38 +78,8 @@ export class BlobModelRepository implements ModelRepository {
    * @throws AppError `config_invalid` when neither a connection string nor a service URI is set, or the connection string is malformed.
    */
   static create(s: BlobStorageSettings, options: BlobRepositoryOptions = {}): BlobModelRepository {
-    const { credential, pipeline = {} } = options;
-    // The SDK loads only when a storage account is configured, not on every start (the local folder needs none).
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { BlobServiceClient: Client } = require('@azure/storage-blob') as typeof import('@azure/storage-blob');
-    let service: BlobServiceClient;
-    if (s.connectionString !== undefined) {
-      try {
-        service = Client.fromConnectionString(s.connectionString, pipeline);
-      } catch (err) {
-        throw new AppError('config_invalid', 'The model storage connection string is not valid.', { cause: err });
-      }
-    } else if (s.blobServiceUri !== undefined) {
-      const cred =
-        credential ??
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        new (require('@azure/identity') as typeof import('@azure/identity')).DefaultAzureCredential(
-          s.clientId === undefined ? {} : { managedIdentityClientId: s.clientId },
-        );
-      service = new Client(s.blobServiceUri, cred, pipeline);
-    } else {
-      throw new AppError(
-        'config_invalid',
-        'Model storage needs ModelStorage (connection string) or ModelStorage__blobServiceUri.',
-      );
-    }
-    const endpoint = new URL(service.url);
-    return new BlobModelRepository(
-      service.getContainerClient(s.container),
-      s.container,
-      `blob container ${s.container} (${endpoint.origin}${endpoint.pathname.replace(/\/$/, '')})`,
-      options,
-    );
+    const { client, endpoint } = openContainer(s, s.container, options);
+    return new BlobModelRepository(client, s.container, `blob container ${s.container} (${endpoint})`, options);
   }
 
   /** Runs one call to the service and reports its duration; `ok` unless it ends in `dependency_unavailable`. */
@@ -185,7 +140,7 @@ export class BlobModelRepository implements ModelRepository {
   }
 
   async readModel(ref: ModelRef, maxBytes: number): Promise<ModelFile> {
-    const r = await this.download(modelBlobName(ref), maxBytes, (n) => tooLarge(ref, n, maxBytes), true);
+    const r = await this.download(modelBlobName(ref), maxBytes, (n) => modelTooLarge(ref, n, maxBytes), true);
     if (r === undefined)
       throw new AppError('not_found', `Model ${ref.name}@${ref.version} is not in the container.`, {
         transient: false,

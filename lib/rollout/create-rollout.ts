@@ -35,6 +35,8 @@ import { ShippedModelSource } from './shipped-model';
 import { TrafficRouter } from './traffic-router';
 import { ModelKind } from './model-upload';
 import { UploadPipeline } from '../pointer/upload-pipeline';
+import { FourEyes, parseApprovalState, type ApprovalState } from '../pointer/four-eyes';
+import { MODEL_BODIES } from './model-admin';
 import { VersionLoader } from './version-loader';
 
 /** Dependencies of model rollout; each has a production default. */
@@ -206,6 +208,7 @@ export function planRollout(config: Config, base: ModelSource, deps: RolloutDeps
         validator,
         loader,
         sessions,
+        direct: r.directRollout,
       });
       const upload = new UploadPipeline({ kind, store, follower: agent, instanceId, wallNow, logger });
       const admin = new ModelAdmin({
@@ -217,7 +220,25 @@ export function planRollout(config: Config, base: ModelSource, deps: RolloutDeps
         wallNow,
         reportMaxAgeMs: 3 * r.reconcileIntervalMs,
       });
+      const fourEyes = r.directRollout
+        ? undefined
+        : new FourEyes({
+            kind: 'model',
+            store: createPointerStore<ApprovalState>({
+              kind: `${MODEL_KIND}-approval`,
+              redis: deps.redis,
+              prefix: config.redis.keyPrefix,
+              stateDir: r.stateDir,
+              file: 'model-approvals.json',
+              parse: parseApprovalState,
+              warn: (m) => deps.logger.warn(`rollout: ${m}`),
+            }),
+            bodies: MODEL_BODIES,
+            wallNow,
+            check: (name, change, body) => admin.check(name, change, body),
+          });
       const rollout = new ModelRollout({
+        ...(fourEyes === undefined ? {} : { fourEyes }),
         upload,
         admin,
         agent,

@@ -1,15 +1,31 @@
 /**
  * The fleet pointer of one model name, and the pure transitions that change it (publish, promote,
  * rollback, traffic). Stores persist it with compare-and-set on `generation`; every instance converges on
- * it. Versions only move forward, except through an explicit rollback.
+ * it. The rules are every kind's (`lib/pointer/rollout-rules.ts`): versions only move forward, except through an
+ * explicit rollback. What the model kind adds: the pointer of each version (where it is, its hash), its manifest and
+ * validation, and the golden set.
  */
 import { z } from 'zod';
 import { AppError } from '../errors/errors';
 import { manifestSchema, type ModelManifest } from '../models/manifest';
 import { compareVersions } from '../models/model-folder';
+import {
+  MAX_HISTORY,
+  RolloutMachine,
+  RolloutRules,
+  type RolloutPointers,
+  type TrafficSplit,
+} from '../pointer/rollout-rules';
 
-/** Older active versions kept for rollback. */
-export const MAX_PREVIOUS = 10;
+export type { TrafficSplit } from '../pointer/rollout-rules';
+
+/** Older active versions kept for rollback (every kind's {@link MAX_HISTORY}). */
+export const MAX_PREVIOUS = MAX_HISTORY;
+
+/** The rules as the model kind's messages name them. */
+export const MODEL_RULES = new RolloutRules('model', 'models');
+/** Every kind's state machine, over model pointers. */
+const MACHINE = new RolloutMachine<ModelPointer>(MODEL_RULES, (p) => p.version);
 /** Validated versions remembered (active, previous and candidate are never evicted). */
 export const MAX_VERSIONS = 16;
 /** Most golden rows kept for a model name. */
@@ -82,14 +98,8 @@ export interface VersionRecord {
   readonly manifest: ModelManifest;
   readonly validation?: ValidationSummary;
 }
-/** How traffic is split between the active version and a candidate (percentages 0–100). */
-export interface TrafficSplit {
-  readonly candidate: string;
-  readonly canaryPercent: number;
-  readonly shadowPercent: number;
-}
 /** Who made a change and when (ISO 8601). */
-export interface Actor {
+export interface ChangeActor {
   readonly by: string;
   readonly at: string;
 }
@@ -126,6 +136,29 @@ function unknownVersion(state: FleetState, version: string): AppError {
   );
 }
 
+/** The pointers of `s`, as the machine reads them. */
+const pointersOf = (s: FleetState): RolloutPointers<ModelPointer> => ({
+  active: s.active,
+  previous: s.previous,
+  traffic: s.traffic,
+});
+
+/**
+ * `s` with the machine's next pointers (a model's pointer always has an active version: the baseline is recorded at
+ * the first publication), the next generation and the change.
+ */
+function withPointers(s: FleetState, m: RolloutPointers<ModelPointer>, change: FleetState['lastChange']): FleetState {
+  const { traffic: _t, ...rest } = s;
+  return bounded({
+    ...rest,
+    generation: s.generation + 1,
+    active: m.active ?? s.active,
+    previous: [...m.previous],
+    ...(m.traffic === undefined ? {} : { traffic: m.traffic }),
+    lastChange: change,
+  });
+}
+
 /** Drops the oldest versions nobody points at, down to {@link MAX_VERSIONS}. */
 function bounded(s: FleetState): FleetState {
   const keep = new Set([
@@ -155,7 +188,7 @@ export function publishVersion(
     readonly mode: 'active' | 'candidate';
     readonly baseline?: VersionRecord;
     readonly golden?: readonly (readonly number[])[];
-  } & Actor,
+  } & ChangeActor,
 ): Transition {
   const v = rec.pointer.version;
   let s: FleetState;
@@ -190,38 +223,22 @@ export function publishVersion(
       );
     return { state: s, changed: current === undefined };
   }
-  if (compareVersions(v, s.active.version) <= 0) {
-    throw new AppError(
-      'model_invalid',
-      `Version ${v} is not newer than the active version ${s.active.version}; use a higher version, or roll back explicitly.`,
-      {
-        transient: false,
-        errors: [{ path: 'version', message: `must be newer than ${s.active.version}` }],
-      },
-    );
-  }
+  const notNewer = MODEL_RULES.notNewer(v, s.active.version, 'model_invalid');
+  if (notNewer !== undefined) throw notNewer;
   const golden =
     opts.golden === undefined || opts.golden.length === 0
       ? s.golden
       : { inputs: opts.golden.slice(0, MAX_GOLDEN_ROWS).map((r) => [...r]), from: v };
-  let next: FleetState = {
+  const withVersion: FleetState = {
     ...s,
-    generation: s.generation + 1,
     versions: { ...s.versions, [v]: rec },
     ...(golden === undefined ? {} : { golden }),
-    lastChange: { kind: 'publish', version: v, by: opts.by, at: opts.at },
   };
-  if (opts.mode === 'active') {
-    const { traffic: _t, ...rest } = next;
-    const keepTraffic = s.traffic !== undefined && compareVersions(s.traffic.candidate, v) > 0;
-    next = {
-      ...rest,
-      active: rec.pointer,
-      previous: [s.active, ...s.previous].slice(0, MAX_PREVIOUS),
-      ...(keepTraffic && s.traffic ? { traffic: s.traffic } : {}),
-    };
-  }
-  return { state: bounded(next), changed: true };
+  const m = opts.mode === 'active' ? MACHINE.activate(pointersOf(s), rec.pointer) : undefined;
+  return {
+    state: withPointers(withVersion, m ?? pointersOf(s), { kind: 'publish', version: v, by: opts.by, at: opts.at }),
+    changed: true,
+  };
 }
 
 /**
@@ -229,44 +246,18 @@ export function publishVersion(
  * @throws AppError `not_found` (not a validated version), `conflict` (the active version already, which would
  *   change nothing; or older than the active version: roll back instead).
  */
-export function promoteVersion(s: FleetState, version: string, actor: Actor): Transition {
+export function promoteVersion(s: FleetState, version: string, actor: ChangeActor): Transition {
   const rec = s.versions[version];
   if (rec === undefined) throw unknownVersion(s, version);
-  if (version === s.active.version) throw conflict(`Version ${version} is already the active version of ${s.name}.`);
-  if (compareVersions(version, s.active.version) < 0)
-    throw conflict(
-      `Version ${version} is older than the active version ${s.active.version}; use POST /api/models/${s.name}/rollback.`,
-    );
-  const { traffic: _t, ...rest } = s;
-  const keepTraffic = s.traffic !== undefined && s.traffic.candidate !== version;
-  return {
-    state: bounded({
-      ...rest,
-      generation: s.generation + 1,
-      active: { ...rec.pointer, publishedBy: actor.by, publishedAt: actor.at },
-      previous: [s.active, ...s.previous].slice(0, MAX_PREVIOUS),
-      ...(keepTraffic && s.traffic ? { traffic: s.traffic } : {}),
-      lastChange: { kind: 'promote', version, by: actor.by, at: actor.at },
-    }),
-    changed: true,
-  };
+  const m = MACHINE.promote(s.name, pointersOf(s), { ...rec.pointer, publishedBy: actor.by, publishedAt: actor.at });
+  return { state: withPointers(s, m ?? pointersOf(s), { kind: 'promote', version, ...actor }), changed: true };
 }
 
 /** Goes back to the previous pointer and ends any canary or shadow. @throws AppError `conflict` when there is nothing to roll back to. */
-export function rollbackVersion(s: FleetState, actor: Actor): Transition {
-  const [back, ...older] = s.previous;
-  if (back === undefined) throw conflict(`${s.name} has no previous version to roll back to.`);
-  const { traffic: _t, ...rest } = s;
-  return {
-    state: bounded({
-      ...rest,
-      generation: s.generation + 1,
-      active: back,
-      previous: older,
-      lastChange: { kind: 'rollback', version: back.version, by: actor.by, at: actor.at },
-    }),
-    changed: true,
-  };
+export function rollbackVersion(s: FleetState, actor: ChangeActor): Transition {
+  const m = MACHINE.rollBack(s.name, pointersOf(s));
+  const back = m.active?.version ?? s.active.version;
+  return { state: withPointers(s, m, { kind: 'rollback', version: back, ...actor }), changed: true };
 }
 
 /**
@@ -274,32 +265,9 @@ export function rollbackVersion(s: FleetState, actor: Actor): Transition {
  * of requests are also scored by it off the response path. Both 0 ends the candidate.
  * @throws AppError `not_found` (not a validated version), `conflict` (the candidate is the active version).
  */
-export function setTraffic(s: FleetState, split: TrafficSplit, actor: Actor): Transition {
+export function setTraffic(s: FleetState, split: TrafficSplit, actor: ChangeActor): Transition {
   if (s.versions[split.candidate] === undefined) throw unknownVersion(s, split.candidate);
-  if (split.candidate === s.active.version) throw conflict(`${split.candidate} is already the active version.`);
-  const { traffic: _t, ...rest } = s;
-  const off = split.canaryPercent === 0 && split.shadowPercent === 0;
-  const same =
-    s.traffic !== undefined &&
-    s.traffic.candidate === split.candidate &&
-    s.traffic.canaryPercent === split.canaryPercent &&
-    s.traffic.shadowPercent === split.shadowPercent;
-  if (same || (off && s.traffic === undefined)) return { state: s, changed: false };
-  return {
-    state: bounded({
-      ...rest,
-      generation: s.generation + 1,
-      ...(off
-        ? {}
-        : {
-            traffic: {
-              candidate: split.candidate,
-              canaryPercent: split.canaryPercent,
-              shadowPercent: split.shadowPercent,
-            },
-          }),
-      lastChange: { kind: 'traffic', version: split.candidate, by: actor.by, at: actor.at },
-    }),
-    changed: true,
-  };
+  const m = MACHINE.traffic(pointersOf(s), split);
+  if (m === undefined) return { state: s, changed: false };
+  return { state: withPointers(s, m, { kind: 'traffic', version: split.candidate, ...actor }), changed: true };
 }

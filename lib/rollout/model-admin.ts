@@ -18,10 +18,10 @@ import {
   type ValidationSummary,
 } from './fleet-state';
 import type { FleetStore, InstanceReport, Rejection } from './fleet-store';
-import { shadowReport, type ShadowReport } from './shadow-stats';
+import { shadowReport, type ScoreShadowReport } from './shadow-stats';
 
 /** The admin bodies of models (the same parsing as every kind's; versions like `1.2.0`). */
-const MODEL_BODIES = new AdminBodies(MODEL_VERSION_RE, '1.2.0');
+export const MODEL_BODIES = new AdminBodies(MODEL_VERSION_RE, '1.2.0');
 
 /** A version as the status shows it. */
 export interface VersionView extends ModelPointer {
@@ -46,7 +46,7 @@ export interface ModelStatus {
   readonly instances: readonly InstanceReport[];
   readonly lastRejection: Rejection | undefined;
   /** Shadow scoring: both versions' score distributions side by side (fleet-wide). */
-  readonly shadow: ShadowReport | undefined;
+  readonly shadow: ScoreShadowReport | undefined;
   /** The instance that answered. */
   readonly thisInstance: FleetReadiness & { readonly serving: string | undefined };
 }
@@ -81,17 +81,21 @@ export class ModelAdmin {
     return { by: this.deps.instanceId, at: new Date(this.deps.wallNow()).toISOString() };
   }
 
+  private published(name: string, cur: FleetState | undefined): FleetState {
+    if (cur === undefined)
+      throw new AppError(
+        'conflict',
+        `Nothing has been published for ${name} yet; every instance serves its bundled model.`,
+        {
+          transient: false,
+        },
+      );
+    return cur;
+  }
+
   private async change(name: string, fn: (s: FleetState) => Transition): Promise<ModelStatus> {
     this.checkName(name);
-    await this.deps.store.update(name, (cur) => {
-      if (cur === undefined)
-        throw new AppError(
-          'conflict',
-          `Nothing has been published for ${name} yet; every instance serves its bundled model.`,
-          { transient: false },
-        );
-      return fn(cur);
-    });
+    await this.deps.store.update(name, (cur) => fn(this.published(name, cur)));
     await this.deps.agent.converge();
     return (await this.status()).models[0] as ModelStatus;
   }
@@ -135,6 +139,17 @@ export class ModelAdmin {
         },
       ],
     };
+  }
+
+  /**
+   * Whether a promote or traffic change would be taken now (the transition run on the pointer, nothing written): what
+   * four-eyes asks before it keeps a lead's request. @throws what the change would throw.
+   */
+  async check(name: string, change: 'promote' | 'traffic', body: unknown): Promise<void> {
+    this.checkName(name);
+    const cur = this.published(name, await this.deps.store.read(name));
+    if (change === 'promote') promoteVersion(cur, MODEL_BODIES.version(body), this.actor());
+    else setTraffic(cur, MODEL_BODIES.traffic(body), this.actor());
   }
 
   /** `POST /api/models/{name}/promote` `{ "version": "…" }`. */

@@ -85,7 +85,7 @@ export function blobTooLarge(blobPath: string, maxBytes: number): AppError {
 }
 
 /** A model file larger than the limit. */
-export function tooLarge(ref: ModelRef, size: number, maxBytes: number): AppError {
+export function modelTooLarge(ref: ModelRef, size: number, maxBytes: number): AppError {
   return new AppError(
     'model_invalid',
     `Model ${ref.name}@${ref.version} is ${size} bytes; the limit is ${maxBytes} bytes.`,
@@ -127,8 +127,10 @@ export class FolderModelRepository implements ModelRepository {
       throw new AppError('not_found', `Model ${ref.name}@${ref.version} is not in the models folder.`, {
         transient: false,
       });
-    if (stat.size > maxBytes) throw tooLarge(ref, stat.size, maxBytes);
-    const r = await readBounded(createReadStream(file), maxBytes, (n) => tooLarge(ref, n, maxBytes), { sha256: true });
+    if (stat.size > maxBytes) throw modelTooLarge(ref, stat.size, maxBytes);
+    const r = await readBounded(createReadStream(file), maxBytes, (n) => modelTooLarge(ref, n, maxBytes), {
+      sha256: true,
+    });
     return { bytes: r.bytes, sha256: r.sha256 as string };
   }
 

@@ -15,6 +15,7 @@ import type { ArtifactUpload, UploadOutcome, UploadPipeline } from '../pointer/u
 import type { ModelPublished, ValidatedModel } from './model-upload';
 import type { VersionLoader } from './version-loader';
 import type { StageTracer } from '../platform/stage-tracer';
+import type { FourEyes } from '../pointer/four-eyes';
 
 /** The parts of a {@link ModelRollout} (built by `createRollout`). */
 export interface ModelRolloutParts {
@@ -27,6 +28,8 @@ export interface ModelRolloutParts {
   readonly candidates: SessionManager;
   readonly loader: VersionLoader;
   readonly reclaimer: MemoryReclaimer;
+  /** The four-eyes rule (`MODEL_DIRECT_ROLLOUT=false`); none: one admin's promote takes effect. */
+  readonly fourEyes?: FourEyes;
   /** The upload runs in a `model.rollout` span. Default none. */
   readonly tracer?: StageTracer;
 }
@@ -42,6 +45,10 @@ export class ModelRollout implements ArtifactAdmin {
   /** The models container (the local host's feeders poll it). */
   get repository(): ModelRepository {
     return this.parts.repository;
+  }
+  /** The four-eyes rule on promote, canary and shadow, when it is on (`MODEL_DIRECT_ROLLOUT=false`). */
+  get fourEyes(): FourEyes | undefined {
+    return this.parts.fourEyes;
   }
   /** The fleet store (`redis` or `in-process`). */
   get store(): FleetStore {
@@ -109,6 +116,7 @@ export class ModelRollout implements ArtifactAdmin {
     await this.parts.candidates.dispose();
     await this.parts.loader.dispose();
     await this.parts.store.dispose();
+    await this.parts.fourEyes?.dispose();
     await this.parts.repository.dispose();
   }
 }

@@ -5,9 +5,9 @@
  */
 import { AppError } from '../errors/errors';
 import type { ModelManifest } from '../models/manifest';
-import { compareVersions, parseManifest } from '../models/model-folder';
+import { parseManifest } from '../models/model-folder';
 import { UploadRefused } from '../pointer/upload-pipeline';
-import type { FleetState, VersionRecord } from './fleet-state';
+import { MODEL_RULES, type FleetState, type VersionRecord } from './fleet-state';
 import type { ModelRef } from './model-path';
 
 const truthy = (v: unknown): boolean => typeof v === 'string' && ['true', '1', 'yes'].includes(v.trim().toLowerCase());
@@ -55,15 +55,8 @@ export function checkVersion(
         { transient: false },
       ),
     );
-  const active = activeRec?.pointer.version;
-  if (active !== undefined && compareVersions(ref.version, active) <= 0)
-    throw new UploadRefused(
-      'version',
-      new AppError('model_invalid', `Version ${ref.version} is not newer than the active version ${active}.`, {
-        transient: false,
-        errors: [{ path: 'version', message: `must be newer than ${active}` }],
-      }),
-    );
+  const notNewer = MODEL_RULES.notNewer(ref.version, activeRec?.pointer.version, 'model_invalid');
+  if (notNewer !== undefined) throw new UploadRefused('version', notNewer);
   return 'new';
 }
 

@@ -12,7 +12,7 @@ import { publishVersion, type FleetState, type ValidationSummary, type VersionRe
 import type { FleetStore } from './fleet-store';
 import { checkVersion, goldenOf, manifestOf, uploadMode } from './model-upload-checks';
 import { parseModelBlobPath, type ModelRef } from './model-path';
-import { tooLarge, type ModelRepository } from './model-repository';
+import { modelTooLarge, type ModelRepository } from './model-repository';
 import { ModelRejectedError, sha256Async, type ModelValidator } from './model-validator';
 import type { VersionLoader } from './version-loader';
 
@@ -32,6 +32,11 @@ export interface ModelKindDeps {
   readonly validator: ModelValidator;
   readonly loader: VersionLoader;
   readonly sessions: SessionManager;
+  /**
+   * `MODEL_DIRECT_ROLLOUT`: false (four-eyes) publishes every upload as a validated version only (`rollout:
+   * candidate`), never as the active one: a second lead makes it serve. Default true.
+   */
+  readonly direct?: boolean;
 }
 
 /** A validated model, between validation and publication. */
@@ -60,7 +65,7 @@ export class ModelKind implements ArtifactKind<ValidatedModel, ModelPublished> {
   get maxBytes(): number {
     return this.deps.maxBytes;
   }
-  readonly tooLarge = (ref: ModelRef, size: number): AppError => tooLarge(ref, size, this.deps.maxBytes);
+  readonly tooLarge = (ref: ModelRef, size: number): AppError => modelTooLarge(ref, size, this.deps.maxBytes);
 
   parsePath(blobPath: string): ModelRef {
     let ref: ModelRef;
@@ -90,7 +95,7 @@ export class ModelKind implements ArtifactKind<ValidatedModel, ModelPublished> {
         'blobPath',
         new AppError('not_found', `${blobPath} is no longer in the container.`, { transient: false }),
       );
-    if (props.size > maxBytes) throw new UploadRefused('size', tooLarge(ref, props.size, maxBytes));
+    if (props.size > maxBytes) throw new UploadRefused('size', modelTooLarge(ref, props.size, maxBytes));
     try {
       const { bytes, sha256 } = await repository.readModel(ref, maxBytes); // capped, hashed while streaming
       return { bytes, sha256, metadata: props.metadata };
@@ -105,7 +110,9 @@ export class ModelKind implements ArtifactKind<ValidatedModel, ModelPublished> {
     const d = this.deps;
     const { bytes } = content;
     const sha256 = content.sha256 ?? (await sha256Async(bytes));
-    const { forced, mode } = uploadMode(content.metadata, d.forceKey);
+    const asked = uploadMode(content.metadata, d.forceKey);
+    const { forced } = asked;
+    const mode = d.direct === false ? 'candidate' : asked.mode;
     await d.sessions.ensureReady().catch(() => undefined); // the active version is the baseline and the shift reference
     const state = await d.store.read(ref.name);
     const activeRec = this.activeRecord(state, at);

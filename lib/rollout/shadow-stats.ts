@@ -33,7 +33,7 @@ export interface ShadowDistribution {
 }
 
 /** The side-by-side report the admin API shows. */
-export interface ShadowReport {
+export interface ScoreShadowReport {
   readonly active: ShadowDistribution;
   readonly candidate: ShadowDistribution;
   /** Mean |candidate − active| over the shadowed requests. */
@@ -57,7 +57,7 @@ export function emptyCounts(activeVersion: string, candidateVersion: string): Sh
 }
 
 /** Bin of a score in [0, 1]. */
-export function binOf(score: number): number {
+export function scoreBinOf(score: number): number {
   return Math.min(SHADOW_BINS - 1, Math.max(0, Math.floor(score * SHADOW_BINS)));
 }
 
@@ -85,7 +85,7 @@ function distribution(version: string, n: number, sum: number, bins: readonly nu
 }
 
 /** The report of accumulated counts. */
-export function shadowReport(c: ShadowCounts): ShadowReport {
+export function shadowReport(c: ShadowCounts): ScoreShadowReport {
   return {
     active: distribution(c.activeVersion, c.n, c.sumActive, c.activeBins),
     candidate: distribution(c.candidateVersion, c.n, c.sumCandidate, c.candidateBins),
@@ -117,8 +117,8 @@ export class ShadowRecorder {
     c.sumActive += activeScore;
     c.sumCandidate += candidateScore;
     c.sumAbsDiff += Math.abs(candidateScore - activeScore);
-    const a = binOf(activeScore);
-    const b = binOf(candidateScore);
+    const a = scoreBinOf(activeScore);
+    const b = scoreBinOf(candidateScore);
     c.activeBins[a] = (c.activeBins[a] ?? 0) + 1;
     c.candidateBins[b] = (c.candidateBins[b] ?? 0) + 1;
   }

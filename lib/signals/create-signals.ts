@@ -16,7 +16,8 @@ import type { PointerStore } from '../pointer/pointer-store';
 import type { Logger } from '../platform/logger';
 import { unrefTimers, type Timers } from '../platform/timers';
 import type { CompiledSignals } from './compiled-signals';
-import { BlobSignalsRepository, FolderSignalsRepository, type SignalsRepository } from './signals-repository';
+import { openDocumentRepository } from '../pointer/document-repository';
+import { FolderSignalsRepository, SIGNALS_LAYOUT, type SignalsRepository } from './signals-repository';
 import { SignalsRollout } from './signals-rollout';
 import { SignalsServing } from './signals-serving';
 import { parseSignalsState, type SignalsState } from './signals-traffic';
@@ -52,26 +53,14 @@ export interface SignalsParts {
 }
 
 function defaultRepository(config: Config, deps: SignalsDeps): SignalsRepository {
-  const s = config.rollout.storage;
   // without a storage account the models folder plays the container (uploads land in its features/), the shipped
   // folder behind it
-  if (s.connectionString === undefined && s.blobServiceUri === undefined)
-    return new FolderSignalsRepository([path.join(config.model.dir, 'features'), config.signals.dir]);
-  // the SDK loads only when a storage account is configured
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { BlobServiceClient } = require('@azure/storage-blob') as typeof import('@azure/storage-blob');
-  const service =
-    s.connectionString !== undefined
-      ? BlobServiceClient.fromConnectionString(s.connectionString)
-      : new BlobServiceClient(
-          s.blobServiceUri as string,
-          deps.credential ??
-            // eslint-disable-next-line @typescript-eslint/no-require-imports
-            new (require('@azure/identity') as typeof import('@azure/identity')).DefaultAzureCredential(
-              s.clientId === undefined ? {} : { managedIdentityClientId: s.clientId },
-            ),
-        );
-  return new BlobSignalsRepository(service.getContainerClient(config.signals.container));
+  return openDocumentRepository(SIGNALS_LAYOUT, {
+    storage: config.rollout.storage,
+    container: config.signals.container,
+    folders: [path.join(config.model.dir, 'features'), config.signals.dir],
+    credential: deps.credential,
+  });
 }
 
 /**

@@ -23,7 +23,7 @@ export const SIGNALS_CANARY_SALT = 'signals-canary';
 export const SIGNALS_SHADOW_SALT = 'signals-shadow';
 
 /** The signals kind's transitions and shares. */
-export const SIGNALS_TRAFFIC = new VersionTraffic('signals', SIGNALS_CANARY_SALT, SIGNALS_SHADOW_SALT);
+export const SIGNALS_TRAFFIC = new VersionTraffic('signals', SIGNALS_CANARY_SALT, SIGNALS_SHADOW_SALT, 'signals');
 
 /** The admin bodies of signals (versions like `1.1.0`). */
 export const SIGNALS_BODIES = new AdminBodies(SIGNALS_VERSION_RE, '1.1.0');

@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import { CASE_EVENT_TYPES, type CaseEventType } from '../cases/case-events';
 import { AppError, type FieldError } from '../errors/errors';
-import { inputFieldErrorsOf } from '../errors/field-errors';
+import { parseWithSchema } from '../http/contract';
 import { secretProblem } from './webhook-signing';
 
 const ID = /^[1-9]\d{0,17}$/;
@@ -56,17 +56,10 @@ const eventsSchema = z
   .max(CASE_EVENT_TYPES.length)
   .refine((a) => new Set(a).size === a.length, { error: 'must not repeat an event' });
 
-const createSchema = z.strictObject({ url: urlSchema, events: eventsSchema, secret: secretSchema.optional() });
-const secretBodySchema = z.strictObject({ secret: secretSchema.optional() });
-
-function parseWith<T>(schema: z.ZodType<T>, body: unknown): T {
-  const r = schema.safeParse(body);
-  if (r.success) return r.data;
-  const errors = inputFieldErrorsOf(r.error.issues, body);
-  throw new AppError('validation_failed', `${errors.length} invalid field(s).`, {
-    errors: errors.length > 0 ? errors : [{ path: '', message: 'must be a JSON object' }],
-  });
-}
+/** The body of `POST /api/webhooks` (lib/contracts/webhooks.ts declares the route with it). */
+export const createSchema = z.strictObject({ url: urlSchema, events: eventsSchema, secret: secretSchema.optional() });
+/** The body of `POST /api/webhooks/{id}/secrets` (optional). */
+export const secretBodySchema = z.strictObject({ secret: secretSchema.optional() });
 
 /** A `POST /api/webhooks` body. */
 export interface CreateWebhookBody {
@@ -77,12 +70,12 @@ export interface CreateWebhookBody {
 
 /** @throws AppError `validation_failed` naming every bad field. */
 export function parseCreateBody(body: unknown): CreateWebhookBody {
-  return parseWith(createSchema, body) as CreateWebhookBody;
+  return parseWithSchema(createSchema, body) as CreateWebhookBody;
 }
 
 /** A `POST /api/webhooks/{id}/secrets` body (`{}` or none: the service generates the secret). */
 export function parseSecretBody(body: unknown): { readonly secret?: string } {
-  return parseWith(secretBodySchema, body ?? {}) as { readonly secret?: string };
+  return parseWithSchema(secretBodySchema, body ?? {}) as { readonly secret?: string };
 }
 
 /** An id from a route. @throws AppError `not_found` for anything that is not an id. */

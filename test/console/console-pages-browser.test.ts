@@ -172,4 +172,26 @@ describe('the console pages in Chromium under npm start', { skip: skipWithoutBro
     await shot(lead, 'drift-chart');
     await lead.unrouteAll();
   });
+
+  it('drift: a bucket with no neighbour is drawn as a dot (a line needs two points)', async () => {
+    const day = (d: number): string => new Date(Date.UTC(2026, 11, d + 1)).toISOString();
+    const points = [0, 1, 2].map((d) => ({
+      start: day(d),
+      samples: d === 1 ? 5000 : 0,
+      score: d === 1 ? 0.12 : null,
+      features: { amount_vs_usual: d === 1 ? 0.05 : null },
+    }));
+    await lead.route('**/api/insights/drift**', (r) =>
+      r.fulfill({
+        json: {
+          ...{ from: day(0), to: day(3), bucket: 'day', model: { name: 'fraud', version: '1.0.0' } },
+          ...{ threshold: 0.2, minSamples: 100, features: ['amount_vs_usual'], points, truncated: false },
+        },
+      }),
+    );
+    await open(lead, host.url, '#/drift?days=3', 'Drift');
+    await lead.getByRole('img', { name: /PSI per day/ }).waitFor();
+    assert.equal(await lead.locator('svg circle.lone').count(), 2, 'the score and the feature each show their point');
+    await lead.unrouteAll();
+  });
 });

@@ -9,6 +9,8 @@ import { validEvent } from '../support/events';
 export const ANALYST = { 'x-ms-client-principal': encodePrincipal('ana', ['analyst']) };
 export const LEAD = { 'x-ms-client-principal': encodePrincipal('lee', ['lead']) };
 export const WIDE = { width: 1366, height: 900 };
+/** The window of the screenshots in docs/ (a common laptop screen). */
+export const SCREEN = { width: 1366, height: 768 };
 
 /** Where the screenshots go: `CONSOLE_SCREENSHOTS`, or a new temporary folder (the tests name it in their output). */
 export const SHOTS = process.env['CONSOLE_SCREENSHOTS'] ?? mkdtempSync(path.join(tmpdir(), 'console-screenshots-'));

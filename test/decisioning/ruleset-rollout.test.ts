@@ -233,17 +233,36 @@ describe('ruleset rollout (Azurite + Redis, two instances)', () => {
       if (va === '2.0.0') canary++;
     }
     assert.ok(canary > n * 0.2 && canary < n * 0.4, `30 % canary: ${canary} of ${n} users`);
-    assert.deepEqual((await b.rollout.status(NAME)).pointer.traffic, {
-      candidate: '2.0.0',
-      canaryPercent: 30,
-      shadowPercent: 0,
-    });
+    const withCanary = await b.rollout.status(NAME);
+    assert.deepEqual(withCanary.pointer.traffic, { candidate: '2.0.0', canaryPercent: 30, shadowPercent: 0 });
+    assert.deepEqual(
+      [withCanary.serving, withCanary.candidate],
+      ['1.1.0', '2.0.0'],
+      'the status of every whole-document kind: the version served and the candidate loaded here',
+    );
 
     const bEnded = b.applied('none');
     await a.rollout.rollback(NAME);
     await bEnded;
     for (let i = 0; i < 50; i++) assert.equal(await decidedBy(b, event(i)), '1.0.0', `user-${i} after rollback`);
-    assert.equal((await a.rollout.status(NAME)).pointer.traffic, undefined);
+    const ended = await a.rollout.status(NAME);
+    assert.deepEqual([ended.pointer.traffic, ended.candidate], [undefined, undefined]);
+  });
+
+  it("upload and promote follow every kind's rules: never a version older than the active one", async () => {
+    const [a] = instances as [Instance];
+    const active = (await a.rollout.status(NAME)).pointer.active ?? '';
+    const older = await a.rollout.handleUpload({ blobPath: await upload('0.9.0', variant('0.9.0')) });
+    assert.deepEqual(older.kind === 'rejected' ? [older.rejection.check, older.rejection.code] : [older.kind], [
+      'version',
+      'ruleset_invalid',
+    ]);
+    await assert.rejects(
+      a.rollout.promote(NAME, { version: '0.9.0' }),
+      (err: unknown) =>
+        err instanceof AppError && err.code === 'conflict' && /older than the active version/.test(err.message),
+    );
+    assert.equal((await a.rollout.status(NAME)).pointer.active, active, 'nothing changed');
   });
 
   it('refuses a traffic body naming every invalid field, and the active version as candidate', async () => {

@@ -142,4 +142,15 @@ describe('signals rollout', () => {
     assert.equal(back.serving, '1.2.0');
     assert.equal(t.serving.active?.version, '1.2.0');
   });
+
+  it("an upload or a promote older than the active version is refused (every kind's rule), changing nothing", async () => {
+    const older = await refused(path('1.0.5'), bytes(signalsDoc('1.0.5')));
+    assert.deepEqual([older.check, older.code], ['version', 'signals_invalid']);
+    await t.write(signalsDoc('1.0.6', { aggregates: [CARD_USERS] }));
+    await assert.rejects(
+      t.rollout.promote('default', { version: '1.0.6' }),
+      (e: unknown) => e instanceof AppError && e.code === 'conflict' && /older than the active version/.test(e.message),
+    );
+    assert.equal((await t.rollout.status('default')).serving, '1.2.0');
+  });
 });

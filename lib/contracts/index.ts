@@ -1,0 +1,17 @@
+/**
+ * Every declared route contract, in the reference page's order (docs/api-reference.md and
+ * console/src/api-contract.ts are generated from this list: scripts/write-contracts.ts).
+ * @module
+ */
+import type { Contract } from '../http/contract';
+import { CASE_CONTRACTS } from './cases';
+import { INSIGHT_CONTRACTS } from './insights';
+import { SCORE_CONTRACTS } from './score';
+import { WEBHOOK_CONTRACTS } from './webhooks';
+
+export const CONTRACTS: readonly Contract[] = [
+  ...SCORE_CONTRACTS,
+  ...CASE_CONTRACTS,
+  ...INSIGHT_CONTRACTS,
+  ...WEBHOOK_CONTRACTS,
+];
