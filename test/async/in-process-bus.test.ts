@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InProcessBus } from '../../lib/async/in-process-bus';
+import { FakeClock } from '../support/clock';
 
 describe('in-process bus (Service Bus semantics)', () => {
   it('peek-locks, counts deliveries, redelivers on abandon and dead-letters after the maximum', () => {
@@ -30,11 +31,11 @@ describe('in-process bus (Service Bus semantics)', () => {
   });
 
   it('drops duplicate message ids on topics within the window only', () => {
-    let now = 0;
-    const bus = new InProcessBus({ duplicateWindowMs: 1000, now: () => now });
+    const clock = new FakeClock(0);
+    const bus = new InProcessBus({ duplicateWindowMs: 1000, now: clock.now });
     assert.equal(bus.send('t', { body: 1, messageId: 'x' }, true), true);
     assert.equal(bus.send('t', { body: 2, messageId: 'x' }, true), false);
-    now = 1001;
+    clock.t = 1001;
     assert.equal(bus.send('t', { body: 3, messageId: 'x' }, true), true);
     assert.deepEqual(
       bus.messages('t').map((m) => m.body),

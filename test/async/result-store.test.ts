@@ -8,6 +8,7 @@ import {
   type ResultStore,
 } from '../../lib/async/result-store';
 import { testRedis } from '../support/redis';
+import { FakeClock } from '../support/clock';
 
 function result(tx: string, score: number): AsyncScoreResult {
   return {
@@ -78,10 +79,10 @@ function contract(name: string, make: () => { store: ResultStore; expire: () => 
 }
 
 // lru-cache treats a start time of 0 as "no TTL": the fake clock starts well above 0.
-let now = 1_000_000;
+const clock = new FakeClock();
 contract('memory', () => {
-  now = 1_000_000;
-  return { store: new MemoryResultStore(60, 100, () => now), expire: () => Promise.resolve(void (now += 61_000)) };
+  clock.t = 1_000_000;
+  return { store: new MemoryResultStore(60, 100, clock.now), expire: () => Promise.resolve(clock.advance(61_000)) };
 });
 
 const r = testRedis();

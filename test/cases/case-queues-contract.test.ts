@@ -18,6 +18,7 @@ import { Identity } from '../../lib/identity/identity';
 import { encodePrincipal } from '../../lib/identity/principal';
 import { newCase, pgliteDb, serverDb, type TestDb } from './support';
 import { SHARED_WITH_CASES } from '../support/case-database';
+import { FakeClock } from '../support/clock';
 
 const T0 = Date.parse('2026-12-01T08:00:00Z');
 const T1 = Date.parse('2026-11-01T08:00:00Z');
@@ -52,14 +53,14 @@ for (const make of [serverDb, pgliteDb]) {
   const db: TestDb = make();
   describe(`queues and SLAs: ${db.name}`, () => {
     let store: CaseStore;
-    let now = T0;
+    const clock = new FakeClock(T0);
     let service: CaseService;
     before(async () => {
       store = await SqlCaseStore.create(await db.client(), ROUTER, SHARED_WITH_CASES);
       service = new CaseService({
         store,
         identity: new Identity({ mode: 'development', devActor: { name: 'dev', roles: ['analyst'] } }),
-        wallClock: () => now,
+        wallClock: clock.now,
       });
     });
     after(async () => {
@@ -207,7 +208,7 @@ for (const make of [serverDb, pgliteDb]) {
     });
 
     it('the service: assignee=me, another analyst’s cases need a lead, take next reads its query, age and SLA at the clock', async () => {
-      now = T0 + HOUR;
+      clock.t = T0 + HOUR;
       await store.open([fired('v-1', T0, 'm-svc', [VELOCITY]), fired('v-2', T0 + 1, 'm-svc')], T0);
       const taken = await service.next(as('gina'), new URLSearchParams('queue=velocity&merchantId=m-svc'));
       assert.equal(taken?.transactionId, 'v-1');
@@ -231,7 +232,7 @@ for (const make of [serverDb, pgliteDb]) {
         byLead.cases.map((c) => c.transactionId),
         ['v-1'],
       );
-      now = T0 + 3 * HOUR; // past velocity's 2 h
+      clock.t = T0 + 3 * HOUR; // past velocity's 2 h
       const late = (await service.get(as('gina'), taken?.id)).case;
       assert.deepEqual([late.ageSeconds, late.slaBreached, late.queue], [3 * 3600, true, 'velocity']);
       const v2 = (await service.list(as('gina'), new URLSearchParams('merchantId=m-svc&queue=general'))).cases[0];

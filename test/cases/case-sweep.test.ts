@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CaseStore } from '../../lib/cases/case-store';
 import { CaseSweep } from '../../lib/cases/case-sweep';
-import { FakeClock, FakeTimers } from '../context/support';
+import { FakeClock, FakeTimers } from '../support/clock';
 import { eventually } from '../support/eventually';
 import { newCase, pgliteDb, suiteStore } from './support';
 

@@ -11,7 +11,7 @@ import { BusCaseHandOff, type CaseHandOff } from '../../lib/cases/case-handoff';
 import type { NewCase } from '../../lib/cases/case-store';
 import { CaseWriter, type CaseDropReason } from '../../lib/cases/case-writer';
 import type { DecidedPayment } from '../../lib/scoring/scorer';
-import { FakeClock, FakeTimers } from '../context/support';
+import { FakeClock, FakeTimers } from '../support/clock';
 import { eventually } from '../support/eventually';
 import { newCase } from './support';
 

@@ -10,7 +10,7 @@ import { GuardedCaseStore } from '../../lib/cases/guarded-case-store';
 import { PgClient } from '../../lib/platform/sql/pg-client';
 import { SqlCaseStore } from '../../lib/cases/sql-case-store';
 import { AppError } from '../../lib/errors/errors';
-import { FakeClock, FakeTimers } from '../context/support';
+import { FakeClock, FakeTimers } from '../support/clock';
 import { eventually } from '../support/eventually';
 import { newCase, pgliteDb, TEST_PG } from './support';
 import { SHARED_WITH_CASES } from '../support/case-database';

@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { CaseIntake, isConnectionError, isDataError, type IntakeMessage } from '../../lib/cases/case-intake';
 import type { CaseStore } from '../../lib/cases/case-store';
 import { AppError } from '../../lib/errors/errors';
-import { FakeClock, FakeTimers } from '../context/support';
+import { FakeClock, FakeTimers } from '../support/clock';
 import { eventually } from '../support/eventually';
 import { newCase, pgliteDb, serverDb, suiteStore } from './support';
 

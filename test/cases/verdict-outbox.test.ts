@@ -31,6 +31,7 @@ import { unrefTimers, type Timers } from '../../lib/platform/timers';
 import { within } from '../support/eventually';
 import { newCase, pgliteDb, serverDb, type TestDb } from './support';
 import { SHARED_WITH_CASES } from '../support/case-database';
+import { FakeClock } from '../support/clock';
 
 const T0 = Date.parse('2026-12-01T09:00:00Z');
 
@@ -85,8 +86,7 @@ for (const make of [serverDb, pgliteDb]) {
     const dir = mkdtempSync(path.join(tmpdir(), 'test-verdict-outbox-'));
     let sql: SqlClient;
     let store: SqlCaseStore;
-    let now = T0;
-    const clock = (): number => now;
+    const clock = new FakeClock(T0);
     before(async () => {
       sql = await db.client();
       store = await SqlCaseStore.create(sql, undefined, SHARED_WITH_CASES);
@@ -98,7 +98,7 @@ for (const make of [serverDb, pgliteDb]) {
     });
 
     const opened = async (tx: string, userId = `user-${tx}`): Promise<Case> => {
-      await store.open([newCase(tx, now, {}, { userId })], now);
+      await store.open([newCase(tx, clock.now(), {}, { userId })], clock.now());
       const c = (await store.list({ status: 'open' }, 'oldest', 1000)).cases.find((x) => x.transactionId === tx);
       assert.ok(c !== undefined, `the case of ${tx}`);
       return c;
@@ -116,7 +116,7 @@ for (const make of [serverDb, pgliteDb]) {
         sql: () => sql,
         deliver: async (m) => void (await deliverVerdictMessage(m, (b) => sink.addLabels(b), lists)),
         timers,
-        wallClock: clock,
+        wallClock: clock.now,
         pollMs: 600_000, // in these tests a pass runs when asked, or woken by a commit
       });
 
@@ -125,9 +125,9 @@ for (const make of [serverDb, pgliteDb]) {
       const service = new CaseService({
         store,
         identity: new Identity({ mode: 'development', devActor: { name: 'dev', roles: ['analyst'] } }),
-        wallClock: clock,
+        wallClock: clock.now,
       });
-      const real = new SqlAuditLog({ sql: () => sql, wallClock: clock });
+      const real = new SqlAuditLog({ sql: () => sql, wallClock: clock.now });
       let failAudit = true;
       const log: AuditLog = {
         record: (e) => real.record(e),
@@ -165,10 +165,10 @@ for (const make of [serverDb, pgliteDb]) {
       assert.deepEqual(ok.label, {
         transactionId: 'tx-atomic-1',
         label: 'fraud',
-        reportedAt: new Date(now).toISOString(),
+        reportedAt: new Date(clock.now()).toISOString(),
         source: 'case',
       });
-      now += 60_000;
+      clock.advance(60_000);
       const again = await audit.verdict(service, as('bob'), c.id, { verdict: 'fraud', reason: 'confirmed' });
       assert.deepEqual(again, ok, 'the same verdict again answers the closed case and its label');
       await assert.rejects(
@@ -192,14 +192,14 @@ for (const make of [serverDb, pgliteDb]) {
       const service = new CaseService({
         store,
         identity: new Identity({ mode: 'development', devActor: { name: 'dev', roles: ['analyst'] } }),
-        wallClock: clock,
+        wallClock: clock.now,
       });
       const failed: Parameters<OutboxRelayEvents['failed']>[0][] = [];
       const relay = new OutboxRelay({
         sql: () => sql,
         deliver: async (m) => void (await deliverVerdictMessage(m, (b) => sink.addLabels(b), undefined)),
         timers: unrefTimers,
-        wallClock: clock,
+        wallClock: clock.now,
         on: { failed: (e) => failed.push(e) },
       });
       const c = await opened('tx-down-1');
@@ -211,7 +211,7 @@ for (const make of [serverDb, pgliteDb]) {
       assert.deepEqual([first.delivered, first.failed, first.nextInMs], [0, 1, 1_000]);
       assert.deepEqual(failed, [{ kind: 'label', attempts: 1, retryInMs: 1_000, error: 'dependency_unavailable' }]);
       assert.equal((await relay.pass()).failed, 0, 'not due again before its backoff');
-      now += 1_000;
+      clock.advance(1_000);
       assert.deepEqual([(await relay.pass()).failed], [1]);
       assert.equal(failed[1]?.retryInMs, 2_000, 'the backoff doubles per attempt');
       const lastError = await sql.query(`SELECT last_error, attempts FROM case_outbox WHERE case_id = $1::bigint`, [
@@ -220,7 +220,7 @@ for (const make of [serverDb, pgliteDb]) {
       assert.deepEqual(lastError, [{ last_error: 'dependency_unavailable', attempts: 2 }]);
 
       sink.down = false;
-      now += 2_000;
+      clock.advance(2_000);
       assert.equal((await relay.pass()).delivered, 1, 'delivered once the labels store is back');
       assert.deepEqual(
         (await sink.stored()).filter((l) => l.transactionId === 'tx-down-1').map((l) => l.label),
@@ -230,7 +230,7 @@ for (const make of [serverDb, pgliteDb]) {
       // row is delivered again
       await sql.query(`UPDATE case_outbox SET delivered_at = NULL WHERE case_id = $1::bigint`, [c.id]);
       assert.equal((await relay.pass()).delivered, 0, 'leased');
-      now += 60_000;
+      clock.advance(60_000);
       const writes = sink.writes;
       assert.equal((await relay.pass()).delivered, 1);
       assert.equal(sink.writes, writes + 1, 'redelivered');
@@ -250,7 +250,7 @@ for (const make of [serverDb, pgliteDb]) {
         store,
         lists,
         identity: new Identity({ mode: 'development', devActor: { name: 'dev', roles: ['lead'] } }),
-        wallClock: clock,
+        wallClock: clock.now,
       });
       const c = await opened('tx-list-1', 'user-to-block');
       await assert.rejects(
@@ -265,7 +265,7 @@ for (const make of [serverDb, pgliteDb]) {
       assert.equal(lists.added.length, 0, 'nothing reaches the lists before the relay');
 
       const outbox = new CaseOutbox(sql);
-      const claimed = await outbox.claim(now, 10, 60_000);
+      const claimed = await outbox.claim(clock.now(), 10, 60_000);
       assert.deepEqual(
         claimed.map((r) => [r.kind, r.attempts]),
         [
@@ -273,15 +273,15 @@ for (const make of [serverDb, pgliteDb]) {
           ['list', 1],
         ],
       );
-      assert.deepEqual(await outbox.claim(now, 10, 60_000), [], 'leased: another instance gets nothing');
-      now += 60_000;
+      assert.deepEqual(await outbox.claim(clock.now(), 10, 60_000), [], 'leased: another instance gets nothing');
+      clock.advance(60_000);
       const relay = relayOf(sink, lists);
       assert.equal((await relay.pass()).delivered, 2, 'the lease ended: claimed again and delivered');
       assert.deepEqual(lists.added, [{ list: 'blocked_users', body: { values: ['user-to-block'], ttlSeconds: 60 } }]);
       const message: OutboxMessage | undefined = claimed[1];
       assert.equal(message?.kind, 'list');
 
-      now += 86_400_000 + 1;
+      clock.advance(86_400_000 + 1);
       await relay.pass();
       assert.equal(await countOf('case_outbox', c.id), 0, 'delivered rows are purged after a day');
       await relay.dispose();
@@ -316,13 +316,13 @@ for (const make of [serverDb, pgliteDb]) {
           await deliverVerdictMessage(m, (b) => sink.addLabels(b), undefined);
         },
         timers,
-        wallClock: clock,
+        wallClock: clock.now,
         pollMs: 600_000,
       });
       const service = new CaseService({
         store,
         identity: new Identity({ mode: 'development', devActor: { name: 'dev', roles: ['analyst'] } }),
-        wallClock: clock,
+        wallClock: clock.now,
         committed: () => relay.wake(),
       });
       relay.start();

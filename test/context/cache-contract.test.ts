@@ -13,7 +13,8 @@ import { MemoryContextCache } from '../../lib/context/memory-cache';
 import { RedisContextCache } from '../../lib/context/redis-cache';
 import { TieredContextCache } from '../../lib/context/tiered-cache';
 import { syntheticProfile } from '../../lib/context/synthetic-profiles';
-import { cleanup, FakeClock, testClient, testPrefix } from './support';
+import { cleanup, testClient, testPrefix } from './support';
+import { FakeClock } from '../support/clock';
 
 const TTL = 240_000;
 

@@ -16,7 +16,8 @@ import { AppError } from '../../lib/errors/errors';
 import { parsePaymentEvent } from '../../lib/domain/payment-event';
 import { validEvent } from '../support/events';
 import { startKeyVaultPeer } from '../support/key-vault-peer';
-import { eventually, FakeClock, FakeTimers, OwnRedis, recordingLogger, testPrefix } from './support';
+import { eventually, OwnRedis, recordingLogger, testPrefix } from './support';
+import { FakeClock, FakeTimers } from '../support/clock';
 
 const cleanups: (() => Promise<void>)[] = [];
 after(async () => {

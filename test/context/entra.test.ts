@@ -8,7 +8,8 @@ import { createContextProvider } from '../../lib/context/create-context-provider
 import { EntraTokenAuth, REDIS_SCOPE, refreshDelayMs, type AuthTarget } from '../../lib/platform/redis/entra-auth';
 import { parsePaymentEvent } from '../../lib/domain/payment-event';
 import { validEvent } from '../support/events';
-import { eventually, FakeClock, FakeTimers, OwnRedis, recordingLogger, testPrefix } from './support';
+import { eventually, OwnRedis, recordingLogger, testPrefix } from './support';
+import { FakeClock, FakeTimers } from '../support/clock';
 
 const MIN = 60_000;
 const cleanups: (() => Promise<void>)[] = [];

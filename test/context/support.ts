@@ -4,7 +4,6 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import { Redis } from 'ioredis';
 import { baseRedisOptions } from '../../lib/platform/redis/connection';
-import type { Timers } from '../../lib/platform/timers';
 import type { LogLevel, Logger } from '../../lib/platform/logger';
 import { exitOf } from '../support/child-process';
 import { eventually as poll } from '../support/eventually';
@@ -31,43 +30,6 @@ export async function cleanup(client: Redis, prefix: string): Promise<void> {
     cursor = next;
     if (keys.length > 0) await client.del(...keys);
   } while (cursor !== '0');
-}
-
-/** A manual clock, ms. */
-export class FakeClock {
-  constructor(public t = Date.UTC(2026, 10, 30, 10, 0, 0)) {}
-  readonly now = (): number => this.t;
-  advance(ms: number): void {
-    this.t += ms;
-  }
-}
-
-/** Manual timers on a {@link FakeClock}: nothing runs until {@link FakeTimers.runDue}. */
-export class FakeTimers implements Timers {
-  readonly pending = new Map<number, { fn: () => void; at: number; ms: number }>();
-  private next = 1;
-  constructor(private readonly clock: FakeClock) {}
-  setTimeout(fn: () => void, ms: number): unknown {
-    const id = this.next++;
-    this.pending.set(id, { fn, at: this.clock.now() + ms, ms });
-    return id;
-  }
-  clearTimeout(h: unknown): void {
-    this.pending.delete(h as number);
-  }
-  /** Delays (ms) of the pending timers, in creation order. */
-  get delays(): number[] {
-    return [...this.pending.values()].map((p) => p.ms);
-  }
-  /** Runs every timer due at the clock's time. */
-  runDue(): void {
-    for (const [id, p] of [...this.pending]) {
-      if (p.at <= this.clock.now()) {
-        this.pending.delete(id);
-        p.fn();
-      }
-    }
-  }
 }
 
 /** A logger recording lines (to check that no secret is ever logged). */

@@ -9,15 +9,10 @@ import { MemoryListStore, type ListChange, type ListStore } from '../../lib/deci
 import { RedisListStore } from '../../lib/decisioning/redis-list-store';
 import { within } from '../support/eventually';
 import { testRedis } from '../support/redis';
+import { FakeClock } from '../support/clock';
 
 const r = testRedis();
 after(() => r.cleanup());
-
-/** A wall clock the test moves by hand. */
-function clock(start = 1_800_000_000_000): { now: () => number; advance: (ms: number) => void } {
-  let t = start;
-  return { now: () => t, advance: (ms) => (t += ms) };
-}
 
 const stores: { name: string; make: (now: () => number) => ListStore }[] = [
   { name: 'in-process', make: (now) => new MemoryListStore(now) },
@@ -27,7 +22,7 @@ const stores: { name: string; make: (now: () => number) => ListStore }[] = [
 for (const { name, make } of stores) {
   describe(`list store contract: ${name}`, () => {
     it('adds, answers membership for many keys at once, and removes', async () => {
-      const c = clock();
+      const c = new FakeClock(1_800_000_000_000);
       const s = make(c.now);
       await s.add('blocked', ['a', 'b']);
       await s.add('devices', ['d1']);
@@ -47,7 +42,7 @@ for (const { name, make } of stores) {
     });
 
     it('expires an entry after its TTL, and a re-add renews it', async () => {
-      const c = clock();
+      const c = new FakeClock(1_800_000_000_000);
       const s = make(c.now);
       await s.add('l', ['short'], 60);
       await s.add('l', ['forever']);
@@ -79,7 +74,7 @@ for (const { name, make } of stores) {
     });
 
     it('pages in value order with a cursor, bounded', async () => {
-      const c = clock();
+      const c = new FakeClock(1_800_000_000_000);
       const s = make(c.now);
       const values = Array.from({ length: 25 }, (_, i) => `v${String(i).padStart(2, '0')}`);
       await s.add('p', [...values].reverse(), 3600);
@@ -159,7 +154,7 @@ describe('lists across two instances on one Redis', () => {
 describe('list entry expiry through the L1 cache (real Redis)', () => {
   it('a value added with ttlSeconds: 4 no longer blocks 6 s later, on the instance that cached it and on another', async () => {
     const prefix = `${r.prefix}ttl:`;
-    const c = clock();
+    const c = new FakeClock(1_800_000_000_000);
     const fixed = (): number => 0; // the L1 TTL never runs out here: only the entry's expiry can end the match
     const other = r.redis.duplicate();
     const a = new ListLookup(new RedisListStore(r.redis, prefix, c.now), {

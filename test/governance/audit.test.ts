@@ -21,6 +21,7 @@ import { Identity, type IdentitySettings } from '../../lib/identity/identity';
 import { encodePrincipal } from '../../lib/identity/principal';
 import type { Logger } from '../../lib/platform/logger';
 import { pgliteDb } from '../cases/support';
+import { FakeClock } from '../support/clock';
 
 const T0 = Date.parse('2026-12-01T10:00:00.000Z');
 
@@ -134,7 +135,7 @@ function fakeLists(): ListsAdmin & { entries: Set<string> } {
 describe('audit decorators over a PGlite trail', () => {
   const db = pgliteDb();
   let sql: SqlClient;
-  let now = T0;
+  const clock = new FakeClock(T0);
   let audit: Audit;
   let logger: ReturnType<typeof recordingLogger>;
   let log: SqlAuditLog;
@@ -152,7 +153,7 @@ describe('audit decorators over a PGlite trail', () => {
   before(async () => {
     sql = await db.client();
     await migrate(sql, CASE_DATABASE);
-    log = new SqlAuditLog({ sql: () => sql, wallClock: () => (now += 1) });
+    log = new SqlAuditLog({ sql: () => sql, wallClock: () => clock.tick() });
     logger = recordingLogger();
     audit = new Audit({ log, identity: identity('development'), logger });
   });

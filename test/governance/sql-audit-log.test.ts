@@ -12,18 +12,19 @@ import { AppError } from '../../lib/errors/errors';
 import type { AuditEvent, AuditQuery } from '../../lib/governance/audit-log';
 import { AUDIT_MAX_ARRAY_ITEMS, boundedValue, SqlAuditLog } from '../../lib/governance/sql-audit-log';
 import { pgliteDb, serverDb, type TestDb } from '../cases/support';
+import { FakeClock } from '../support/clock';
 
 const T0 = Date.parse('2026-12-01T10:00:00.000Z');
 
 for (const db of [serverDb(), pgliteDb()] as TestDb[]) {
   describe(`audit trail table on ${db.name}`, () => {
     let sql: SqlClient;
-    let now = T0;
+    const clock = new FakeClock(T0);
     let log: SqlAuditLog;
     before(async () => {
       sql = await db.client();
       await migrate(sql, CASE_DATABASE);
-      log = new SqlAuditLog({ sql: () => sql, wallClock: () => now });
+      log = new SqlAuditLog({ sql: () => sql, wallClock: clock.now });
     });
     after(async () => {
       await sql.dispose();
@@ -31,7 +32,7 @@ for (const db of [serverDb(), pgliteDb()] as TestDb[]) {
     });
 
     it('appends an entry stamped with the injected time, its actor and old and new values', async () => {
-      now = T0;
+      clock.t = T0;
       await log.record({
         actor: 'alice',
         kind: 'ruleset',
@@ -74,7 +75,7 @@ for (const db of [serverDb(), pgliteDb()] as TestDb[]) {
       // 12 more entries: two per millisecond (ties on the time are ordered by id), two actors, three kinds
       const kinds = ['model', 'list', 'case'] as const;
       for (let i = 0; i < 12; i++) {
-        now = T0 + 1000 + Math.floor(i / 2);
+        clock.t = T0 + 1000 + Math.floor(i / 2);
         await log.record({
           actor: i % 2 === 0 ? 'bob' : 'carol',
           kind: kinds[i % 3] ?? 'model',
@@ -118,7 +119,7 @@ for (const db of [serverDb(), pgliteDb()] as TestDb[]) {
     });
 
     it('bounds the values it stores (arrays at most 1,000 items)', async () => {
-      now = T0 + 5000;
+      clock.t = T0 + 5000;
       const values = Array.from({ length: 1500 }, (_, i) => `v${i}`);
       await log.record({
         actor: 'dave',

@@ -18,7 +18,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { MicroBatcher } from '../../lib/inference/micro-batcher';
 import { row } from './support/fake-executor';
-import { FakeTime, settle } from './support/fake-time';
+import { FakeTimers, settle } from '../support/clock';
 import { TimedExecutor } from './support/timed-executor';
 
 interface Arrival {
@@ -49,7 +49,7 @@ const tolerance = (s: Setup): number => s.a + s.b * s.maxBatchSize;
 
 /** Runs the scenario; `forced` (an index) is sent without a deadline. */
 async function simulate(s: Setup, arrivals: readonly Arrival[], forced?: number): Promise<Outcome[]> {
-  const time = new FakeTime();
+  const time = new FakeTimers();
   const ex = new TimedExecutor(time, s.concurrency, (n) => s.a + s.b * n);
   const batcher = new MicroBatcher({
     executor: ex,

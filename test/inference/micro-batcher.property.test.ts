@@ -5,7 +5,7 @@ import type { AppError } from '../../lib/errors/errors';
 import type { RunResult } from '../../lib/inference/backend';
 import { MicroBatcher } from '../../lib/inference/micro-batcher';
 import { FakeExecutor, row } from './support/fake-executor';
-import { FakeTime, settle } from './support/fake-time';
+import { FakeTimers, settle } from '../support/clock';
 
 type Step =
   | { kind: 'ask'; rows: number; deadlineMs: number | null }
@@ -35,7 +35,7 @@ describe('MicroBatcher (property)', () => {
         }),
         fc.array(step, { minLength: 1, maxLength: 40 }),
         async (opts, steps) => {
-          const time = new FakeTime();
+          const time = new FakeTimers();
           const ex = new FakeExecutor(opts.concurrency);
           ex.depth = opts.depth;
           const b = new MicroBatcher({ executor: ex, options: opts, now: time.now, scheduler: time });

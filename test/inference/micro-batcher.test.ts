@@ -4,12 +4,12 @@ import { AppError } from '../../lib/errors/errors';
 import type { BatcherEvents, MicroBatcherOptions } from '../../lib/inference/batcher-types';
 import { MicroBatcher } from '../../lib/inference/micro-batcher';
 import { FakeExecutor, row, WIDTH } from './support/fake-executor';
-import { FakeTime, settle } from './support/fake-time';
+import { FakeTimers, settle } from '../support/clock';
 
 type Logged = { [K in keyof BatcherEvents]: { type: K; e: Parameters<BatcherEvents[K]>[0] } }[keyof BatcherEvents];
 
 function setup(opts: Partial<MicroBatcherOptions> = {}, concurrency = 1, poisonId?: number) {
-  const time = new FakeTime();
+  const time = new FakeTimers();
   const ex = new FakeExecutor(concurrency, poisonId, time.now);
   const log: Logged[] = [];
   const b = new MicroBatcher({
@@ -48,7 +48,7 @@ describe('MicroBatcher', () => {
     const p = ask(1);
     assert.equal(ex.calls.length, 1);
     assert.deepEqual(FakeExecutor.ids(call(ex, 0)), [1]);
-    assert.equal(time.pending, 0);
+    assert.equal(time.pending.size, 0);
     call(ex, 0).succeed();
     const r = await p;
     assert.equal(r.scores[0], Math.fround(0.001));

@@ -11,7 +11,7 @@ import type { BatchExecutor } from '../../lib/inference/batch-executor';
 import { MicroBatcher } from '../../lib/inference/micro-batcher';
 import { scoreRows } from '../../lib/inference/score-rows';
 import type { NamedTensor, TensorRequest, TensorResult } from '../../lib/inference/tensor';
-import { FakeTime, settle } from './support/fake-time';
+import { FakeTimers, settle } from '../support/clock';
 
 /** Echoes each input `n` as output `n_out`; batches end when the test says. */
 class EchoExecutor implements BatchExecutor {
@@ -73,7 +73,7 @@ describe('MicroBatcher tensor path (property)', () => {
           maxLength: 25,
         }),
         async (maxBatchSize, asks) => {
-          const time = new FakeTime();
+          const time = new FakeTimers();
           const ex = new EchoExecutor();
           const batcher = new MicroBatcher({
             executor: ex,

@@ -18,7 +18,8 @@ import { FolderLearningStore } from '../../lib/learning/folder-store';
 import { manifestSchema } from '../../lib/models/manifest';
 import type { ScoreResult } from '../../lib/scoring/scorer';
 import { generatePayments } from '../../lib/training/synthetic-payments';
-import { eventually, FakeClock, FakeTimers, recordingLogger } from '../context/support';
+import { eventually, recordingLogger } from '../context/support';
+import { FakeClock, FakeTimers } from '../support/clock';
 import { KEY_VAULT_TOKEN, startKeyVaultPeer } from '../support/key-vault-peer';
 
 const MANIFEST = manifestSchema.parse(

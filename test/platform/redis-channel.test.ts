@@ -14,7 +14,8 @@ import {
 } from '../../lib/platform/redis/channel';
 import { baseRedisOptions } from '../../lib/platform/redis/connection';
 import { eventually, within } from '../support/eventually';
-import { FakeClock, FakeTimers, REDIS_PORT, testPrefix } from '../context/support';
+import { REDIS_PORT, testPrefix } from '../context/support';
+import { FakeClock, FakeTimers } from '../support/clock';
 
 const prefix = testPrefix('channel');
 const cleanups: (() => Promise<void> | void)[] = [];

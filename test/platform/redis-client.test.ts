@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import type { AccessToken, TokenCredential } from '@azure/identity';
 import { redisConnection, type RedisAccess } from '../../lib/platform/redis/client';
 import { REDIS_SCOPE } from '../../lib/platform/redis/entra-auth';
-import { FakeClock, FakeTimers } from '../context/support';
+import { FakeClock, FakeTimers } from '../support/clock';
 
 const SECRET = 'hunter2-do-not-log';
 

@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PointerFollower } from '../../lib/pointer/pointer-follower';
-import { FakeTime, settle } from '../inference/support/fake-time';
+import { FakeTimers, settle } from '../support/clock';
 
 /** A follower whose passes report the given outcomes in turn (then complete), recording when each ran. */
-function follower(time: FakeTime, outcomes: boolean[], retry = { firstMs: 100, maxMs: 400 }) {
+function follower(time: FakeTimers, outcomes: boolean[], retry = { firstMs: 100, maxMs: 400 }) {
   const at: number[] = [];
   const f = new PointerFollower(
     { name: 'x', store: { subscribe: () => Promise.resolve(true) }, timers: time, intervalMs: 30_000 },
@@ -20,7 +20,7 @@ function follower(time: FakeTime, outcomes: boolean[], retry = { firstMs: 100, m
 }
 
 /** Advances hand-driven time in 50 ms steps, letting each pass run. */
-async function run(time: FakeTime, ms: number): Promise<void> {
+async function run(time: FakeTimers, ms: number): Promise<void> {
   for (let t = 0; t < ms; t += 50) {
     time.advance(50);
     await settle();
@@ -29,7 +29,7 @@ async function run(time: FakeTime, ms: number): Promise<void> {
 
 describe('pointer follower: retry of an incomplete pass', () => {
   it('retries soon after an incomplete pass, doubling up to the bound, and stops once a pass completes', async () => {
-    const time = new FakeTime();
+    const time = new FakeTimers();
     const { f, at } = follower(time, [false, false, false, false, false]);
     await f.start();
     await run(time, 2000);
@@ -39,18 +39,18 @@ describe('pointer follower: retry of an incomplete pass', () => {
   });
 
   it('keeps one retry pending however many incomplete passes an announcement adds', async () => {
-    const time = new FakeTime();
+    const time = new FakeTimers();
     const { f, at } = follower(time, [false, false, false]);
     await f.start();
     await f.converge(); // incomplete again: the retry already pending stays the only one
-    assert.equal(time.pending, 2, 'the reconcile period and one retry');
+    assert.equal(time.pending.size, 2, 'the reconcile period and one retry');
     await run(time, 1000);
     assert.deepEqual(at, [0, 0, 100, 300]);
     await f.dispose();
   });
 
   it('without the retry option, an incomplete pass waits for the reconcile period', async () => {
-    const time = new FakeTime();
+    const time = new FakeTimers();
     const at: number[] = [];
     const f = new PointerFollower(
       { name: 'x', store: { subscribe: () => Promise.resolve(true) }, timers: time, intervalMs: 30_000 },
@@ -63,11 +63,11 @@ describe('pointer follower: retry of an incomplete pass', () => {
   });
 
   it('schedules nothing once disposed', async () => {
-    const time = new FakeTime();
+    const time = new FakeTimers();
     const { f, at } = follower(time, [false, false]);
     await f.start();
     await f.dispose();
-    assert.equal(time.pending, 0);
+    assert.equal(time.pending.size, 0);
     await run(time, 1000);
     assert.deepEqual(at, [0]);
   });

@@ -18,7 +18,7 @@ import { batchedBackendFactory } from '../../lib/inference/backend-factory';
 import { publishVersion, type FleetState } from '../../lib/rollout/fleet-state';
 import { fleetKeys, redisFleetStore } from '../../lib/rollout/redis-fleet-reports';
 import { silentLogger } from '../../lib/platform/logger';
-import { FakeTime } from '../inference/support/fake-time';
+import { FakeTimers } from '../support/clock';
 import { validEvent } from '../support/events';
 import { testRedis } from '../support/redis';
 import { copyBundled, manifestFor, models, writeFolderModel } from './support/models';
@@ -38,7 +38,7 @@ function countingFactory(id: string): BackendFactory {
   return { load: (m) => (loads.set(id, (loads.get(id) ?? 0) + 1), real.load(m)) };
 }
 
-async function instance(id: string, time: FakeTime): Promise<Engine> {
+async function instance(id: string, time: FakeTimers): Promise<Engine> {
   const e = await createEngine(config, {
     logger: silentLogger,
     backendFactory: countingFactory(id),
@@ -66,8 +66,8 @@ async function writeSilently(change: (s: FleetState) => FleetState): Promise<voi
 }
 
 const version = (e: Engine): string | undefined => e.sessions.manifest?.version;
-const timeA = new FakeTime();
-const timeB = new FakeTime();
+const timeA = new FakeTimers();
+const timeB = new FakeTimers();
 let A: Engine;
 let B: Engine;
 
@@ -144,7 +144,7 @@ describe('fleet convergence', () => {
 
   it("an instance started later comes up on the pointer's version directly", async () => {
     const before = loads.get('C') ?? 0;
-    const C = await instance('C', new FakeTime());
+    const C = await instance('C', new FakeTimers());
     assert.equal(version(C), '1.2.0');
     assert.equal((loads.get('C') ?? 0) - before, 1, 'no bundled model loaded first');
   });

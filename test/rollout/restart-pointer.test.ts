@@ -19,7 +19,7 @@ import { RETRY_FIRST_MS } from '../../lib/decisioning/ruleset-rollout';
 import type { Engine } from '../../lib/engine';
 import { encodePrincipal } from '../../lib/identity/principal';
 import { silentLogger } from '../../lib/platform/logger';
-import { FakeTime } from '../inference/support/fake-time';
+import { FakeTimers } from '../support/clock';
 import { testConfig } from '../support/config';
 import { eventually } from '../support/eventually';
 import { validEvent } from '../support/events';
@@ -121,7 +121,7 @@ describe('a promoted approved draft, then a restart', () => {
     assert.equal((await first.rulesets.status('fraud-rules')).serving, '1.1.0');
     await stop(first);
 
-    const time = new FakeTime(); // the follower's timers: no retry and no reconcile run unless advanced
+    const time = new FakeTimers(); // the follower's timers: no retry and no reconcile run unless advanced
     const second = await start(env, { decisioning: { timers: time } });
     await second.start();
     // the first pass ran before the case database was open: the shipped version serves, readiness says why

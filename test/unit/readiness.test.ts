@@ -8,7 +8,7 @@ import { ReadinessMonitor } from '../../lib/inference/readiness-monitor';
 import { SessionManager } from '../../lib/inference/session-manager';
 import { ModelFolder } from '../../lib/models/model-folder';
 import { BUNDLED_MODELS } from '../support/models';
-import { FakeTime, settle } from '../inference/support/fake-time';
+import { FakeTimers, settle } from '../support/clock';
 
 const cpu = { executionProviders: ['cpu'], intraOpThreads: 1, graphOptimization: 'all' } as const;
 type Fault = 'none' | 'nan' | 'overloaded' | 'crash';
@@ -41,7 +41,7 @@ function faulty(): { factory: BackendFactory; runs: number; fault: Fault } {
 }
 
 describe('readiness from held state, refreshed in the background', () => {
-  const time = new FakeTime();
+  const time = new FakeTimers();
   const wall = (): number => 1_700_000_000_000 + time.now();
   const backend = faulty();
   let sm: SessionManager;
@@ -141,6 +141,6 @@ describe('readiness from held state, refreshed in the background', () => {
     time.advance(10 * INTERVAL);
     await settle();
     assert.equal(backend.runs, runs);
-    assert.equal(time.pending, 0);
+    assert.equal(time.pending.size, 0);
   });
 });

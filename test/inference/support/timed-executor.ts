@@ -2,7 +2,7 @@ import type { BackendInfo, RunOptions, RunResult } from '../../../lib/inference/
 import type { BatchExecutor } from '../../../lib/inference/batch-executor';
 import { scoreRows } from '../../../lib/inference/score-rows';
 import type { TensorRequest, TensorResult } from '../../../lib/inference/tensor';
-import type { FakeTime } from './fake-time';
+import type { FakeTimers } from '../../support/clock';
 import { WIDTH } from './fake-executor';
 
 /**
@@ -17,7 +17,7 @@ export class TimedExecutor implements BatchExecutor {
   maxRunning = 0;
 
   constructor(
-    private readonly time: FakeTime,
+    private readonly time: FakeTimers,
     readonly concurrency: number,
     readonly runMs: (rows: number) => number,
   ) {}
