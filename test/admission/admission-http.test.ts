@@ -15,7 +15,7 @@ import type { Engine } from '../../lib/engine';
 import { LocalHost } from '../../local/host';
 import { validEvent } from '../support/events';
 import { within } from '../support/eventually';
-import { postFresh, type Answer } from './support/post';
+import { http, type HttpAnswer } from '../support/http';
 
 let host: LocalHost;
 let engine: Engine;
@@ -60,8 +60,9 @@ function refusals(): number {
   return (stats?.ceiling?.refused ?? 0) + (stats?.deadline.refused ?? 0);
 }
 
-function post(route: string, body: string): Promise<Answer> {
-  return postFresh(`${host.url}/api/${route}`, body);
+/** POSTs on a fresh connection (no keep-alive reuse race between bursts); a hung request fails after 60 s. */
+function post(route: string, body: string): Promise<HttpAnswer> {
+  return http(`${host.url}/api/`).post(route, body, { fresh: true, timeoutMs: 60_000 });
 }
 
 describe('admission when the ceiling is full', () => {
@@ -94,7 +95,7 @@ describe('admission when the ceiling is full', () => {
       ] as const) {
         const r = await post(route, body);
         assert.equal(r.status, 503, `${route}: ${JSON.stringify(r.json)}`);
-        assert.ok(Number(r.headers['retry-after']) >= 1, route);
+        assert.ok(Number(r.headers.get('retry-after')) >= 1, route);
       }
       assert.equal(refusals(), refusedBefore + 3, `valid requests refused: ${JSON.stringify(engine.admissionStats)}`);
     } finally {

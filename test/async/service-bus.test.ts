@@ -9,7 +9,7 @@ import type { ServiceBusEmulator } from '../../local/service-bus-emulator';
 import { startHostWithBus } from '../support/bus-host';
 import { validEvent } from '../support/events';
 import { faultyFactory, faultyPublisher, randomFaults, type FaultPlan } from '../support/faults';
-import { post } from '../support/host';
+import { http } from '../support/http';
 import { testRedis } from '../support/redis';
 
 const MAX_DELIVERY = 10; // the queue default in Azure (and in infra-bicep)
@@ -164,13 +164,13 @@ describe('async scoring on the (embedded) Service Bus, through the real trigger'
 
   it('sync (HTTP) and async (queue) paths give the same result for the same event', async () => {
     const event = validEvent({ transactionId: `same-${randomUUID()}`, userId: `u-${randomUUID()}` });
-    const http = await post(`${host.url}/api/score`, JSON.stringify(event));
-    assert.equal(http.status, 200);
+    const viaHttp = await http().post(`${host.url}/api/score`, JSON.stringify(event));
+    assert.equal(viaHttp.status, 200);
     send(event);
     await sb.idle();
     const viaQueue = results(String(event['transactionId']))[0] as Record<string, unknown>;
     for (const k of ['transactionId', 'score', 'decision', 'reasons', 'model', 'source'])
-      assert.deepEqual(viaQueue[k], http.json[k], k);
+      assert.deepEqual(viaQueue[k], viaHttp.json[k], k);
   });
 
   it('10,000 messages with random transient faults: every transaction exactly one result, none lost', async () => {

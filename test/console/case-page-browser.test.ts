@@ -18,7 +18,8 @@ import { stopChild } from '../support/child-process';
 import { validEvent } from '../support/events';
 import { eventually } from '../support/eventually';
 import { startCaseHost, type LocalHost } from '../support/local-host';
-import { ANALYST, LEAD, SHOTS, WIDE, call, shot } from './pages';
+import { ANALYST, LEAD, SHOTS, WIDE, shot } from './pages';
+import { http } from '../support/http';
 
 interface CaseRow {
   id: string;
@@ -40,7 +41,7 @@ describe('the case page, from the keyboard, in Chromium under npm start', { skip
   const ids = new Map<string, string>();
 
   const caseOf = async (id: string): Promise<CaseRow> =>
-    (await call(`${host.url}/cases/${id}`, { headers: ANALYST })).body['case'] as CaseRow;
+    (await http().get(`${host.url}/cases/${id}`, { headers: ANALYST })).json['case'] as CaseRow;
   const heading = (page: Page): Promise<string | null> => page.textContent('main h1');
   /** The element that has the focus: its id, or its text. */
   const focused = (page: Page): Promise<string> =>
@@ -57,11 +58,11 @@ describe('the case page, from the keyboard, in Chromium under npm start', { skip
       held('tx-cp-5', 'u-cp-d'),
     ];
     for (const p of payments) {
-      const r = await call(`${host.url}/score`, { method: 'POST', body: p });
-      assert.equal(r.body['decision'], 'review', String(p['transactionId']));
+      const r = await http().post(`${host.url}/score`, p);
+      assert.equal(r.json['decision'], 'review', String(p['transactionId']));
     }
     const open = await eventually(
-      async () => (await call(`${host.url}/cases?status=open&order=oldest`)).body['cases'] as CaseRow[],
+      async () => (await http().get(`${host.url}/cases?status=open&order=oldest`)).json['cases'] as CaseRow[],
       (cs) => cs.length === payments.length,
       'five open cases',
     );
@@ -256,11 +257,7 @@ describe('the case page, from the keyboard, in Chromium under npm start', { skip
 
   it("a lead is warned before closing someone else's case, and picks the list from the declared ones", async () => {
     const id = ids.get('tx-cp-4') ?? '';
-    const assigned = await call(`${host.url}/cases/${id}/assign`, {
-      method: 'POST',
-      headers: LEAD,
-      body: { assignee: 'bob' },
-    });
+    const assigned = await http().post(`${host.url}/cases/${id}/assign`, { assignee: 'bob' }, { headers: LEAD });
     assert.equal(assigned.status, 200);
     const page = await newPage(browser, LEAD);
     await page.setViewportSize(WIDE);
@@ -301,7 +298,7 @@ describe('the case page, from the keyboard, in Chromium under npm start', { skip
     assert.equal(closed.verdict, 'fraud');
     assert.equal(closed.closedBy, 'lee');
     await eventually(
-      async () => (await call(`${host.url}/lists/blocked_users`, { headers: LEAD })).body,
+      async () => (await http().get(`${host.url}/lists/blocked_users`, { headers: LEAD })).json,
       (b) => JSON.stringify(b).includes('u-cp-c'),
       'the user on blocked_users (the outbox relay delivers it)',
     );

@@ -16,7 +16,8 @@ import { launchBrowser, newPage, skipWithoutBrowser, violations } from '../suppo
 import { stopChild } from '../support/child-process';
 import { eventually } from '../support/eventually';
 import { startCaseHost, type LocalHost } from '../support/local-host';
-import { ANALYST, SHOTS, WIDE, call, open, overflow, reviewed, shot } from './pages';
+import { ANALYST, SHOTS, WIDE, open, overflow, reviewed, shot } from './pages';
+import { http } from '../support/http';
 
 describe('the console pages in Chromium under npm start', { skip: skipWithoutBrowser() }, () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'test-console-pages-'));
@@ -28,11 +29,11 @@ describe('the console pages in Chromium under npm start', { skip: skipWithoutBro
   before(async () => {
     host = await startCaseHost(dir);
     for (const tx of ['tx-cp-1', 'tx-cp-2']) {
-      const r = await call(`${host.url}/score`, { method: 'POST', body: reviewed(tx) });
-      assert.equal(r.body['decision'], 'review');
+      const r = await http().post(`${host.url}/score`, reviewed(tx));
+      assert.equal(r.json['decision'], 'review');
     }
     await eventually(
-      async () => ((await call(`${host.url}/cases?status=open`)).body['cases'] as unknown[]).length,
+      async () => ((await http().get(`${host.url}/cases?status=open`)).json['cases'] as unknown[]).length,
       (n) => n === 2,
       'two open cases',
     );

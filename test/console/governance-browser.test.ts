@@ -21,6 +21,7 @@ import { stopChild } from '../support/child-process';
 import { validEvent } from '../support/events';
 import { eventually } from '../support/eventually';
 import { startCaseHost, type LocalHost } from '../support/local-host';
+import { http } from '../support/http';
 
 const LEAD_A = { 'x-ms-client-principal': encodePrincipal('lead-a', ['lead']) };
 const LEAD_B = { 'x-ms-client-principal': encodePrincipal('lead-b', ['lead']) };
@@ -34,19 +35,6 @@ const BLOCK_MERCHANT = {
 /** A small payment the shipped ruleset approves, to `merchantId`. */
 function small(tx: string, merchantId: string): Record<string, unknown> {
   return validEvent({ transactionId: tx, userId: `user-${tx}`, amount: 20, merchantId });
-}
-
-async function call(
-  url: string,
-  init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(url, {
-    method: init.method ?? 'GET',
-    headers: { 'content-type': 'application/json', ...init.headers },
-    body: init.body === undefined ? null : JSON.stringify(init.body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
 }
 
 describe(
@@ -69,8 +57,8 @@ describe(
         small('tx-g-4', 'm-ok'),
       ];
       for (const p of payments) {
-        const r = await call(`${host.url}/score`, { method: 'POST', body: p });
-        assert.equal(r.body['decision'], 'approve', `${String(p['transactionId'])} is approved by the shipped rules`);
+        const r = await http().post(`${host.url}/score`, p);
+        assert.equal(r.json['decision'], 'approve', `${String(p['transactionId'])} is approved by the shipped rules`);
       }
       const reportedAt = new Date().toISOString();
       const labels = [
@@ -78,7 +66,7 @@ describe(
         { transactionId: 'tx-g-2', label: 'fraud', reportedAt },
         { transactionId: 'tx-g-3', label: 'legit', reportedAt },
       ];
-      assert.equal((await call(`${host.url}/labels`, { method: 'POST', body: { labels } })).status, 200);
+      assert.equal((await http().post(`${host.url}/labels`, { labels })).status, 200);
       const store = new FolderLearningStore(path.join(dir, 'decisions'));
       const day = 86_400_000;
       await eventually(
@@ -90,7 +78,7 @@ describe(
         ([decisions, labelled]) => decisions === 4 && labelled === 3,
         'the four decisions and three labels in the learning store',
       );
-      serving = (await call(`${host.url}/insights/ruleset`, { headers: LEAD_A })).body;
+      serving = (await http().get(`${host.url}/insights/ruleset`, { headers: LEAD_A })).json;
       assert.equal(serving['version'], '1.0.0');
       browser = await launchBrowser();
       a = await newPage(browser, LEAD_A);
@@ -145,22 +133,22 @@ describe(
       await a.click('#approve');
       await a.waitForSelector('#status.error');
       assert.match((await a.textContent('#status')) ?? '', /author|own/i, 'the page says why');
-      const mine = await call(`${host.url}/rulesets/fraud-rules/drafts/1.1.0/approve`, {
-        method: 'POST',
-        body: { comment: 'my own' },
-        headers: LEAD_A,
-      });
+      const mine = await http().post(
+        `${host.url}/rulesets/fraud-rules/drafts/1.1.0/approve`,
+        { comment: 'my own' },
+        { headers: LEAD_A },
+      );
       assert.equal(mine.status, 403);
-      const early = await call(`${host.url}/rulesets/fraud-rules/promote`, {
-        method: 'POST',
-        body: { version: '1.1.0' },
-        headers: LEAD_B,
-      });
+      const early = await http().post(
+        `${host.url}/rulesets/fraud-rules/promote`,
+        { version: '1.1.0' },
+        { headers: LEAD_B },
+      );
       assert.equal(early.status, 409);
-      const d = await call(`${host.url}/rulesets/fraud-rules/drafts/1.1.0`, { headers: LEAD_A });
-      assert.equal(d.body['state'], 'submitted');
-      const still = await call(`${host.url}/score`, { method: 'POST', body: small('tx-g-5', 'm-bad') });
-      assert.equal(still.body['decision'], 'approve', 'the unapproved draft does not serve');
+      const d = await http().get(`${host.url}/rulesets/fraud-rules/drafts/1.1.0`, { headers: LEAD_A });
+      assert.equal(d.json['state'], 'submitted');
+      const still = await http().post(`${host.url}/score`, small('tx-g-5', 'm-bad'));
+      assert.equal(still.json['decision'], 'approve', 'the unapproved draft does not serve');
     });
 
     it('lead B approves with a comment; after promote the version serves and blocks the merchant', async () => {
@@ -171,19 +159,19 @@ describe(
       await b.click('#approve');
       await b.waitForSelector('#draft-state:text-matches("approved")');
       assert.match((await b.textContent('#draft-state')) ?? '', /decided by lead-b/);
-      const promoted = await call(`${host.url}/rulesets/fraud-rules/promote`, {
-        method: 'POST',
-        body: { version: '1.1.0' },
-        headers: LEAD_B,
-      });
-      assert.equal(promoted.status, 200, JSON.stringify(promoted.body));
+      const promoted = await http().post(
+        `${host.url}/rulesets/fraud-rules/promote`,
+        { version: '1.1.0' },
+        { headers: LEAD_B },
+      );
+      assert.equal(promoted.status, 200, JSON.stringify(promoted.json));
       let n = 0;
       const blocked = await eventually(
-        () => call(`${host.url}/score`, { method: 'POST', body: small(`tx-g-6-${n++}`, 'm-bad') }),
-        (r) => (r.body['ruleset'] as { version?: string } | undefined)?.version === '1.1.0',
+        () => http().post(`${host.url}/score`, small(`tx-g-6-${n++}`, 'm-bad')),
+        (r) => (r.json['ruleset'] as { version?: string } | undefined)?.version === '1.1.0',
         'a decision by ruleset 1.1.0',
       );
-      assert.equal(blocked.body['decision'], 'decline');
+      assert.equal(blocked.json['decision'], 'decline');
     });
 
     it('the audit page lists the change with both actors', async () => {

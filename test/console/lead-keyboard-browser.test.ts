@@ -21,7 +21,8 @@ import { stopChild } from '../support/child-process';
 import { validEvent } from '../support/events';
 import { eventually } from '../support/eventually';
 import { startCaseHost, type LocalHost } from '../support/local-host';
-import { ANALYST, SHOTS, WIDE, call, open, shot } from './pages';
+import { ANALYST, SHOTS, WIDE, open, shot } from './pages';
+import { http } from '../support/http';
 
 const LEAD_A = { 'x-ms-client-principal': encodePrincipal('lead-a', ['lead']) };
 const LEAD_B = { 'x-ms-client-principal': encodePrincipal('lead-b', ['lead']) };
@@ -68,10 +69,10 @@ describe('the lead pages by keyboard in Chromium under npm start', { skip: skipW
   before(async () => {
     host = await startCaseHost(dir);
     for (const tx of ['tx-k-1', 'tx-k-2']) {
-      const r = await call(`${host.url}/score`, { method: 'POST', body: small(tx) });
-      assert.equal(r.body['decision'], 'approve');
+      const r = await http().post(`${host.url}/score`, small(tx));
+      assert.equal(r.json['decision'], 'approve');
     }
-    serving = (await call(`${host.url}/insights/ruleset`, { headers: LEAD_A })).body;
+    serving = (await http().get(`${host.url}/insights/ruleset`, { headers: LEAD_A })).json;
     assert.equal(serving['version'], '1.0.0');
     browser = await launchBrowser();
     a = await newPage(browser, LEAD_A);
@@ -118,18 +119,14 @@ describe('the lead pages by keyboard in Chromium under npm start', { skip: skipW
     assert.equal(await analyst.getByRole('textbox').count(), 0);
     assert.ok(await analyst.getByRole('heading', { name: 'Rule block-merchant: added' }).isVisible());
     assert.deepEqual(await violations(analyst), []);
-    const early = await call(`${host.url}/rulesets/fraud-rules/drafts/1.1.0/promote`, {
-      method: 'POST',
-      body: {},
-      headers: LEAD_B,
-    });
-    assert.equal(early.status, 409, JSON.stringify(early.body));
-    assert.match(String(early.body['type']), /draft_not_approved$/);
-    const byAnalyst = await call(`${host.url}/rulesets/fraud-rules/drafts/1.1.0/promote`, {
-      method: 'POST',
-      body: {},
-      headers: ANALYST,
-    });
+    const early = await http().post(`${host.url}/rulesets/fraud-rules/drafts/1.1.0/promote`, {}, { headers: LEAD_B });
+    assert.equal(early.status, 409, JSON.stringify(early.json));
+    assert.match(String(early.json['type']), /draft_not_approved$/);
+    const byAnalyst = await http().post(
+      `${host.url}/rulesets/fraud-rules/drafts/1.1.0/promote`,
+      {},
+      { headers: ANALYST },
+    );
     assert.equal(byAnalyst.status, 403);
   });
 
@@ -155,13 +152,13 @@ describe('the lead pages by keyboard in Chromium under npm start', { skip: skipW
     await shot(b, 'keyboard-draft-promoted');
     let n = 0;
     const blocked = await eventually(
-      () => call(`${host.url}/score`, { method: 'POST', body: small(`tx-k-3-${n++}`) }),
-      (r) => (r.body['ruleset'] as { version?: string } | undefined)?.version === '1.1.0',
+      () => http().post(`${host.url}/score`, small(`tx-k-3-${n++}`)),
+      (r) => (r.json['ruleset'] as { version?: string } | undefined)?.version === '1.1.0',
       'a decision by ruleset 1.1.0',
     );
-    assert.equal(blocked.body['decision'], 'decline');
-    const audit = await call(`${host.url}/audit?kind=ruleset`, { headers: LEAD_A });
-    const rows = (audit.body['events'] as { actor: string; action: string }[]).map((e) => `${e.actor} ${e.action}`);
+    assert.equal(blocked.json['decision'], 'decline');
+    const audit = await http().get(`${host.url}/audit?kind=ruleset`, { headers: LEAD_A });
+    const rows = (audit.json['events'] as { actor: string; action: string }[]).map((e) => `${e.actor} ${e.action}`);
     assert.ok(rows.includes('lead-b promote'), rows.join(', '));
   });
 
@@ -214,21 +211,21 @@ describe('the lead pages by keyboard in Chromium under npm start', { skip: skipW
     assert.deepEqual(await violations(a), []);
     await shot(a, 'keyboard-lists-audit');
 
-    await call(`${host.url}/list-entries/blocked_users`, {
-      method: 'POST',
-      body: { values: ['u-kb-2'], reason: 'seen by the analyst' },
-      headers: LEAD_A,
-    });
+    await http().post(
+      `${host.url}/list-entries/blocked_users`,
+      { values: ['u-kb-2'], reason: 'seen by the analyst' },
+      { headers: LEAD_A },
+    );
     await open(analyst, host.url, '#/lists/blocked_users', 'Lists');
     await analyst.getByRole('table', { name: 'Entries of blocked_users' }).getByText('u-kb-2').waitFor();
     assert.equal(await analyst.getByRole('button', { name: /Remove/ }).count(), 0);
     assert.equal(await analyst.getByLabel('Reason', { exact: true }).count(), 0);
     assert.deepEqual(await violations(analyst), []);
-    const refused = await call(`${host.url}/list-entries/blocked_users`, {
-      method: 'POST',
-      body: { values: ['u-kb-3'], reason: 'r' },
-      headers: ANALYST,
-    });
+    const refused = await http().post(
+      `${host.url}/list-entries/blocked_users`,
+      { values: ['u-kb-3'], reason: 'r' },
+      { headers: ANALYST },
+    );
     assert.equal(refused.status, 403);
   });
 });

@@ -14,7 +14,8 @@ import { launchBrowser, newPage, skipWithoutBrowser, violations } from '../suppo
 import { stopChild } from '../support/child-process';
 import { eventually } from '../support/eventually';
 import { startCaseHost, type LocalHost } from '../support/local-host';
-import { ANALYST, LEAD, SHOTS, WIDE, call, open, reviewed, shot } from './pages';
+import { ANALYST, LEAD, SHOTS, WIDE, open, reviewed, shot } from './pages';
+import { http } from '../support/http';
 
 describe('the webhooks and serving pages in Chromium under npm start', { skip: skipWithoutBrowser() }, () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'test-console-lead-'));
@@ -26,11 +27,11 @@ describe('the webhooks and serving pages in Chromium under npm start', { skip: s
   before(async () => {
     host = await startCaseHost(dir);
     for (const tx of ['tx-cp-1', 'tx-cp-2']) {
-      const r = await call(`${host.url}/score`, { method: 'POST', body: reviewed(tx) });
-      assert.equal(r.body['decision'], 'review');
+      const r = await http().post(`${host.url}/score`, reviewed(tx));
+      assert.equal(r.json['decision'], 'review');
     }
     await eventually(
-      async () => ((await call(`${host.url}/cases?status=open`)).body['cases'] as unknown[]).length,
+      async () => ((await http().get(`${host.url}/cases?status=open`)).json['cases'] as unknown[]).length,
       (n) => n === 2,
       'two open cases',
     );
@@ -70,13 +71,13 @@ describe('the webhooks and serving pages in Chromium under npm start', { skip: s
     assert.doesNotMatch((await row.textContent()) ?? '', /review\.closed/);
     assert.deepEqual(await violations(lead), []);
     await shot(lead, 'webhooks-registered');
-    const listed = await call(`${host.url}/webhooks`, { headers: LEAD });
-    const hooks = listed.body['webhooks'] as { url: string; events: string[] }[];
+    const listed = await http().get(`${host.url}/webhooks`, { headers: LEAD });
+    const hooks = listed.json['webhooks'] as { url: string; events: string[] }[];
     assert.deepEqual(
       hooks.map((w) => [w.url, w.events]),
       [[url, ['review.opened']]],
     );
-    assert.doesNotMatch(JSON.stringify(listed.body), new RegExp(secret.slice(6, 20)), 'the list never holds it');
+    assert.doesNotMatch(JSON.stringify(listed.json), new RegExp(secret.slice(6, 20)), 'the list never holds it');
 
     // a reload shows the secret no more
     await lead.reload();
@@ -99,14 +100,20 @@ describe('the webhooks and serving pages in Chromium under npm start', { skip: s
 
     lead.once('dialog', (d) => void d.dismiss());
     await lead.getByRole('button', { name: `Delete endpoint ${url}` }).click();
-    assert.equal(((await call(`${host.url}/webhooks`, { headers: LEAD })).body['webhooks'] as unknown[]).length, 1);
+    assert.equal(
+      ((await http().get(`${host.url}/webhooks`, { headers: LEAD })).json['webhooks'] as unknown[]).length,
+      1,
+    );
     lead.once('dialog', (d) => {
       assert.match(d.message(), /Delete the endpoint/);
       void d.accept();
     });
     await lead.getByRole('button', { name: `Delete endpoint ${url}` }).click();
     await lead.getByText('No endpoint is registered').waitFor();
-    assert.equal(((await call(`${host.url}/webhooks`, { headers: LEAD })).body['webhooks'] as unknown[]).length, 0);
+    assert.equal(
+      ((await http().get(`${host.url}/webhooks`, { headers: LEAD })).json['webhooks'] as unknown[]).length,
+      0,
+    );
   });
 
   it("webhooks: the dead letters, each with Redeliver (the list's answer stands in for a day of failures)", async () => {

@@ -1,4 +1,4 @@
-/** What the console page tests share: identities, the window size, screenshots, calls, and page helpers. */
+/** What the console page tests share: identities, the window size, screenshots, and page helpers. */
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -19,19 +19,6 @@ mkdirSync(SHOTS, { recursive: true });
 /** A payment the shipped ruleset reviews (1000 or more from a new device). */
 export function reviewed(tx: string): Record<string, unknown> {
   return validEvent({ transactionId: tx, userId: `user-${tx}`, amount: 2500, deviceId: `dev-new-${tx}` });
-}
-
-export async function call(
-  url: string,
-  init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(url, {
-    method: init.method ?? 'GET',
-    headers: { 'content-type': 'application/json', ...init.headers },
-    body: init.body === undefined ? null : JSON.stringify(init.body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
 }
 
 /** Opens `hash` (reloads it when it is open already) and waits for the page's heading to be `title`. */

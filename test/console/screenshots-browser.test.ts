@@ -23,7 +23,8 @@ import { stopChild } from '../support/child-process';
 import { validEvent } from '../support/events';
 import { eventually } from '../support/eventually';
 import { startCaseHost, type LocalHost } from '../support/local-host';
-import { ANALYST, LEAD, SCREEN, call, open, overflow } from './pages';
+import { ANALYST, LEAD, SCREEN, open, overflow } from './pages';
+import { http } from '../support/http';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const IMAGES = path.join(ROOT, 'docs/images');
@@ -51,7 +52,7 @@ interface Shot {
  * (the seeded decisions are all in one hour, one point, which draws no line), with made-up PSI values.
  */
 async function driftWeek(page: Page, api: string): Promise<void> {
-  const live = (await call(`${api}/insights/drift?days=7`, { headers: LEAD })).body;
+  const live = (await http().get(`${api}/insights/drift?days=7`, { headers: LEAD })).json;
   const features = live['features'] as string[];
   const day = (d: number): string => new Date(Date.UTC(2026, 10, 29 + d)).toISOString();
   const psi = (i: number, d: number): number => Math.round(((0.004 * (i + 1) * (d + 1)) % 0.12) * 1000) / 1000;
@@ -82,14 +83,14 @@ function payment(tx: string, n: number, amount: number, more: Record<string, unk
 }
 
 async function post(url: string, body: unknown, headers: Record<string, string> = LEAD): Promise<unknown> {
-  const r = await call(url, { method: 'POST', body, headers });
-  assert.ok(r.status < 300, `POST ${url}: ${r.status} ${JSON.stringify(r.body)}`);
-  return r.body;
+  const r = await http().post(url, body, { headers });
+  assert.ok(r.status < 300, `POST ${url}: ${r.status} ${JSON.stringify(r.json)}`);
+  return r.json;
 }
 
 type CaseRow = { id: string; queue?: string; transactionId: string };
 const openCases = async (api: string): Promise<CaseRow[]> =>
-  (await call(`${api}/cases?status=open`, { headers: LEAD })).body['cases'] as CaseRow[];
+  (await http().get(`${api}/cases?status=open`, { headers: LEAD })).json['cases'] as CaseRow[];
 
 /** The first part of the data: the endpoint, the traffic and the reviews (before the host is stopped). */
 async function seedTraffic(api: string): Promise<void> {
@@ -123,7 +124,7 @@ async function seedWork(api: string): Promise<void> {
   for (let n = 1; n <= 6; n++) labels.push(label(`tx-${n}`, n === 3 ? 'chargeback' : 'legit'));
   await post(`${api}/labels`, { labels });
   // 1.1.0 adds a rule and serves (kim drafts, lee approves and promotes); 1.2.0 changes it and waits for approval
-  const serving = (await call(`${api}/insights/ruleset`, { headers: LEAD })).body;
+  const serving = (await http().get(`${api}/insights/ruleset`, { headers: LEAD })).json;
   const doc = serving['document'] as { rules: unknown[] };
   const travel = (min: number): unknown => ({
     id: 'travel-large-amount',
@@ -151,7 +152,7 @@ async function draft(api: string, doc: { version: string; rules: unknown[] }, co
   };
   await post(`${at}/${doc.version}/backtest`, window, LEAD_B);
   await eventually(
-    async () => (await call(`${at}/${doc.version}/backtest`, { headers: LEAD_B })).body['state'],
+    async () => (await http().get(`${at}/${doc.version}/backtest`, { headers: LEAD_B })).json['state'],
     (s) => s === 'done',
     `the backtest of draft ${doc.version} done`,
     120_000,
@@ -164,7 +165,9 @@ async function deadLetter(host: LocalHost, dir: string): Promise<void> {
   type Delivery = { id: string; attempts: number; lastError?: string; lastStatus?: number };
   const pending = await eventually(
     async () =>
-      (await call(`${host.url}/webhooks/deliveries?state=pending`, { headers: LEAD })).body['deliveries'] as Delivery[],
+      (await http().get(`${host.url}/webhooks/deliveries?state=pending`, { headers: LEAD })).json[
+        'deliveries'
+      ] as Delivery[],
     (ds) => ds.some((d) => d.attempts >= 1),
     'a failed webhook delivery',
     60_000,

@@ -19,7 +19,7 @@ import type { LocalHost } from '../../local/host';
 import type { ServiceBusEmulator } from '../../local/service-bus-emulator';
 import { startHostWithBus } from '../support/bus-host';
 import { validEvent } from '../support/events';
-import { post } from '../support/host';
+import { http } from '../support/http';
 import { testRedis } from '../support/redis';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -67,9 +67,9 @@ describe('decisioning over HTTP and Service Bus (local host, Redis lists)', () =
   const blocked = `u-blocked-${randomUUID()}`;
 
   it('a blocked user declines with the block rule; another user answers by the model thresholds', async () => {
-    const add = await post(`${host.url}/api/lists/blocked_users`, JSON.stringify({ values: [blocked] }));
+    const add = await http().post(`${host.url}/api/lists/blocked_users`, JSON.stringify({ values: [blocked] }));
     assert.equal(add.status, 200, JSON.stringify(add.json));
-    const res = await post(`${host.url}/api/score`, JSON.stringify(validEvent({ userId: blocked })));
+    const res = await http().post(`${host.url}/api/score`, JSON.stringify(validEvent({ userId: blocked })));
     assert.equal(res.status, 200);
     assert.equal(res.json['decision'], 'decline');
     assert.deepEqual(res.json['rules'], [{ id: 'blocked-user', action: 'block' }]);
@@ -86,7 +86,7 @@ describe('decisioning over HTTP and Service Bus (local host, Redis lists)', () =
       },
     );
 
-    const other = await post(`${host.url}/api/score`, JSON.stringify(validEvent({ userId: 'someone-else' })));
+    const other = await http().post(`${host.url}/api/score`, JSON.stringify(validEvent({ userId: 'someone-else' })));
     const score = other.json['score'] as number;
     const t = MANIFEST.thresholds;
     const byModel = score >= t.decline ? 'decline' : score < t.review ? 'approve' : 'review';
@@ -96,7 +96,7 @@ describe('decisioning over HTTP and Service Bus (local host, Redis lists)', () =
   });
 
   it('the gambling profile applies by merchantCategory and is echoed', async () => {
-    const res = await post(`${host.url}/api/score`, JSON.stringify(validEvent({ merchantCategory: '7995' })));
+    const res = await http().post(`${host.url}/api/score`, JSON.stringify(validEvent({ merchantCategory: '7995' })));
     assert.deepEqual(res.json['profile'], { id: 'gambling' });
   });
 
@@ -110,12 +110,12 @@ describe('decisioning over HTTP and Service Bus (local host, Redis lists)', () =
     ];
     const blockedUsers = ['s', 'b', 'q'].map((p) => `${p}-blocked-${run}`);
     assert.equal(
-      (await post(`${host.url}/api/lists/blocked_users`, JSON.stringify({ values: blockedUsers }))).status,
+      (await http().post(`${host.url}/api/lists/blocked_users`, JSON.stringify({ values: blockedUsers }))).status,
       200,
     );
     const pick = (x: Record<string, unknown>) => [x['decision'], x['rules'], x['ruleset'], x['profile'], x['score']];
-    const single = await Promise.all(events('s').map((e) => post(`${host.url}/api/score`, JSON.stringify(e))));
-    const batch = await post(`${host.url}/api/score/batch`, JSON.stringify({ events: events('b') }));
+    const single = await Promise.all(events('s').map((e) => http().post(`${host.url}/api/score`, JSON.stringify(e))));
+    const batch = await http().post(`${host.url}/api/score/batch`, JSON.stringify({ events: events('b') }));
     assert.equal(batch.headers.get('x-ruleset-version'), '1.0.0');
     const items = batch.json['results'] as Record<string, unknown>[];
     items.forEach((item, i) => assert.deepEqual(pick(item), pick(single[i]?.json ?? {}), `batch item ${i}`));
@@ -133,7 +133,7 @@ describe('decisioning over HTTP and Service Bus (local host, Redis lists)', () =
   });
 
   it('refuses a card number as cardFingerprint (naming the field) and list values by index', async () => {
-    const res = await post(
+    const res = await http().post(
       `${host.url}/api/score`,
       JSON.stringify(validEvent({ cardFingerprint: '4111111111111111' })),
     );
@@ -143,15 +143,15 @@ describe('decisioning over HTTP and Service Bus (local host, Redis lists)', () =
       ['cardFingerprint'],
     );
     assert.ok(!JSON.stringify(res.json).includes('4111111111111111'), 'the value is not echoed');
-    const ok = await post(`${host.url}/api/score`, JSON.stringify(validEvent({ cardFingerprint: 'fp_1a2b3c' })));
+    const ok = await http().post(`${host.url}/api/score`, JSON.stringify(validEvent({ cardFingerprint: 'fp_1a2b3c' })));
     assert.equal(ok.status, 200);
-    const bad = await post(`${host.url}/api/lists/blocked_users`, JSON.stringify({ values: ['fine', 7] }));
+    const bad = await http().post(`${host.url}/api/lists/blocked_users`, JSON.stringify({ values: ['fine', 7] }));
     assert.equal(bad.status, 400);
     assert.deepEqual(
       (bad.json['errors'] as { path: string }[]).map((e) => e.path),
       ['values.1'],
     );
-    const undeclared = await post(`${host.url}/api/lists/not_declared`, JSON.stringify({ values: ['x'] }));
+    const undeclared = await http().post(`${host.url}/api/lists/not_declared`, JSON.stringify({ values: ['x'] }));
     assert.equal(undeclared.status, 404);
   });
 
@@ -169,7 +169,7 @@ describe('decisioning over HTTP and Service Bus (local host, Redis lists)', () =
     );
     const del = await fetch(`${host.url}/api/lists/blocked_users/${encodeURIComponent(blocked)}`, { method: 'DELETE' });
     assert.equal(del.status, 200);
-    const again = await post(`${host.url}/api/score`, JSON.stringify(validEvent({ userId: blocked })));
+    const again = await http().post(`${host.url}/api/score`, JSON.stringify(validEvent({ userId: blocked })));
     assert.deepEqual(again.json['rules'], []);
     const missing = await fetch(`${host.url}/api/lists/blocked_users/${encodeURIComponent(blocked)}`, {
       method: 'DELETE',
@@ -195,11 +195,11 @@ describe('decisioning over HTTP and Service Bus (local host, Redis lists)', () =
     const seen = new Set<string>();
     for (let i = 0; i < 12; i++) {
       const userId = `canary-user-${i}`; // fixed ids: the split over them is fixed too (both versions occur)
-      const res = await post(`${host.url}/api/score`, JSON.stringify(validEvent({ userId })));
+      const res = await http().post(`${host.url}/api/score`, JSON.stringify(validEvent({ userId })));
       const expected = inRulesetCanary(userId, 50) ? '1.1.0' : '1.0.0';
       assert.deepEqual(res.json['ruleset'], { name: 'fraud-rules', version: expected }, userId);
       assert.equal(res.headers.get('x-ruleset-version'), expected, userId);
-      const again = await post(`${host.url}/api/score`, JSON.stringify(validEvent({ userId })));
+      const again = await http().post(`${host.url}/api/score`, JSON.stringify(validEvent({ userId })));
       assert.equal(again.headers.get('x-ruleset-version'), expected, `${userId} again`);
       seen.add(expected);
     }

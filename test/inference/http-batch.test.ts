@@ -6,7 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import type { LocalHost } from '../../local/host';
 import { validEvent } from '../support/events';
 import { tempModelDir } from './support/model-dir';
-import { postJson, startServiceHost } from './support/service-host';
+import { http } from '../support/http';
+import { startServiceHost } from './support/service-host';
 
 let host: LocalHost;
 let models: Awaited<ReturnType<typeof tempModelDir>>;
@@ -34,10 +35,10 @@ describe('POST /api/score/batch over HTTP', () => {
       await fs.readFile(path.join(__dirname, '..', '..', '..', 'examples', 'batch.json'), 'utf8'),
     ) as { events: Record<string, unknown>[] };
     body.events.push(validEvent({ transactionId: 'tx-broken', channel: 'fax' }));
-    const res = await postJson(api('score/batch'), body);
+    const res = await http().post(api('score/batch'), body);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
-    const results = res.body['results'] as Record<string, unknown>[];
+    const results = res.json['results'] as Record<string, unknown>[];
     assert.equal(results.length, body.events.length);
     results.forEach((r, i) => assert.equal(r['transactionId'], body.events[i]?.['transactionId'] || undefined));
     assert.ok('error' in (results[2] as object), "the example's invalid event gets an error entry");
@@ -60,19 +61,19 @@ describe('POST /api/score/batch over HTTP', () => {
     const events = Array.from({ length: 200 }, (_, i) => validEvent({ transactionId: `tx-${i}`, note }));
     const big = JSON.stringify({ events });
     assert.ok(big.length > 64 * 1024 && big.length < 1024 * 1024);
-    const res = await postJson(api('score/batch'), big);
+    const res = await http().post(api('score/batch'), big);
     assert.equal(res.status, 200);
-    assert.equal((res.body['results'] as unknown[]).length, 200);
-    const single = await postJson(api('score'), JSON.stringify({ ...validEvent(), note: 'n'.repeat(70 * 1024) }));
+    assert.equal((res.json['results'] as unknown[]).length, 200);
+    const single = await http().post(api('score'), JSON.stringify({ ...validEvent(), note: 'n'.repeat(70 * 1024) }));
     assert.equal(single.status, 413);
   });
 
   it('answers 413 problem+json for more than 256 events and for a body over 1 MiB', async () => {
-    const many = await postJson(api('score/batch'), { events: Array.from({ length: 257 }, () => validEvent()) });
+    const many = await http().post(api('score/batch'), { events: Array.from({ length: 257 }, () => validEvent()) });
     assert.equal(many.status, 413);
     assert.match(many.headers.get('content-type') ?? '', /^application\/problem\+json/);
-    assert.equal(many.body['code'], 'payload_too_large');
-    const huge = await postJson(
+    assert.equal(many.json['code'], 'payload_too_large');
+    const huge = await http().post(
       api('score/batch'),
       JSON.stringify({ events: [validEvent({ note: 'x'.repeat(1024 * 1024) })] }),
     );
@@ -80,20 +81,20 @@ describe('POST /api/score/batch over HTTP', () => {
   });
 
   it('answers 400 naming the field for a malformed batch body', async () => {
-    const res = await postJson(api('score/batch'), { event: [] });
+    const res = await http().post(api('score/batch'), { event: [] });
     assert.equal(res.status, 400);
-    assert.deepEqual((res.body['errors'] as { path: string }[]).map((e) => e.path).sort(), ['event', 'events']);
+    assert.deepEqual((res.json['errors'] as { path: string }[]).map((e) => e.path).sort(), ['event', 'events']);
   });
 });
 
 describe('x-deadline-ms', () => {
   it('accepts a per-request deadline and rejects a malformed one with 400', async () => {
-    const ok = await postJson(api('score'), validEvent(), { 'x-deadline-ms': '500' });
+    const ok = await http().post(api('score'), validEvent(), { headers: { 'x-deadline-ms': '500' } });
     assert.equal(ok.status, 200);
-    const bad = await postJson(api('score'), validEvent(), { 'x-deadline-ms': 'soon' });
+    const bad = await http().post(api('score'), validEvent(), { headers: { 'x-deadline-ms': 'soon' } });
     assert.equal(bad.status, 400);
     assert.deepEqual(
-      (bad.body['errors'] as { path: string }[]).map((e) => e.path),
+      (bad.json['errors'] as { path: string }[]).map((e) => e.path),
       ['headers.x-deadline-ms'],
     );
   });

@@ -7,7 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import type { LocalHost } from '../../local/host';
 import { validEvent } from '../support/events';
 import { tempModelDir } from './support/model-dir';
-import { postJson, startServiceHost } from './support/service-host';
+import { http, type HttpAnswer } from '../support/http';
+import { startServiceHost } from './support/service-host';
 
 let host: LocalHost;
 let models: Awaited<ReturnType<typeof tempModelDir>>;
@@ -31,11 +32,13 @@ after(async () => {
   await models.remove();
 });
 
-async function burst(): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }[]> {
+async function burst(): Promise<HttpAnswer[]> {
   const url = `${host.url}/api/score`;
   // A client-side timeout makes a hung request fail the test.
   return Promise.all(
-    Array.from({ length: CONCURRENT }, (_, i) => postJson(url, validEvent({ transactionId: `tx-${i}` }), {}, 30_000)),
+    Array.from({ length: CONCURRENT }, (_, i) =>
+      http().post(url, validEvent({ transactionId: `tx-${i}` }), { timeoutMs: 30_000 }),
+    ),
   );
 }
 
@@ -56,18 +59,18 @@ describe('load shedding over HTTP', () => {
     for (const r of shed) {
       assert.ok(Number(r.headers.get('retry-after')) >= 1);
       assert.match(r.headers.get('content-type') ?? '', /^application\/problem\+json/);
-      assert.ok(['overloaded', 'deadline_exceeded'].includes(String(r.body['code'])), String(r.body['code']));
-      assert.equal(r.body['status'], 503);
+      assert.ok(['overloaded', 'deadline_exceeded'].includes(String(r.json['code'])), String(r.json['code']));
+      assert.equal(r.json['status'], 503);
     }
   });
 
   it('recovers: once the burst is over, requests are served again', async () => {
     for (let i = 0; i < 5; i++) {
       // A generous deadline: on a shared, noisy machine this file's 50 ms could lapse for reasons other than load.
-      const r = await postJson(`${host.url}/api/score`, validEvent({ transactionId: `after-${i}` }), {
-        'x-deadline-ms': '5000',
+      const r = await http().post(`${host.url}/api/score`, validEvent({ transactionId: `after-${i}` }), {
+        headers: { 'x-deadline-ms': '5000' },
       });
-      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.equal(r.status, 200, JSON.stringify(r.json));
     }
   });
 });

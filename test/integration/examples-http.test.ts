@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { post } from '../support/host';
+import { http } from '../support/http';
 import { hostWithoutRedis } from '../support/suite-host';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -50,7 +50,7 @@ describe('the examples and the sample answers in the docs', () => {
   it('each example gets its documented decision; the README and api.md print whole, real answers', async () => {
     const answers = new Map<string, Record<string, unknown>>();
     for (const e of EXAMPLES) {
-      const r = await post(`${suite.api}/score`, read('examples', e.file));
+      const r = await http().post(`${suite.api}/score`, read('examples', e.file));
       assert.equal(r.status, 200, e.file);
       assert.equal(r.json['decision'], e.decision, e.file);
       assert.deepEqual(
@@ -71,7 +71,7 @@ describe('the examples and the sample answers in the docs', () => {
   });
 
   it('the invalid example is a 400', async () => {
-    const r = await post(`${suite.api}/score`, read('examples', 'payment-invalid.json'));
+    const r = await http().post(`${suite.api}/score`, read('examples', 'payment-invalid.json'));
     assert.equal(r.status, 400);
     assert.equal(r.json['code'], 'validation_failed');
   });

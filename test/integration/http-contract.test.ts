@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { post } from '../support/host';
+import { http } from '../support/http';
 import { hostWithoutRedis } from '../support/suite-host';
 import { validEvent } from '../support/events';
 
@@ -37,7 +37,7 @@ describe('HTTP contract over the local host', () => {
   });
 
   it('scores the example payment', async () => {
-    const r = await post(`${suite.api}/score`, example('payment.json'));
+    const r = await http().post(`${suite.api}/score`, example('payment.json'));
     assert.equal(r.status, 200);
     assert.equal(r.headers.get('content-type'), 'application/json');
     assert.equal(r.json['transactionId'], 'tx-20261130-0001');
@@ -50,8 +50,8 @@ describe('HTTP contract over the local host', () => {
   });
 
   it('ranks a risky payment above an ordinary one, with reasons that name the risk', async () => {
-    const ok = await post(`${suite.api}/score`, example('payment.json'));
-    const risky = await post(`${suite.api}/score`, example('payment-risky.json'));
+    const ok = await http().post(`${suite.api}/score`, example('payment.json'));
+    const risky = await http().post(`${suite.api}/score`, example('payment-risky.json'));
     assert.ok((risky.json['score'] as number) > (ok.json['score'] as number));
     assert.notEqual(risky.json['decision'], 'approve');
     const codes = (risky.json['reasons'] as { code: string }[]).map((r) => r.code);
@@ -59,7 +59,7 @@ describe('HTTP contract over the local host', () => {
   });
 
   it('answers 400 problem+json naming every invalid field', async () => {
-    const r = await post(`${suite.api}/score`, example('payment-invalid.json'));
+    const r = await http().post(`${suite.api}/score`, example('payment-invalid.json'));
     assert.equal(r.status, 400);
     assert.equal(r.headers.get('content-type'), 'application/problem+json');
     assert.equal(r.json['code'], 'validation_failed');
@@ -79,13 +79,13 @@ describe('HTTP contract over the local host', () => {
   });
 
   it('answers 400 for malformed JSON', async () => {
-    const r = await post(`${suite.api}/score`, '{"transactionId": ');
+    const r = await http().post(`${suite.api}/score`, '{"transactionId": ');
     assert.equal(r.status, 400);
     assert.equal(r.json['code'], 'invalid_json');
   });
 
   it('answers 413 for a body over 64 KiB', async () => {
-    const r = await post(`${suite.api}/score`, JSON.stringify(validEvent({ note: 'x'.repeat(70 * 1024) })));
+    const r = await http().post(`${suite.api}/score`, JSON.stringify(validEvent({ note: 'x'.repeat(70 * 1024) })));
     assert.equal(r.status, 413);
     assert.equal(r.headers.get('content-type'), 'application/problem+json');
     assert.equal(r.json['code'], 'payload_too_large');
@@ -93,7 +93,9 @@ describe('HTTP contract over the local host', () => {
 
   it('answers 415 when the body is not JSON', async () => {
     for (const ct of ['text/plain', 'application/x-www-form-urlencoded']) {
-      const r = await post(`${suite.api}/score`, JSON.stringify(validEvent()), { 'content-type': ct });
+      const r = await http().post(`${suite.api}/score`, JSON.stringify(validEvent()), {
+        headers: { 'content-type': ct },
+      });
       assert.equal(r.status, 415, ct);
       assert.equal(r.json['code'], 'unsupported_media_type');
     }
@@ -112,7 +114,7 @@ describe('HTTP contract over the local host', () => {
       '\u0000',
     ];
     for (const b of bodies) {
-      const r = await post(`${suite.api}/score`, b);
+      const r = await http().post(`${suite.api}/score`, b);
       assert.equal(r.status, 400, b);
     }
   });

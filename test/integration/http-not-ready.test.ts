@@ -4,7 +4,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { LocalHost } from '../../local/host';
-import { post, startHost } from '../support/host';
+import { startHost } from '../support/host';
+import { http } from '../support/http';
 import { validEvent } from '../support/events';
 
 describe('HTTP contract when the model is not available', () => {
@@ -28,14 +29,14 @@ describe('HTTP contract when the model is not available', () => {
   });
 
   it('scoring answers 503 model_not_ready with Retry-After, not 500', async () => {
-    const r = await post(`${host.url}/api/score`, JSON.stringify(validEvent()));
+    const r = await http().post(`${host.url}/api/score`, JSON.stringify(validEvent()));
     assert.equal(r.status, 503);
     assert.ok(Number(r.headers.get('retry-after')) >= 1);
     assert.equal(r.json['code'], 'model_not_ready');
   });
 
   it('still validates input first: bad input is a 400 even without a model', async () => {
-    const r = await post(`${host.url}/api/score`, JSON.stringify(validEvent({ amount: -1 })));
+    const r = await http().post(`${host.url}/api/score`, JSON.stringify(validEvent({ amount: -1 })));
     assert.equal(r.status, 400);
   });
 });

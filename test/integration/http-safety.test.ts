@@ -3,38 +3,16 @@
  * function; problem `type`s are relative references that this app answers.
  */
 import assert from 'node:assert/strict';
-import * as http from 'node:http';
 import { describe, it } from 'node:test';
 import { ERROR_CODES, STATUS_BY_CODE } from '../../lib/errors/errors';
-import { post } from '../support/host';
+import { http, type HttpAnswer } from '../support/http';
 import { hostWithoutRedis } from '../support/suite-host';
 import { validEvent } from '../support/events';
 
 /** POSTs a body in chunks with `Transfer-Encoding: chunked` (no content-length). */
-function postChunked(
-  url: string,
-  chunks: number,
-  chunk: Buffer,
-): Promise<{ status: number; headers: http.IncomingHttpHeaders; json: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const headers = { 'content-type': 'application/json', 'x-deadline-ms': '10000' }; // the machine may be loaded
-    const req = http.request(url, { method: 'POST', headers }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          json: JSON.parse(Buffer.concat(parts).toString('utf8')) as Record<string, unknown>,
-        }),
-      );
-    });
-    req.on('error', reject);
-    for (let i = 0; i < chunks; i++) req.write(chunk);
-    req.end();
-    assert.equal(req.getHeader('content-length'), undefined);
-    assert.equal(req.getHeader('transfer-encoding') ?? 'chunked', 'chunked');
-  });
+function postChunked(url: string, chunks: number, chunk: Buffer): Promise<HttpAnswer> {
+  const headers = { 'x-deadline-ms': '10000' }; // the machine may be loaded
+  return http().post(url, undefined, { chunks: Array.from({ length: chunks }, () => chunk), headers });
 }
 
 describe('HTTP safety over the local host', () => {
@@ -43,7 +21,7 @@ describe('HTTP safety over the local host', () => {
   it('answers 413 payload_too_large to a chunked body over the 64 KiB cap', async () => {
     const r = await postChunked(`${suite.api}/score`, 256, Buffer.alloc(4096, 0x20)); // 1 MiB of spaces, chunked
     assert.equal(r.status, 413);
-    assert.match(String(r.headers['content-type']), /^application\/problem\+json/);
+    assert.match(r.type, /^application\/problem\+json/);
     assert.equal(r.json['code'], 'payload_too_large');
     assert.equal(r.json['type'], '/api/problems/payload_too_large');
   });
@@ -68,7 +46,7 @@ describe('HTTP safety over the local host', () => {
   });
 
   it('gives problems a relative type that resolves to this app', async () => {
-    const bad = await post(`${suite.api}/score`, '{"transactionId": ');
+    const bad = await http().post(`${suite.api}/score`, '{"transactionId": ');
     assert.equal(bad.json['type'], '/api/problems/invalid_json');
     const doc = await fetch(new URL(bad.json['type'] as string, `${suite.api}/score`));
     assert.equal(doc.status, 200);

@@ -10,7 +10,8 @@ import { FEATURE_COUNT } from '../../lib/features/featurizer';
 import { eventually } from '../rollout/support/eventually';
 import { startEmbeddedRollout, type EmbeddedRollout } from '../rollout/support/embedded-rollout';
 import { type copyBundled, manifestFor, models, writeFolderModel } from '../rollout/support/models';
-import { assertError, call } from './support';
+import { http } from '../support/http';
+import { assertError } from './support';
 
 let api: string;
 let rollout: EmbeddedRollout;
@@ -22,9 +23,8 @@ const rows = [0, 1, 2].map((k) => Array.from({ length: FEATURE_COUNT }, (_, i) =
 const body = { inputs: [{ name: 'features', shape: [3, FEATURE_COUNT], datatype: 'FP32', data: rows }] };
 
 async function infer(path: string): Promise<{ status: number; version: unknown; scores: number[] }> {
-  const r = await call('POST', `${api}/v2/models/fraud${path}/infer`, body, {
-    'content-type': 'application/json',
-    'x-deadline-ms': '10000',
+  const r = await http().request('POST', `${api}/v2/models/fraud${path}/infer`, body, {
+    headers: { 'content-type': 'application/json', 'x-deadline-ms': '10000' },
   });
   assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.json)}`);
   const [out] = r.json['outputs'] as { data: number[] }[];
@@ -38,16 +38,16 @@ before(async () => {
   const manifest = await manifestFor('1.1.0', shifted, { golden: undefined, explanation: undefined });
   await writeFolderModel(folder.dir, '1.1.0', shifted, manifest, { rollout: 'candidate', force: 'true' });
   await eventually(
-    async () => (await call('GET', `${api}/v2/models/fraud/versions/1.1.0`)).status,
+    async () => (await http().request('GET', `${api}/v2/models/fraud/versions/1.1.0`)).status,
     (s) => s === 200,
     'the candidate upload validated (described from its manifest)',
   );
-  const listed = await call('GET', `${api}/v2/models/fraud`);
+  const listed = await http().request('GET', `${api}/v2/models/fraud`);
   assert.deepEqual(listed.json['versions'], ['1.0.0'], 'validated, not loaded: not listed');
-  const put = await call('PUT', `${api}/models/fraud/traffic`, { candidate: '1.1.0', canaryPercent: 50 });
+  const put = await http().request('PUT', `${api}/models/fraud/traffic`, { candidate: '1.1.0', canaryPercent: 50 });
   assert.equal(put.status, 200, JSON.stringify(put.json));
   await eventually(
-    async () => (await call('GET', `${api}/v2/models/fraud/versions/1.1.0/ready`)).status,
+    async () => (await http().request('GET', `${api}/v2/models/fraud/versions/1.1.0/ready`)).status,
     (s) => s === 200,
     'the canary candidate loaded',
   );
@@ -72,21 +72,25 @@ describe('OIP versions with a canary', () => {
   });
 
   it('lists the versions served here (active and canary candidate) and describes the candidate from its graph', async () => {
-    const r = await call('GET', `${api}/v2/models/fraud/versions/1.1.0`);
+    const r = await http().request('GET', `${api}/v2/models/fraud/versions/1.1.0`);
     assert.equal(r.status, 200);
     assert.deepEqual(r.json['versions'], ['1.0.0', '1.1.0']);
     assert.deepEqual(r.json['inputs'], [{ name: 'features', datatype: 'FP32', shape: [-1, FEATURE_COUNT] }]);
   });
 
   it('answers 409 for a validated version not loaded on this instance (after promoting the candidate)', async () => {
-    const p = await call('POST', `${api}/models/fraud/promote`, { version: '1.1.0' });
+    const p = await http().request('POST', `${api}/models/fraud/promote`, { version: '1.1.0' });
     assert.equal(p.status, 200, JSON.stringify(p.json));
     assert.equal((await infer('')).version, '1.1.0');
-    assert.deepEqual((await call('GET', `${api}/v2/models/fraud`)).json['versions'], ['1.1.0']);
-    const old = await call('POST', `${api}/v2/models/fraud/versions/1.0.0/infer`, body);
+    assert.deepEqual((await http().request('GET', `${api}/v2/models/fraud`)).json['versions'], ['1.1.0']);
+    const old = await http().request('POST', `${api}/v2/models/fraud/versions/1.0.0/infer`, body);
     assertError(old, 409, /validated but not loaded on this instance/);
-    assertError(await call('GET', `${api}/v2/models/fraud/versions/1.0.0/ready`), 400, /not loaded on this instance/);
-    const meta = await call('GET', `${api}/v2/models/fraud/versions/1.0.0`);
+    assertError(
+      await http().request('GET', `${api}/v2/models/fraud/versions/1.0.0/ready`),
+      400,
+      /not loaded on this instance/,
+    );
+    const meta = await http().request('GET', `${api}/v2/models/fraud/versions/1.0.0`);
     assert.equal(meta.status, 200, 'metadata of a validated version comes from its manifest');
     assert.deepEqual(meta.json['outputs'], [{ name: 'score', datatype: 'FP32', shape: [-1, 1] }]);
   });

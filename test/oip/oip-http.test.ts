@@ -9,7 +9,8 @@ import { configureSharedEngine } from '../../lib/app';
 import { FEATURE_COUNT } from '../../lib/features/featurizer';
 import type { LocalHost } from '../../local/host';
 import { startHost } from '../support/host';
-import { assertError, call, echoModel, ELEM_TYPES, fixedModel, typesModel } from './support';
+import { http, type HttpAnswer } from '../support/http';
+import { assertError, echoModel, ELEM_TYPES, fixedModel, typesModel } from './support';
 
 const BODY_LIMIT = 65_536;
 let host: LocalHost;
@@ -61,19 +62,19 @@ describe('OIP: endpoints and metadata', () => {
   });
 
   it('GET v2 is the server metadata', async () => {
-    const r = await call('GET', v2);
+    const r = await http().request('GET', v2);
     assert.equal(r.status, 200);
     assert.match(r.type, /^application\/json/);
     assert.deepEqual(r.json, { name: 'onnx-scoring-functions', version: '0.1.0', extensions: [] });
   });
 
   it('is live, and ready once the active model answers a sample inference', async () => {
-    assert.deepEqual(await call('GET', `${v2}/health/live`), {
+    assert.deepEqual(await http().request('GET', `${v2}/health/live`), {
       status: 200,
       type: 'application/json',
       json: { live: true },
     });
-    const ready = await call('GET', `${v2}/health/ready`);
+    const ready = await http().request('GET', `${v2}/health/ready`);
     assert.deepEqual([ready.status, ready.json], [200, { ready: true }]);
   });
 
@@ -86,18 +87,18 @@ describe('OIP: endpoints and metadata', () => {
       outputs: [{ name: 'score', datatype: 'FP32', shape: [-1, 1] }],
     };
     for (const path of ['/models/fraud', '/models/fraud/versions/1.0.0']) {
-      const r = await call('GET', `${v2}${path}`);
+      const r = await http().request('GET', `${v2}${path}`);
       assert.equal(r.status, 200, path);
       assert.deepEqual(r.json, expected, path);
     }
-    const ready = await call('GET', `${v2}/models/fraud/ready`);
+    const ready = await http().request('GET', `${v2}/models/fraud/ready`);
     assert.deepEqual([ready.status, ready.json], [200, { name: 'fraud', ready: true }]);
-    const vready = await call('GET', `${v2}/models/fraud/versions/1.0.0/ready`);
+    const vready = await http().request('GET', `${v2}/models/fraud/versions/1.0.0/ready`);
     assert.deepEqual([vready.status, vready.json], [200, { name: 'fraud', version: '1.0.0', ready: true }]);
   });
 
   it('describes a generated model with every datatype', async () => {
-    const r = await call('GET', `${v2}/models/types`);
+    const r = await http().request('GET', `${v2}/models/types`);
     assert.equal(r.status, 200);
     const inputs = r.json['inputs'] as { name: string; datatype: string; shape: number[] }[];
     assert.deepEqual(r.json['versions'], ['1']);
@@ -107,7 +108,7 @@ describe('OIP: endpoints and metadata', () => {
     );
     const outputs = r.json['outputs'] as { name: string; datatype: string }[];
     assert.deepEqual(outputs.at(-1), { name: 'cast_out', datatype: 'FP64', shape: [-1, 2] });
-    const fixed = await call('GET', `${v2}/models/fixed`);
+    const fixed = await http().request('GET', `${v2}/models/fixed`);
     assert.deepEqual(fixed.json['inputs'], [{ name: 'm', datatype: 'FP32', shape: [2, 3] }]);
   });
 });
@@ -115,7 +116,11 @@ describe('OIP: endpoints and metadata', () => {
 describe('OIP: inference', () => {
   it("answers the spec's response shape, echoing the id, with per-request timing parameters", async () => {
     const rows = [featureRow(1), featureRow(2), featureRow(3)];
-    const r = await call('POST', `${v2}/models/fraud/infer`, fraudInfer(rows, { id: 'req-42', parameters: { a: 1 } }));
+    const r = await http().request(
+      'POST',
+      `${v2}/models/fraud/infer`,
+      fraudInfer(rows, { id: 'req-42', parameters: { a: 1 } }),
+    );
     assert.equal(r.status, 200, JSON.stringify(r.json));
     assert.match(r.type, /^application\/json/);
     assert.deepEqual(Object.keys(r.json).sort(), ['id', 'model_name', 'model_version', 'outputs', 'parameters']);
@@ -129,7 +134,11 @@ describe('OIP: inference', () => {
     assert.ok(out?.data.every((s) => s >= 0 && s <= 1));
     // each row's result equals that row scored alone, and equals what /api/score's model produces
     for (let i = 0; i < rows.length; i++) {
-      const alone = await call('POST', `${v2}/models/fraud/versions/1.0.0/infer`, fraudInfer([rows[i] as number[]]));
+      const alone = await http().request(
+        'POST',
+        `${v2}/models/fraud/versions/1.0.0/infer`,
+        fraudInfer([rows[i] as number[]]),
+      );
       const [o] = alone.json['outputs'] as { data: number[] }[];
       assert.equal(o?.data[0], out?.data[i], `row ${i}`);
     }
@@ -137,8 +146,8 @@ describe('OIP: inference', () => {
 
   it('accepts data nested to the shape exactly as flat data', async () => {
     const rows = [featureRow(4), featureRow(5)];
-    const flat = await call('POST', `${v2}/models/fraud/infer`, fraudInfer(rows));
-    const nested = await call('POST', `${v2}/models/fraud/infer`, {
+    const flat = await http().request('POST', `${v2}/models/fraud/infer`, fraudInfer(rows));
+    const nested = await http().request('POST', `${v2}/models/fraud/infer`, {
       inputs: [{ name: 'features', shape: [2, FEATURE_COUNT], datatype: 'FP32', data: rows }],
     });
     assert.equal(nested.status, 200, JSON.stringify(nested.json));
@@ -161,7 +170,7 @@ describe('OIP: inference', () => {
     };
     const inputs = Object.entries(values).map(([d, data]) => ({ name: `in_${d}`, shape: [2, 3], datatype: d, data }));
     inputs.push({ name: 'cast_in', shape: [2, 2], datatype: 'INT32', data: [-3, 0, 7, 2147483647] });
-    const r = await call('POST', `${v2}/models/types/infer`, { id: 'types', inputs });
+    const r = await http().request('POST', `${v2}/models/types/infer`, { id: 'types', inputs });
     assert.equal(r.status, 200, JSON.stringify(r.json));
     const outs = new Map(
       (r.json['outputs'] as { name: string; datatype: string; shape: number[]; data: unknown[] }[]).map((o) => [
@@ -193,7 +202,7 @@ describe('OIP: inference', () => {
       ...Object.keys(ELEM_TYPES).map((d) => one(d, d === 'BOOL' ? true : 1)),
       { name: 'cast_in', shape: [1, 2], datatype: 'INT32', data: [1, 2] },
     ];
-    const r = await call('POST', `${v2}/models/types/infer`, {
+    const r = await http().request('POST', `${v2}/models/types/infer`, {
       inputs,
       outputs: [{ name: 'out_INT8' }, { name: 'out_BOOL', parameters: { binary_data: true } }],
     });
@@ -205,7 +214,7 @@ describe('OIP: inference', () => {
   });
 
   it('runs a model without a batch axis on its own', async () => {
-    const r = await call('POST', `${v2}/models/fixed/infer`, {
+    const r = await http().request('POST', `${v2}/models/fixed/infer`, {
       inputs: [
         {
           name: 'm',
@@ -233,11 +242,11 @@ describe('OIP: inference', () => {
       });
       const replies = await Promise.all(
         requests.map((q) =>
-          call(
+          http().request(
             'POST',
             `${v2}/models/echo/infer`,
             { id: `w${wave}-${q.k}`, inputs: [{ name: 'x', shape: [q.rows, 4], datatype: 'FP32', data: q.data }] },
-            { 'content-type': 'application/json', 'x-deadline-ms': '10000' },
+            { headers: { 'content-type': 'application/json', 'x-deadline-ms': '10000' } },
           ),
         ),
       );
@@ -256,11 +265,8 @@ describe('OIP: inference', () => {
 });
 
 describe('OIP: errors are { "error": ... } JSON', () => {
-  const infer = (
-    body: unknown,
-    model = 'fraud',
-  ): Promise<ReturnType<typeof call> extends Promise<infer R> ? R : never> =>
-    call('POST', `${v2}/models/${model}/infer`, body);
+  const infer = (body: unknown, model = 'fraud'): Promise<HttpAnswer> =>
+    http().request('POST', `${v2}/models/${model}/infer`, body);
   const features = (over: Record<string, unknown>): Record<string, unknown> => ({
     inputs: [{ name: 'features', shape: [1, FEATURE_COUNT], datatype: 'FP32', data: featureRow(9), ...over }],
   });
@@ -376,7 +382,11 @@ describe('OIP: errors are { "error": ... } JSON', () => {
       ['POST', '/models/fraud/versions/9.9.9/infer'],
       ['GET', '/models/types/versions/2/ready'],
     ] as const) {
-      const r = await call(method, `${v2}${path}`, method === 'POST' ? fraudInfer([featureRow(1)]) : undefined);
+      const r = await http().request(
+        method,
+        `${v2}${path}`,
+        method === 'POST' ? fraudInfer([featureRow(1)]) : undefined,
+      );
       assertError(r, 404, /Unknown model "nope"|has no version/, `${method} ${path}`);
     }
   });
@@ -387,7 +397,7 @@ describe('OIP: errors are { "error": ... } JSON', () => {
     });
     assertError(await infer(big, 'echo'), 413, /at most 65536 bytes/);
     assertError(
-      await call('POST', `${v2}/models/echo/infer`, 'x=1', { 'content-type': 'text/plain' }),
+      await http().request('POST', `${v2}/models/echo/infer`, 'x=1', { headers: { 'content-type': 'text/plain' } }),
       415,
       /must be JSON/,
     );

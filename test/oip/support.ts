@@ -1,36 +1,10 @@
-/** Helpers of the Open Inference Protocol tests: HTTP calls and the generated test models. */
+/** Helpers of the Open Inference Protocol tests: the protocol error's check and the generated test models. */
 import assert from 'node:assert/strict';
 import { buildPassThroughModel, type PassThrough } from '../../lib/training/onnx-writer';
-
-/** Status, content type and parsed JSON body of one call. */
-export interface Reply {
-  readonly status: number;
-  readonly type: string;
-  readonly json: Record<string, unknown>;
-}
-
-/** One HTTP call; `body` objects are sent as JSON, strings as they are. */
-export async function call(
-  method: string,
-  url: string,
-  body?: unknown,
-  headers: Record<string, string> = { 'content-type': 'application/json' },
-): Promise<Reply> {
-  const res = await fetch(url, {
-    method,
-    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body), headers }),
-    signal: AbortSignal.timeout(30_000),
-  });
-  const text = await res.text();
-  return {
-    status: res.status,
-    type: res.headers.get('content-type') ?? '',
-    json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
-  };
-}
+import type { HttpAnswer } from '../support/http';
 
 /** Asserts a protocol error: the status, `content-type: application/json`, and a body of exactly `{ error }` matching `pattern`. */
-export function assertError(r: Reply, status: number, pattern: RegExp, label = ''): void {
+export function assertError(r: HttpAnswer, status: number, pattern: RegExp, label = ''): void {
   const shown = `${label} ${JSON.stringify(r.json)}`;
   assert.equal(r.status, status, shown);
   assert.match(r.type, /^application\/json/, shown);

@@ -15,18 +15,3 @@ export async function functionModules(): Promise<string[]> {
 export async function startHost(): Promise<LocalHost> {
   return LocalHost.create({ port: 0, appModules: await functionModules(), log: () => undefined });
 }
-
-/** POSTs JSON text (or any body) and returns status, headers and parsed JSON body. */
-export async function post(
-  url: string,
-  body: string,
-  headers: Record<string, string> = { 'content-type': 'application/json' },
-): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }> {
-  const res = await fetch(url, { method: 'POST', body, headers });
-  const text = await res.text();
-  return {
-    status: res.status,
-    headers: res.headers,
-    json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
-  };
-}

@@ -16,7 +16,8 @@ import { Telemetry } from '../../lib/telemetry/telemetry';
 import type { LocalHost } from '../../local/host';
 import { ServiceBusEmulator } from '../../local/service-bus-emulator';
 import { validEvent } from '../support/events';
-import { post, startHostWithLog } from './host';
+import { http } from '../support/http';
+import { startHostWithLog } from './host';
 import { testRedis } from '../support/redis';
 import { bundledBytes, copyBundled, writeFolderModel } from '../rollout/support/models';
 import { collectMetrics, newTraceparent, one, spansOf, TestReader, waitFor } from './support';
@@ -61,7 +62,7 @@ describe('traces and metrics through the local host', () => {
     // the Redis connection is made in the background: wait (bounded) until a lookup reaches it
     const until = Date.now() + 15_000;
     for (let i = 0; ; i++) {
-      const r = await post(
+      const r = await http().post(
         `${host.url}/api/score`,
         JSON.stringify(validEvent({ transactionId: `warm-${i}`, userId: 'warm' })),
       );
@@ -80,9 +81,8 @@ describe('traces and metrics through the local host', () => {
 
   it('POST /api/score with a traceparent: one trace under the caller, with every stage and its attributes', async () => {
     const caller = newTraceparent();
-    const r = await post(`${host.url}/api/score`, JSON.stringify(validEvent({ transactionId: 'tr-http-1' })), {
-      'content-type': 'application/json',
-      traceparent: caller.traceparent,
+    const r = await http().post(`${host.url}/api/score`, JSON.stringify(validEvent({ transactionId: 'tr-http-1' })), {
+      headers: { 'content-type': 'application/json', traceparent: caller.traceparent },
     });
     assert.equal(r.status, 200, JSON.stringify(r.json));
     const trace = await waitFor('the http trace', () => {
@@ -122,9 +122,8 @@ describe('traces and metrics through the local host', () => {
     assert.ok(ops.has('EVALSHA') || ops.has('EVAL'), `the velocity script is traced: ${[...ops].join(', ')}`);
     // a second lookup of the same user is an L1 hit
     const caller2 = newTraceparent();
-    await post(`${host.url}/api/score`, JSON.stringify(validEvent({ transactionId: 'tr-http-2' })), {
-      'content-type': 'application/json',
-      traceparent: caller2.traceparent,
+    await http().post(`${host.url}/api/score`, JSON.stringify(validEvent({ transactionId: 'tr-http-2' })), {
+      headers: { 'content-type': 'application/json', traceparent: caller2.traceparent },
     });
     const ctx2 = await waitFor('the second trace', () =>
       spansOf(exporter.getFinishedSpans(), caller2.traceId).find((s) => s.name === 'context'),
@@ -135,7 +134,7 @@ describe('traces and metrics through the local host', () => {
 
   it('without a traceparent, the host starts a new trace', async () => {
     const before = new Set(exporter.getFinishedSpans().map((s) => s.spanContext().traceId));
-    const r = await post(`${host.url}/api/score`, JSON.stringify(validEvent({ transactionId: 'tr-new-1' })));
+    const r = await http().post(`${host.url}/api/score`, JSON.stringify(validEvent({ transactionId: 'tr-new-1' })));
     assert.equal(r.status, 200, JSON.stringify(r.json));
     const root = await waitFor('a new root', () =>
       exporter.getFinishedSpans().find((s) => s.name === 'POST /api/score' && !before.has(s.spanContext().traceId)),
@@ -230,7 +229,7 @@ describe('traces and metrics through the local host', () => {
       points.reduce((n, p) => n + ((p.value as { count?: number }).count ?? 0), 0);
     const caller = newTraceparent();
     const rows = 3;
-    const r = await post(
+    const r = await http().post(
       `${host.url}/api/v2/models/fraud/infer`,
       JSON.stringify({
         inputs: [
@@ -242,7 +241,7 @@ describe('traces and metrics through the local host', () => {
           },
         ],
       }),
-      { 'content-type': 'application/json', traceparent: caller.traceparent },
+      { headers: { 'content-type': 'application/json', traceparent: caller.traceparent } },
     );
     assert.equal(r.status, 200, JSON.stringify(r.json));
     const trace = await waitFor('the infer trace', () => {
@@ -288,7 +287,7 @@ describe('traces and metrics through the local host', () => {
       note: `${SECRETS.note} card ${SECRETS.card}`,
       merchantId: SECRETS.card,
     });
-    const r = await post(`${host.url}/api/score`, JSON.stringify(event));
+    const r = await http().post(`${host.url}/api/score`, JSON.stringify(event));
     assert.equal(r.status, 200, JSON.stringify(r.json));
     inProcessBus().send('payments', { messageId: 'msg-private', body: { ...event, transactionId: 'tr-private-2' } });
     await waitFor('the queued private payment', () =>
@@ -296,7 +295,7 @@ describe('traces and metrics through the local host', () => {
         .messages('risk-completed')
         .find((m) => m.messageId === 'tr-private-2'),
     );
-    const invalid = await post(`${host.url}/api/score`, JSON.stringify({ ...event, amount: 'x' }));
+    const invalid = await http().post(`${host.url}/api/score`, JSON.stringify({ ...event, amount: 'x' }));
     assert.equal(invalid.status, 400);
     const spans = JSON.stringify(exporter.getFinishedSpans().map(dump));
     const metrics = JSON.stringify([...(await collectMetrics(reader)).entries()]);

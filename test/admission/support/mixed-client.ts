@@ -8,7 +8,7 @@
 import { FEATURE_COUNT } from '../../../lib/features/featurizer';
 import { validEvent } from '../../support/events';
 import { runClient } from './client-process';
-import { postFresh } from './post';
+import { http } from '../../support/http';
 
 /** One answer: whether its request was valid, and its status. */
 export interface MixedAnswer {
@@ -52,7 +52,11 @@ async function main(): Promise<MixedAnswer[]> {
   const requests = Array.from({ length: Number(n) }, (_, i) => (route === 'score' ? scoreRequest(i) : oipRequest(i)));
   return Promise.all(
     requests.map(async ({ good, body, headers }) => {
-      const r = await postFresh(target, body, headers);
+      const r = await http().post(target, body, {
+        fresh: true,
+        timeoutMs: 60_000,
+        ...(headers === undefined ? {} : { headers }),
+      });
       const code = r.json['code'];
       return { good, status: r.status, ...(typeof code === 'string' ? { code } : {}) };
     }),

@@ -23,19 +23,3 @@ export async function startServiceHost(): Promise<LocalHost> {
     throttles: { maxConcurrentRequests, maxOutstandingRequests },
   });
 }
-
-/** POSTs JSON; fails (rejects) if no answer comes within `timeoutMs` (default 20 s). */
-export async function postJson(
-  url: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-  timeoutMs = 20_000,
-): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-    signal: AbortSignal.timeout(timeoutMs),
-  });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
-}
