@@ -7,15 +7,15 @@
  * the gate has room again, the same requests and message are scored.
  */
 import assert from 'node:assert/strict';
-import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sharedEngine } from '../../lib/app';
 import { FEATURE_COUNT } from '../../lib/features/featurizer';
 import type { Engine } from '../../lib/engine';
-import { LocalHost } from '../../local/host';
+import type { LocalHost } from '../../local/host';
 import { validEvent } from '../support/events';
 import { within } from '../support/eventually';
 import { http, type HttpAnswer } from '../support/http';
+import { functionsNamed, startLocalHost } from '../support/local-host';
 
 let host: LocalHost;
 let engine: Engine;
@@ -31,10 +31,8 @@ before(async () => {
     RESULTS_TOPIC: 'risk-completed',
     REJECTED_QUEUE: 'scoring-rejected',
   });
-  const modules = ['hooks', 'score', 'score-batch', 'score-queue', 'oip-models'].map((m) =>
-    path.join(__dirname, '..', '..', 'functions', `${m}.js`),
-  );
-  host = await LocalHost.create({ port: 0, appModules: modules, log: () => undefined });
+  const modules = functionsNamed(['hooks', 'score', 'score-batch', 'score-queue', 'oip-models']);
+  host = await startLocalHost({ inProcess: { modules } });
   engine = await sharedEngine();
 });
 after(async () => {

@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { sharedEngine } from '../../lib/app';
 import type { LocalHost } from '../../local/host';
 import { testRedis } from '../support/redis';
-import { startServiceHost } from '../inference/support/service-host';
+import { startServiceHost } from '../support/local-host';
 import { burstInOwnProcess } from './support/burst-process';
 
 let host: LocalHost;

@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { sharedEngine } from '../../lib/app';
 import type { LocalHost } from '../../local/host';
 import { tempModelDir } from '../inference/support/model-dir';
-import { startServiceHost } from '../inference/support/service-host';
+import { startServiceHost } from '../support/local-host';
 import { burstInOwnProcess } from './support/burst-process';
 
 let host: LocalHost;

@@ -13,13 +13,12 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sharedEngine } from '../../lib/app';
-import { appRoot } from '../../lib/config/app-root';
-import { LocalHost } from '../../local/host';
-import { hostJsonHttp } from '../../local/host-json';
+import type { LocalHost } from '../../local/host';
 import { testRedis } from '../support/redis';
 import { resultOfClient } from './support/client-process';
 import type { MixedAnswer } from './support/mixed-client';
 import type { FixedRateFigures } from './support/open-loop-client';
+import { functionsNamed, startLocalHost } from '../support/local-host';
 
 let host: LocalHost;
 const redis = testRedis();
@@ -31,15 +30,8 @@ before(async () => {
     REDIS_URL: process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379',
     REDIS_KEY_PREFIX: redis.prefix,
   });
-  const { routePrefix, maxConcurrentRequests, maxOutstandingRequests } = hostJsonHttp(appRoot());
-  host = await LocalHost.create({
-    port: 0,
-    appModules: ['hooks', 'health', 'score', 'oip-models'].map((m) =>
-      path.join(__dirname, '..', '..', 'functions', `${m}.js`),
-    ),
-    log: () => undefined,
-    routePrefix,
-    throttles: { maxConcurrentRequests, maxOutstandingRequests },
+  host = await startLocalHost({
+    inProcess: { modules: functionsNamed(['hooks', 'health', 'score', 'oip-models']), hostJson: true },
   });
 });
 after(async () => {

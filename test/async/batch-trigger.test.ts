@@ -12,11 +12,11 @@ import { batchMessageMeta } from '../../lib/async/message-meta';
 import { InProcessTopicPublisher, type ResultPublisher } from '../../lib/async/result-publisher';
 import { AppError } from '../../lib/errors/errors';
 import { inlineBackendFactory } from '../../lib/inference/ort-session';
-import { LocalHost } from '../../local/host';
+import type { LocalHost } from '../../local/host';
 import { ServiceBusEmulator } from '../../local/service-bus-emulator';
 import { validEvent } from '../support/events';
 import { faultyFactory, type FaultPlan } from '../support/faults';
-import { functionModules } from '../support/host';
+import { startHost } from '../support/local-host';
 import { testRedis } from '../support/redis';
 
 const TOPIC = 'risk-completed';
@@ -74,7 +74,7 @@ describe('Service Bus batch trigger: one engine call per delivery batch, per-mes
       maxMessageBatchSize: 64,
       log: (line) => void abandoned.push(line),
     });
-    host = await LocalHost.create({ port: 0, appModules: await functionModules(), log: () => undefined });
+    host = await startHost();
     // the model loaded and warmed before any delivery: no test's first batch pays the cold start
     await (await sharedEngine()).start();
     // imported once the local host installed its core shim, as the app's own modules are

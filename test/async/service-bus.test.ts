@@ -6,7 +6,7 @@ import { InProcessTopicPublisher } from '../../lib/async/result-publisher';
 import { inlineBackendFactory } from '../../lib/inference/ort-session';
 import type { LocalHost } from '../../local/host';
 import type { ServiceBusEmulator } from '../../local/service-bus-emulator';
-import { startHostWithBus } from '../support/bus-host';
+import { startHostWithBus } from '../support/local-host';
 import { validEvent } from '../support/events';
 import { faultyFactory, faultyPublisher, randomFaults, type FaultPlan } from '../support/faults';
 import { http } from '../support/http';

@@ -17,7 +17,7 @@ import { inRulesetCanary } from '../../lib/decisioning/ruleset-traffic';
 import { inlineBackendFactory } from '../../lib/inference/ort-session';
 import type { LocalHost } from '../../local/host';
 import type { ServiceBusEmulator } from '../../local/service-bus-emulator';
-import { startHostWithBus } from '../support/bus-host';
+import { startHostWithBus } from '../support/local-host';
 import { validEvent } from '../support/events';
 import { http } from '../support/http';
 import { testRedis } from '../support/redis';

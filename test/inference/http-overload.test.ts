@@ -8,7 +8,7 @@ import type { LocalHost } from '../../local/host';
 import { validEvent } from '../support/events';
 import { tempModelDir } from './support/model-dir';
 import { http, type HttpAnswer } from '../support/http';
-import { startServiceHost } from './support/service-host';
+import { startServiceHost } from '../support/local-host';
 
 let host: LocalHost;
 let models: Awaited<ReturnType<typeof tempModelDir>>;

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { LocalHost } from '../../local/host';
-import { startHost } from '../support/host';
+import { startHost } from '../support/local-host';
 import { http } from '../support/http';
 import { validEvent } from '../support/events';
 

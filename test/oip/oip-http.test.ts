@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { configureSharedEngine } from '../../lib/app';
 import { FEATURE_COUNT } from '../../lib/features/featurizer';
 import type { LocalHost } from '../../local/host';
-import { startHost } from '../support/host';
+import { startHost } from '../support/local-host';
 import { http, type HttpAnswer } from '../support/http';
 import { assertError, echoModel, ELEM_TYPES, fixedModel, typesModel } from './support';
 
@@ -69,11 +69,15 @@ describe('OIP: endpoints and metadata', () => {
   });
 
   it('is live, and ready once the active model answers a sample inference', async () => {
-    assert.deepEqual(await http().request('GET', `${v2}/health/live`), {
-      status: 200,
-      type: 'application/json',
-      json: { live: true },
-    });
+    const live = await http().get(`${v2}/health/live`);
+    assert.deepEqual(
+      { status: live.status, type: live.type, json: live.json },
+      {
+        status: 200,
+        type: 'application/json',
+        json: { live: true },
+      },
+    );
     const ready = await http().request('GET', `${v2}/health/ready`);
     assert.deepEqual([ready.status, ready.json], [200, { ready: true }]);
   });

@@ -21,7 +21,7 @@ import { blobBindingData } from '../../lib/rollout/blob-reference';
 import { FolderModelRepository, MANIFEST_MAX_BYTES, type ModelRepository } from '../../lib/rollout/model-repository';
 import type { LocalHost } from '../../local/host';
 import { DeferredBinding } from '../../local/rpc';
-import { startHost } from '../support/host';
+import { startHost } from '../support/local-host';
 import { BUNDLED_MODELS } from '../support/models';
 import { startAzurite, type Azurite } from './support/azurite';
 

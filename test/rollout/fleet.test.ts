@@ -14,7 +14,7 @@ import { inShare } from '../../lib/rollout/traffic-router';
 import type { LocalHost } from '../../local/host';
 import { BlobFeeder } from '../../local/blob-feeder';
 import { validEvent } from '../support/events';
-import { startHost } from '../support/host';
+import { startHost } from '../support/local-host';
 import { BUNDLED_MODELS } from '../support/models';
 import { testRedis } from '../support/redis';
 import { startAzurite, type Azurite } from './support/azurite';

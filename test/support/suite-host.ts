@@ -1,6 +1,5 @@
 import { after, before } from 'node:test';
-import type { LocalHost } from '../../local/host';
-import { startHost } from './host';
+import { type InProcessHost as LocalHost, startHost } from './local-host';
 
 /** The host of a suite started by {@link hostWithoutRedis}. */
 export interface SuiteHost {

@@ -12,7 +12,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { exitOf } from '../support/child-process';
-import { functionModules } from '../support/host';
+import { functionModules } from '../support/local-host';
 
 const DIST = path.resolve(__dirname, '../..');
 

@@ -17,7 +17,7 @@ import type { LocalHost } from '../../local/host';
 import { ServiceBusEmulator } from '../../local/service-bus-emulator';
 import { validEvent } from '../support/events';
 import { http } from '../support/http';
-import { startHostWithLog } from './host';
+import { startHost } from '../support/local-host';
 import { testRedis } from '../support/redis';
 import { bundledBytes, copyBundled, writeFolderModel } from '../rollout/support/models';
 import { collectMetrics, newTraceparent, one, spansOf, TestReader, waitFor } from './support';
@@ -56,7 +56,7 @@ describe('traces and metrics through the local host', () => {
     reader = new TestReader();
     const telemetry = await Telemetry.create({ meterProvider: new MeterProvider({ readers: [reader] }) });
     configureSharedEngine({ telemetry, logger: createJsonLogger('debug', (line) => logs.push(line)) });
-    host = await startHostWithLog((line) => logs.push(line));
+    host = await startHost((line) => logs.push(line));
     bus = new ServiceBusEmulator({ bus: inProcessBus(), maxConcurrentCalls: 2, log: (line) => logs.push(line) });
     bus.start(host);
     // the Redis connection is made in the background: wait (bounded) until a lookup reaches it

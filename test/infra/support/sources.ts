@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { configSettings, type SettingInfo } from '../../../lib/config/env-schema';
 import { installCoreShim } from '../../../local/core-shim';
 import type { RpcBindingInfo } from '../../../local/core-types';
-import { functionModules } from '../../support/host';
+import { functionModules } from '../../support/local-host';
 import { appSettings, moduleAppSettings, property, readBicep, type AppSetting, type BicepFile } from './bicep-reader';
 
 /** Repository root (the test runs from dist/test/infra/support). */

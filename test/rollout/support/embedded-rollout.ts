@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { sharedEngine } from '../../../lib/app';
 import type { LocalHost } from '../../../local/host';
 import { BlobFeeder } from '../../../local/blob-feeder';
-import { startHost } from '../../support/host';
+import { startHost } from '../../support/local-host';
 import { validEvent } from '../../support/events';
 import { copyBundled } from './models';
 

@@ -3,11 +3,10 @@
  * the app's functions, configured by the environment the test passes. Prints `LISTENING <port>`.
  * It runs no blob feeder: a blob trigger fires on one instance only.
  */
-import { LocalHost } from '../../../local/host';
-import { functionModules } from '../../support/host';
+import { startHost } from '../../support/local-host';
 
 async function main(): Promise<void> {
-  const host = await LocalHost.create({ port: 0, appModules: await functionModules(), log: () => undefined });
+  const host = await startHost();
   process.stdout.write(`LISTENING ${host.port}\n`);
   process.on('SIGTERM', () => void host.dispose().finally(() => process.exit(0)));
 }
