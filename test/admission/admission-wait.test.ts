@@ -6,44 +6,23 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AdmissionGate } from '../../lib/admission/admission-gate';
-import type { Timers } from '../../lib/platform/timers';
-
-/** Timers fired by hand. */
-function manualTimers(): Timers & { fire(): void; readonly pending: number } {
-  const timers = new Map<number, () => void>();
-  let next = 0;
-  return {
-    setTimeout: (fn) => {
-      timers.set(++next, fn);
-      return next;
-    },
-    clearTimeout: (h) => void timers.delete(h as number),
-    fire: () => {
-      const fns = [...timers.values()];
-      timers.clear();
-      fns.forEach((f) => f());
-    },
-    get pending() {
-      return timers.size;
-    },
-  };
-}
+import { FakeTimers } from '../support/clock';
 
 const gate = (limit: number): AdmissionGate =>
   new AdmissionGate({ maxLimit: limit, minLimit: limit, intervalMs: 100 }, () => 0);
 
 describe('AdmissionGate.admitWithin', () => {
   it('admits at once when there is room, without a timer', async () => {
-    const timers = manualTimers();
+    const timers = new FakeTimers();
     const g = gate(2);
     const t = await g.admitWithin(1000, timers);
     assert.ok(t !== undefined);
-    assert.equal(timers.pending, 0);
+    assert.equal(timers.pending.size, 0);
     assert.equal(g.stats.inflight, 1);
   });
 
   it('hands a freed slot to the oldest waiter before any new arrival', async () => {
-    const timers = manualTimers();
+    const timers = new FakeTimers();
     const g = gate(1);
     const held = g.tryAdmit();
     assert.ok(held !== undefined);
@@ -54,7 +33,7 @@ describe('AdmissionGate.admitWithin', () => {
     const t1 = await first;
     assert.ok(t1 !== undefined, 'the oldest waiter got the slot');
     assert.equal(g.stats.inflight, 1);
-    assert.equal(timers.pending, 1, "the first waiter's timer was cleared; the second still waits");
+    assert.equal(timers.pending.size, 1, "the first waiter's timer was cleared; the second still waits");
     t1.release();
     const t2 = await second;
     assert.ok(t2 !== undefined, 'then the next waiter');
@@ -64,14 +43,14 @@ describe('AdmissionGate.admitWithin', () => {
   });
 
   it('gives up when its wait ends first: undefined, counted as refused, and no longer queued', async () => {
-    const timers = manualTimers();
+    const timers = new FakeTimers();
     const g = gate(1);
     const held = g.tryAdmit();
     assert.ok(held !== undefined);
     const refusedBefore = g.stats.refused;
     const waiting = g.admitWithin(50, timers);
     assert.equal(g.stats.refused, refusedBefore, 'waiting is not a refusal');
-    timers.fire();
+    timers.fireAll();
     assert.equal(await waiting, undefined);
     assert.equal(g.stats.refused, refusedBefore + 1);
     held.release();

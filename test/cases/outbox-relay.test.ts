@@ -7,33 +7,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { OutboxRelay, errorName } from '../../lib/cases/outbox-relay';
 import { AppError } from '../../lib/errors/errors';
-import type { Timers } from '../../lib/platform/timers';
 import { within } from '../support/eventually';
-
-/** Timers run by hand: `fire()` runs the one pending callback. */
-function manualTimers(): Timers & { pending: Map<number, { fn: () => void; ms: number }>; fire(): number } {
-  let next = 0;
-  const pending = new Map<number, { fn: () => void; ms: number }>();
-  return {
-    pending,
-    setTimeout: (fn, ms) => {
-      pending.set(++next, { fn, ms });
-      return next;
-    },
-    clearTimeout: (h) => void pending.delete(h as number),
-    fire() {
-      assert.equal(pending.size, 1, 'one timer pending');
-      const [h, t] = [...pending][0] ?? assert.fail('no timer pending');
-      pending.delete(h);
-      t.fn();
-      return t.ms;
-    },
-  };
-}
+import { FakeTimers } from '../support/clock';
 
 describe('outbox relay schedule', () => {
   it('retries an unreachable outbox after 1 s doubling (capped by the poll); a wake passes at once; dispose stops it', async () => {
-    const timers = manualTimers();
+    const timers = new FakeTimers();
     const seen: number[] = [];
     let failed: () => void = () => undefined;
     const relay = new OutboxRelay({
@@ -58,7 +37,7 @@ describe('outbox relay schedule', () => {
     assert.equal([...timers.pending.values()][0]?.ms, 0, 'start: a first pass at once');
     for (let i = 0; i < 3; i++) {
       const passFailed = new Promise<void>((r) => (failed = r));
-      timers.fire();
+      assert.equal(timers.fireAll(), 1, 'one timer pending');
       await within(passFailed, `failed pass ${i + 1}`, 10_000);
       assert.equal([...timers.pending.values()][0]?.ms, seen[i], 'the next pass waits the backoff');
     }

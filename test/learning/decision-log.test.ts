@@ -7,24 +7,7 @@ import { describe, it } from 'node:test';
 import { DecisionLog, type DropReason } from '../../lib/learning/decision-log';
 import type { DecisionRecord } from '../../lib/learning/decision-record';
 import type { LearningStore } from '../../lib/learning/learning-store';
-import type { Timers } from '../../lib/platform/timers';
-
-class ManualTimers implements Timers {
-  pending = new Map<number, () => void>();
-  private id = 0;
-  setTimeout(fn: () => void): unknown {
-    this.pending.set(++this.id, fn);
-    return this.id;
-  }
-  clearTimeout(h: unknown): void {
-    this.pending.delete(h as number);
-  }
-  fire(): void {
-    const fns = [...this.pending.values()];
-    this.pending.clear();
-    fns.forEach((f) => f());
-  }
-}
+import { FakeTimers } from '../support/clock';
 
 /** A store that keeps appends in memory, can fail, and can hold every append until released. */
 class MemoryStore implements LearningStore {
@@ -70,7 +53,7 @@ const record = (i: number, at = '2026-12-01T21:30:00.000Z'): DecisionRecord => (
 
 function setup(o: { queueMax?: number; batchMax?: number } = {}) {
   const store = new MemoryStore();
-  const timers = new ManualTimers();
+  const timers = new FakeTimers();
   const drops: { count: number; reason: DropReason }[] = [];
   const log = new DecisionLog({
     store,
@@ -93,7 +76,7 @@ describe('decision log', () => {
     log.append(record(2, '2026-12-01T22:05:00.000Z'));
     log.append(record(3));
     assert.equal(store.appends.length, 0, 'nothing written before the timer');
-    timers.fire();
+    timers.fireAll();
     await settle();
     assert.deepEqual(
       store.appends.map((a) => [a.name, a.lines.map((l) => (JSON.parse(l) as DecisionRecord).transactionId)]),
@@ -120,7 +103,7 @@ describe('decision log', () => {
       { count: 1, reason: 'queue_full' },
       { count: 1, reason: 'queue_full' },
     ]);
-    timers.fire();
+    timers.fireAll();
     await settle();
     assert.equal(store.appends[0]?.lines.length, 5);
     assert.deepEqual(log.stats, { written: 5, dropped: 3, queued: 0 });
@@ -131,12 +114,12 @@ describe('decision log', () => {
     store.fail = true;
     log.append(record(1));
     log.append(record(2));
-    timers.fire();
+    timers.fireAll();
     await settle();
     assert.deepEqual(drops, [{ count: 2, reason: 'write_failed' }]);
     store.fail = false;
     log.append(record(3));
-    timers.fire();
+    timers.fireAll();
     await settle();
     assert.deepEqual(log.stats, { written: 1, dropped: 2, queued: 0 });
   });

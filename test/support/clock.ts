@@ -67,6 +67,17 @@ export class FakeTimers implements Timers {
     }
   }
 
+  /**
+   * Runs every pending timer now, whatever its delay (the clock does not move); timers they schedule stay pending.
+   * Returns how many ran.
+   */
+  fireAll(): number {
+    const due = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of due) p.fn();
+    return due.length;
+  }
+
   /** Moves the clock forward by `ms`, firing due timers in order (each at its own time, the clock set to it). */
   advance(ms: number): void {
     const end = this.clock.now() + ms;
