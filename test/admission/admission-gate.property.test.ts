@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { AdmissionGate, type AdmissionTicket } from '../../lib/admission/admission-gate';
 import { AppError } from '../../lib/errors/errors';
+import { FakeClock } from '../support/clock';
 
 type Op = { kind: 'admit' } | { kind: 'release'; which: number; drop: boolean } | { kind: 'advance'; ms: number };
 
@@ -27,18 +28,18 @@ describe('AdmissionGate (property)', () => {
   it('keeps the limit within [min, max] and never admits past it; counts add up', () => {
     fc.assert(
       fc.property(settings, fc.array(op, { maxLength: 300 }), (opts, ops) => {
-        let t = 0;
-        const gate = new AdmissionGate(opts, () => t);
+        const clock = new FakeClock(0);
+        const gate = new AdmissionGate(opts, clock.now);
         const held: AdmissionTicket[] = [];
         let released = 0;
         for (const o of ops) {
-          if (o.kind === 'advance') t += o.ms;
+          if (o.kind === 'advance') clock.advance(o.ms);
           else if (o.kind === 'admit') {
             const before = gate.stats;
             const ticket = gate.tryAdmit();
             if (ticket === undefined) assert.ok(before.inflight >= gate.limit, 'refused only when full');
             else {
-              assert.equal(ticket.at, t);
+              assert.equal(ticket.at, clock.now());
               held.push(ticket);
             }
           } else if (held.length > 0) {
@@ -60,11 +61,11 @@ describe('AdmissionGate (property)', () => {
   it('sheds nothing inference would have served: without drops it refuses only at the maximum', () => {
     fc.assert(
       fc.property(settings, fc.array(op, { maxLength: 300 }), (opts, ops) => {
-        let t = 0;
-        const gate = new AdmissionGate(opts, () => t);
+        const clock = new FakeClock(0);
+        const gate = new AdmissionGate(opts, clock.now);
         const held: AdmissionTicket[] = [];
         for (const o of ops) {
-          if (o.kind === 'advance') t += o.ms;
+          if (o.kind === 'advance') clock.advance(o.ms);
           else if (o.kind === 'admit') {
             const ticket = gate.tryAdmit();
             if (ticket === undefined) assert.equal(held.length, opts.maxLimit, 'refused below the maximum');
@@ -80,8 +81,8 @@ describe('AdmissionGate (property)', () => {
   it('lowers the limit as soon as drops add up (3 or more), then not again within the interval; stray drops change nothing', () => {
     fc.assert(
       fc.property(fc.integer({ min: 10, max: 200 }), fc.integer({ min: 0, max: 100 }), (max, insidePct) => {
-        let t = 0;
-        const gate = new AdmissionGate({ maxLimit: max, minLimit: 1, intervalMs: 100 }, () => t);
+        const clock = new FakeClock(0);
+        const gate = new AdmissionGate({ maxLimit: max, minLimit: 1, intervalMs: 100 }, clock.now);
         const inside = Array.from({ length: Math.floor(((max - 6) * insidePct) / 100) }, () => gate.admit());
         const doomed = Array.from({ length: 6 }, () => gate.admit());
         doomed[0]?.release('dropped');
@@ -93,7 +94,7 @@ describe('AdmissionGate (property)', () => {
         assert.equal(gate.limit, lowered, 'the third drop lowers the limit at once');
         for (const d of doomed.slice(3)) d.release('dropped');
         assert.equal(gate.limit, lowered, 'not again within the interval');
-        t += 100;
+        clock.advance(100);
         assert.ok(gate.limit <= lowered, 'later drops may lower it again, never raise it');
         for (const k of inside) k.release('ok');
       }),
@@ -101,8 +102,8 @@ describe('AdmissionGate (property)', () => {
   });
 
   it('refuses with overloaded, 503 and Retry-After; run() releases on success and on failure', async () => {
-    let t = 0;
-    const gate = new AdmissionGate({ maxLimit: 1, minLimit: 1, intervalMs: 100 }, () => t);
+    const clock = new FakeClock(0);
+    const gate = new AdmissionGate({ maxLimit: 1, minLimit: 1, intervalMs: 100 }, clock.now);
     const inside = gate.admit();
     const err = await gate.run(() => Promise.resolve(1)).catch((e: unknown) => e);
     assert.ok(err instanceof AppError);
@@ -116,7 +117,7 @@ describe('AdmissionGate (property)', () => {
       /boom/,
     );
     assert.deepEqual(gate.stats, { limit: 1, inflight: 0, admitted: 3, refused: 1, dropped: 0, waiting: 0 });
-    t += 1;
+    clock.advance(1);
   });
 
   it('in a simulated engine with fixed inference capacity, converges to what inference serves in time', () => {
@@ -130,18 +131,18 @@ describe('AdmissionGate (property)', () => {
         fc.integer({ min: 10, max: 60 }),
         fc.integer({ min: 2, max: 6 }),
         (rate, budget, overload) => {
-          let t = 0;
-          const gate = new AdmissionGate({ maxLimit: 2000, minLimit: 1, intervalMs: 100 }, () => t);
+          const clock = new FakeClock(0);
+          const gate = new AdmissionGate({ maxLimit: 2000, minLimit: 1, intervalMs: 100 }, clock.now);
           const capacity = rate * budget; // requests inference can hold within a budget
           const queue: AdmissionTicket[] = [];
           let admitted = 0;
           let drops = 0;
           let doorRefusals = 0;
-          for (; t < 20_000; t++) {
+          for (; clock.now() < 20_000; clock.advance(1)) {
             for (const ticket of queue.splice(0, rate)) ticket.release('ok'); // inference serves `rate` per ms
             for (let i = 0; i < rate * overload; i++) {
               const ticket = gate.tryAdmit();
-              const measure = t >= 10_000;
+              const measure = clock.now() >= 10_000;
               if (ticket === undefined) {
                 if (measure) doorRefusals++;
                 continue;

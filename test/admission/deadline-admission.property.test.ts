@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { DeadlineAdmission, type DeadlineTicket } from '../../lib/admission/deadline-admission';
+import { FakeClock } from '../support/clock';
 
 type Op =
   | { kind: 'arrive'; deadlineMs: number; spentMs: number }
@@ -79,12 +80,12 @@ describe('DeadlineAdmission (property)', () => {
         fc.integer({ min: 10, max: 200 }),
         fc.integer({ min: 1, max: 8 }),
         (ops, windowMs, minBacklog) => {
-          let t = 1000;
-          const admission = new DeadlineAdmission({ windowMs, minBacklog }, () => t);
+          const clock = new FakeClock(1000);
+          const admission = new DeadlineAdmission({ windowMs, minBacklog }, clock.now);
           const held: { ticket: DeadlineTicket; weight: number }[] = [];
           const backlog = (): number => held.reduce((n, h) => n + h.weight, 0);
           for (const o of ops) {
-            if (o.kind === 'advance') t += o.ms;
+            if (o.kind === 'advance') clock.advance(o.ms);
             else if (o.kind === 'delivery')
               held.push({ ticket: admission.enterWithoutDeadline(o.weight), weight: o.weight });
             else if (o.kind === 'answer') {
@@ -93,7 +94,7 @@ describe('DeadlineAdmission (property)', () => {
             } else {
               const ahead = backlog();
               const remaining = o.deadlineMs - o.spentMs;
-              const decision = admission.tryAdmit(o.deadlineMs, t - o.spentMs);
+              const decision = admission.tryAdmit(o.deadlineMs, clock.now() - o.spentMs);
               const rate = admission.rate; // the rate the decision used (nothing has moved the clock since)
               if (decision.admitted) {
                 assert.ok(
@@ -122,8 +123,8 @@ describe('DeadlineAdmission (property)', () => {
   it('measures the rate at which a queue drains: with K inside and one answer every `gap` ms, 1/gap per ms', () => {
     fc.assert(
       fc.property(fc.integer({ min: 2, max: 50 }), fc.double({ min: 0.5, max: 10, noNaN: true }), (k, gap) => {
-        let t = 0;
-        const admission = new DeadlineAdmission({ windowMs: 100 }, () => t);
+        const clock = new FakeClock(0);
+        const admission = new DeadlineAdmission({ windowMs: 100 }, clock.now);
         const inside: DeadlineTicket[] = [];
         const admit = (): void => {
           const d = admission.tryAdmit(1e9);
@@ -132,8 +133,8 @@ describe('DeadlineAdmission (property)', () => {
         };
         for (let i = 0; i < k; i++) admit();
         assert.equal(admission.rate, undefined, 'nothing measured yet: when unsure, admit');
-        while (t < 5000) {
-          t += gap;
+        while (clock.now() < 5000) {
+          clock.advance(gap);
           inside.shift()?.release();
           admit(); // a closed loop: K inside
         }
@@ -146,47 +147,47 @@ describe('DeadlineAdmission (property)', () => {
   });
 
   it('does not measure a backlog draining into a sliver of an idle window', () => {
-    let t = 0;
-    const admission = new DeadlineAdmission({ windowMs: 100 }, () => t);
+    const clock = new FakeClock(0);
+    const admission = new DeadlineAdmission({ windowMs: 100 }, clock.now);
     const admit = (): DeadlineTicket => {
       const d = admission.tryAdmit(1e9);
       assert.ok(d.admitted);
       return d.ticket;
     };
     const inside = Array.from({ length: 50 }, admit);
-    t = 100;
+    clock.t = 100;
     inside.push(admit()); // closes the first window: work inside, nothing answered yet
-    t = 101;
+    clock.t = 101;
     for (const ticket of inside) ticket.release(); // 51 answers within 1 ms of busy time
-    t = 300; // idle until the next event closes the window
+    clock.t = 300; // idle until the next event closes the window
     admit();
     assert.equal(admission.rate, undefined, 'not 51 per ms: the window was busy 1 ms of 200');
   });
 
   it('does not measure a lone request: its latency is not the rate a backlog drains at', () => {
-    let t = 0;
-    const admission = new DeadlineAdmission({ windowMs: 100 }, () => t);
+    const clock = new FakeClock(0);
+    const admission = new DeadlineAdmission({ windowMs: 100 }, clock.now);
     for (let i = 0; i < 100; i++) {
       const d = admission.tryAdmit(50);
       assert.ok(d.admitted);
-      t += 40;
+      clock.advance(40);
       d.ticket.release();
-      t += 10;
+      clock.advance(10);
     }
     assert.equal(admission.rate, undefined);
   });
 
   it('forgets a rate its own refusals keep from being measured again: after staleMs it admits (when unsure, admit)', () => {
-    let t = 0;
-    const admission = new DeadlineAdmission({ windowMs: 100, staleMs: 1000 }, () => t);
+    const clock = new FakeClock(0);
+    const admission = new DeadlineAdmission({ windowMs: 100, staleMs: 1000 }, clock.now);
     const inside: { release(): boolean }[] = [];
     for (let i = 0; i < 4; i++) {
       const d = admission.tryAdmit(1e9);
       assert.ok(d.admitted);
       inside.push(d.ticket);
     }
-    while (t < 1000) {
-      t += 50; // one answer per 50 ms, 4 inside: 0.02 per ms
+    while (clock.now() < 1000) {
+      clock.advance(50); // one answer per 50 ms, 4 inside: 0.02 per ms
       inside.shift()?.release();
       const d = admission.tryAdmit(1e9);
       assert.ok(d.admitted);
@@ -194,14 +195,14 @@ describe('DeadlineAdmission (property)', () => {
     }
     assert.ok(admission.rate !== undefined);
     // nothing is answered any more; requests with 10 ms deadlines are refused (4 ahead take 200 ms)
-    let refusedUntil = t;
-    while (t < 1500) {
-      t += 5;
+    let refusedUntil = clock.now();
+    while (clock.now() < 1500) {
+      clock.advance(5);
       const d = admission.tryAdmit(10);
-      assert.equal(d.admitted, false, `refused at ${t} ms`);
-      refusedUntil = t;
+      assert.equal(d.admitted, false, `refused at ${clock.now()} ms`);
+      refusedUntil = clock.now();
     }
-    t = refusedUntil + 1000; // the refusal-dominated windows are no samples; the rate goes stale
+    clock.t = refusedUntil + 1000; // the refusal-dominated windows are no samples; the rate goes stale
     const d = admission.tryAdmit(10);
     assert.equal(admission.rate, undefined, 'forgotten');
     assert.ok(d.admitted, 'admitted: nothing measures the rate now');
@@ -294,16 +295,16 @@ describe('DeadlineAdmission (property)', () => {
   });
 
   it('counts a request served after its deadline as late, and a failed one never', () => {
-    let t = 0;
-    const admission = new DeadlineAdmission({}, () => t);
+    const clock = new FakeClock(0);
+    const admission = new DeadlineAdmission({}, clock.now);
     const a = admission.tryAdmit(50, -10); // reached the app 10 ms ago: 40 ms left
     const b = admission.tryAdmit(50);
     const c = admission.tryAdmit(50);
     assert.ok(a.admitted && b.admitted && c.admitted);
-    t = 45;
+    clock.t = 45;
     assert.equal(a.ticket.release(), true, 'served 5 ms past its deadline');
     assert.equal(b.ticket.release(), false, 'served in time');
-    t = 60;
+    clock.t = 60;
     assert.equal(c.ticket.release(false), false, 'failed, not a late answer');
     assert.equal(admission.stats.late, 1);
   });

@@ -8,6 +8,7 @@ import { after, describe, it } from 'node:test';
 import { MemoryListStore, type ListStore } from '../../lib/decisioning/list-store';
 import { RedisListStore } from '../../lib/decisioning/redis-list-store';
 import { testRedis } from '../support/redis';
+import { FakeClock } from '../support/clock';
 
 const r = testRedis();
 after(() => r.cleanup());
@@ -20,8 +21,8 @@ const stores: { name: string; make: (now: () => number) => ListStore }[] = [
 for (const { name, make } of stores)
   describe(`list count: ${name}`, () => {
     it('counts adds and removes; a re-add counts once; an expired entry stops counting once a page meets it', async () => {
-      let t = 1_000_000;
-      const store = make(() => t);
+      const clock = new FakeClock(1_000_000);
+      const store = make(clock.now);
       assert.equal(await store.count('l'), 0);
       await store.add('l', ['a', 'b', 'c']);
       await store.add('l', ['a']);
@@ -30,7 +31,7 @@ for (const { name, make } of stores)
       assert.equal(await store.remove('l', 'b'), true);
       assert.equal(await store.count('l'), 3);
       assert.equal(await store.count('other'), 0);
-      t += 11_000;
+      clock.advance(11_000);
       await store.page('l', undefined, 100);
       assert.equal(await store.count('l'), 2);
       await store.dispose();

@@ -7,6 +7,7 @@ import { ShareCap } from '../../lib/escalation/share-cap';
 import type { Decision } from '../../lib/domain/decision';
 import { FakeOpenAI } from '../support/openai-peer';
 import { deep, escalatorFor, event, localResult } from './support/escalator';
+import { FakeClock } from '../support/clock';
 
 describe('ShareCap (property)', () => {
   const op = fc.record({ dt: fc.integer({ min: 0, max: 5_000 }), candidate: fc.boolean() });
@@ -19,10 +20,10 @@ describe('ShareCap (property)', () => {
         fc.integer({ min: 1_000, max: 120_000 }),
         fc.array(op, { maxLength: 400 }),
         (maxShare, burst, windowMs, ops) => {
-          let t = 0;
-          const cap = new ShareCap({ maxShare, windowMs, burst, now: () => t });
+          const clock = new FakeClock(0);
+          const cap = new ShareCap({ maxShare, windowMs, burst, now: clock.now });
           for (const o of ops) {
-            t += o.dt;
+            clock.advance(o.dt);
             if (!o.candidate) {
               cap.record();
               continue;
@@ -49,14 +50,14 @@ describe('ShareCap (property)', () => {
   it('forgets everything one window after the last item', () => {
     fc.assert(
       fc.property(fc.array(fc.boolean(), { minLength: 1, maxLength: 200 }), (candidates) => {
-        let t = 0;
-        const cap = new ShareCap({ maxShare: 0.05, windowMs: 60_000, burst: 1, now: () => t });
+        const clock = new FakeClock(0);
+        const cap = new ShareCap({ maxShare: 0.05, windowMs: 60_000, burst: 1, now: clock.now });
         for (const c of candidates) {
           if (c) cap.tryAdmit();
           else cap.record();
-          t += 10;
+          clock.advance(10);
         }
-        t += 60_000 + 3_000; // one bucket (3 s) of slack: the window slides a bucket at a time
+        clock.advance(60_000 + 3_000); // one bucket (3 s) of slack: the window slides a bucket at a time
         assert.deepEqual(cap.snapshot(), { total: 0, admitted: 0 });
       }),
     );
@@ -88,18 +89,18 @@ describe('EscalationPolicy', () => {
   });
 
   it('counts every payment, and explicit requests against the cap', () => {
-    let t = 0;
+    const clock = new FakeClock(0);
     const p = new EscalationPolicy({
       noteMinChars: 200,
       band: undefined,
       maxShare: 0.05,
       windowMs: 60_000,
       burst: 1,
-      now: () => t,
+      now: clock.now,
     });
     let admitted = 0;
     for (let i = 0; i < 1000; i++) {
-      t += 1;
+      clock.advance(1);
       const requested = i % 10 === 0; // 10 % ask for deep analysis
       if (p.decide(requested ? deep() : event(), localResult()).escalate) admitted++;
     }
@@ -128,11 +129,11 @@ describe('the share cap holds over many requests through the real client', () =>
   after(() => fake.close());
 
   it('2000 payments, 20 % asking for deep analysis, cap 5 %: at most 5 % (+ burst) reach the server', async () => {
-    let t = 0;
-    const { escalator, events } = escalatorFor(fake, { ESCALATION_MAX_SHARE: '0.05' }, { now: () => t });
+    const clock = new FakeClock(0);
+    const { escalator, events } = escalatorFor(fake, { ESCALATION_MAX_SHARE: '0.05' }, { now: clock.now });
     const results = [];
     for (let i = 0; i < 2000; i++) {
-      t += 10; // 100 payments/s: 20 s, inside one 60 s window
+      clock.advance(10); // 100 payments/s: 20 s, inside one 60 s window
       results.push(await escalator.review(i % 5 === 0 ? deep() : event(), localResult()));
     }
     const escalated = results.filter((r) => r.escalation?.outcome === 'ok').length;
