@@ -29,6 +29,59 @@ export interface AuditPage {
   readonly cursor?: string;
 }
 
+/** A draft's backtest figures (docs/governance.md). */
+export interface BacktestReport {
+  readonly decisions: number;
+  readonly labelled: number;
+  /** Decisions changed, by `from->to`. */
+  readonly changes: { readonly [key: string]: number };
+  readonly fraudNowCaught: number;
+  readonly goodNowBlocked: number;
+  readonly goodNowHeld: number;
+  readonly reviewQueue: {
+    readonly current: number;
+    readonly candidate: number;
+    readonly days: number;
+    readonly growthPerDay: number;
+  };
+  /** The draft's rules that fired, by id. */
+  readonly rules: { readonly [key: string]: ReplayedRule };
+  /** Pairs of rules that fired on the same payment, most first. */
+  readonly firingTogether: readonly {
+    /** Two rule ids. */
+    readonly rules: readonly string[];
+    readonly count: number;
+  }[];
+  /** Rules on fields the logged decisions do not keep, left out. */
+  readonly notReplayable?: readonly {
+    readonly rule: string;
+    readonly fields: readonly string[];
+  }[];
+  /** How the draft's lists were replayed. */
+  readonly lists?: {
+    readonly recordsWithoutMemberships: number;
+    readonly currentEntries: readonly string[];
+    readonly notReplayed: readonly {
+      readonly list: string;
+      readonly rules: readonly string[];
+      readonly records: number;
+    }[];
+    readonly useCurrentLists: boolean;
+  };
+  /** The window held more decisions than are replayed (the newest were). */
+  readonly truncated?: boolean;
+}
+
+/** The window of past payments to replay. */
+export interface BacktestWindowBody {
+  /** ISO 8601. */
+  readonly from: string;
+  /** ISO 8601. */
+  readonly to: string;
+  /** Replay lists the logged decisions did not consult with today's entries. */
+  readonly useCurrentLists?: boolean;
+}
+
 /** An invalid or failed event's problem. */
 export interface BatchItemError {
   readonly transactionId?: string;
@@ -207,6 +260,91 @@ export interface DeliveryPage {
   readonly before?: string;
 }
 
+/** One line of a diff: kept, removed or added. */
+export interface DiffLine {
+  readonly op: 'same' | 'del' | 'add';
+  readonly text: string;
+}
+
+/** A ruleset's or signals document's rollout (this instance and the fleet). */
+export interface DocumentStatus {
+  readonly name: string;
+  /** The version this instance serves. */
+  readonly serving?: string;
+  /** The candidate loaded here. */
+  readonly candidate?: string;
+  /** The fleet pointer. */
+  readonly pointer: {
+    readonly generation: number;
+    readonly active?: string;
+    /** Earlier active versions, newest first. */
+    readonly previous: readonly string[];
+    readonly traffic?: TrafficSplit;
+    /** The last refused uploads, newest first. */
+    readonly rejections: readonly Rejection[];
+  };
+  /** The candidate's shadow figures on this instance. */
+  readonly shadow?: { readonly [key: string]: unknown };
+}
+
+/** A draft of a ruleset version. */
+export interface Draft {
+  readonly name: string;
+  readonly version: string;
+  /** The ruleset document (absent in the list). */
+  readonly document?: unknown;
+  readonly author: string;
+  readonly state: 'draft' | 'submitted' | 'approved' | 'rejected';
+  readonly backtest?: DraftBacktest;
+  readonly approver?: string;
+  readonly comment?: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** A draft's backtest, as stored with it. */
+export interface DraftBacktest {
+  readonly state: 'running' | 'done' | 'failed';
+  /** The window, ISO 8601. */
+  readonly from: string;
+  readonly to: string;
+  readonly progress?: {
+    readonly replayed: number;
+    readonly total: number;
+  };
+  readonly result?: BacktestReport;
+  readonly error?: string;
+  /** When it was last written, ISO 8601. */
+  readonly at: string;
+}
+
+/** An optional comment. */
+export interface DraftCommentBody {
+  readonly comment?: string;
+}
+
+/** The draft against the version serving. */
+export interface DraftDiff {
+  /** The version serving here, compared with. */
+  readonly serving: string;
+  readonly rules: readonly {
+    readonly id: string;
+    readonly change: 'added' | 'removed' | 'changed';
+    readonly lines: readonly DiffLine[];
+  }[];
+  /** Rules neither added, removed nor changed. */
+  readonly unchanged: number;
+  readonly fields: readonly {
+    readonly field: string;
+    readonly lines: readonly DiffLine[];
+  }[];
+}
+
+/** The newest drafts. */
+export interface DraftList {
+  readonly drafts: readonly Draft[];
+}
+
 /** The drift page. */
 export interface DriftInsight {
   readonly from: string;
@@ -263,6 +401,74 @@ export interface FieldError {
 export interface LabelsAdded {
   readonly accepted: number;
   readonly duplicates: number;
+}
+
+/** Entries to add. */
+export interface ListAddBody {
+  /** 1 to 1000 values of the list's key field. */
+  readonly values: readonly string[];
+  /** Seconds until the entries expire (absent: never). */
+  readonly ttlSeconds?: number;
+}
+
+/** How many entries were added (or renewed). */
+export interface ListAdded {
+  readonly name: string;
+  readonly added: number;
+  readonly ttlSeconds?: number;
+}
+
+/** Entries to add, and why. */
+export interface ListAddWithReasonBody {
+  /** 1 to 1000 values of the list's key field. */
+  readonly values: readonly string[];
+  /** Seconds until the entries expire (absent: never). */
+  readonly ttlSeconds?: number;
+  /** Why (kept by the audit entry), 1 to 500 characters. */
+  readonly reason: string;
+}
+
+/** One list entry. */
+export interface ListEntry {
+  readonly value: string;
+  /** Epoch ms after which the entry no longer counts; absent: no expiry. */
+  readonly expiresAt?: number;
+}
+
+/** One page of entries (at most 100, in value order). */
+export interface ListPage {
+  readonly entries: readonly ListEntry[];
+  /** The next page's cursor (absent at the end). */
+  readonly cursor?: string;
+}
+
+/** The entry to remove, and why. */
+export interface ListRemoveBody {
+  readonly value: string;
+  /** Why (kept by the audit entry), 1 to 500 characters. */
+  readonly reason: string;
+}
+
+/** The entry was removed. */
+export interface ListRemoved {
+  readonly name: string;
+  readonly removed: 1;
+}
+
+/** The lists the active ruleset declares, by name. */
+export interface ListsAnswer {
+  /** The active ruleset (`null`: none, and no lists). */
+  readonly ruleset: VersionRef | null;
+  readonly lists: readonly ListSummary[];
+}
+
+/** One declared list. */
+export interface ListSummary {
+  readonly name: string;
+  /** The event field its values are. */
+  readonly key: 'userId' | 'deviceId' | 'merchantId' | 'country' | 'ipCountry' | 'cardFingerprint';
+  /** How many entries it holds. */
+  readonly entries: number;
 }
 
 /** Liveness. */
@@ -326,6 +532,35 @@ export interface Reason {
 /** The deliveries due again. */
 export interface Redelivered {
   readonly redelivered: readonly string[];
+}
+
+/** A refused upload. */
+export interface Rejection {
+  readonly name: string;
+  readonly version: string;
+  /** The blob or file the upload came from. */
+  readonly blobPath: string;
+  /** Which step refused it. */
+  readonly check: string;
+  readonly code: string;
+  readonly reason: string;
+  readonly errors: readonly FieldError[];
+  /** The instance that validated the upload. */
+  readonly by: string;
+  readonly at: string;
+}
+
+/** One rule of the draft over the window. */
+export interface ReplayedRule {
+  readonly hits: number;
+  /** Hits with a label. */
+  readonly labelled: number;
+  /** Hits labelled fraud. */
+  readonly fraud: number;
+  /** fraud ÷ labelled (0 when none is labelled). */
+  readonly precision: number;
+  /** fraud ÷ every labelled fraud in the window (0 when there is none). */
+  readonly recall: number;
 }
 
 /** The rules page: each rule’s hits, precision and recall. */
@@ -402,6 +637,13 @@ export interface SignalsView {
   readonly all: readonly CaseSignal[];
   /** Signals the case left out to stay small (never one that mattered). */
   readonly omitted: number;
+}
+
+/** The candidate's canary and shadow shares. */
+export interface TrafficSplit {
+  readonly candidate: string;
+  readonly canaryPercent: number;
+  readonly shadowPercent: number;
 }
 
 /** The closed case and its label. */
@@ -811,6 +1053,231 @@ export interface ApiRoutes {
     readonly body: never;
     readonly response: WebhookAnswer;
   };
+  /** The lists the active ruleset declares, with their key field and entry count (analysts and leads). */
+  readonly listsPeople: {
+    readonly method: 'GET';
+    readonly path: 'lists';
+    readonly params: never;
+    readonly query: never;
+    readonly body: never;
+    readonly response: ListsAnswer;
+  };
+  /** One page of entries with their expiry (analysts and leads). */
+  readonly listEntries: {
+    readonly method: 'GET';
+    readonly path: 'list-entries/{name}';
+    readonly params: {
+      /** The list's name (declared by the active ruleset). */
+      readonly name: string;
+    };
+    readonly query: {
+      /** The previous page's `cursor`. */
+      readonly cursor?: string;
+    };
+    readonly body: never;
+    readonly response: ListPage;
+  };
+  /** A lead adds entries, with a reason the audit entry keeps. */
+  readonly listEntriesAdd: {
+    readonly method: 'POST';
+    readonly path: 'list-entries/{name}';
+    readonly params: {
+      /** The list's name (declared by the active ruleset). */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: ListAddWithReasonBody;
+    readonly response: ListAdded;
+  };
+  /** A lead removes one entry (404 if absent), with a reason the audit entry keeps. */
+  readonly listEntriesRemove: {
+    readonly method: 'POST';
+    readonly path: 'list-entries/{name}/remove';
+    readonly params: {
+      /** The list's name (declared by the active ruleset). */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: ListRemoveBody;
+    readonly response: ListRemoved;
+  };
+  /** One page of entries (at most 100) and the next cursor. */
+  readonly listsPage: {
+    readonly method: 'GET';
+    readonly path: 'lists/{name}';
+    readonly params: {
+      /** The list's name (declared by the active ruleset). */
+      readonly name: string;
+    };
+    readonly query: {
+      /** The previous page's `cursor`. */
+      readonly cursor?: string;
+    };
+    readonly body: never;
+    readonly response: ListPage;
+  };
+  /** Adds entries (a bad value named by its index); every instance sees them through Redis; audited. */
+  readonly listsAdd: {
+    readonly method: 'POST';
+    readonly path: 'lists/{name}';
+    readonly params: {
+      /** The list's name (declared by the active ruleset). */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: ListAddBody;
+    readonly response: ListAdded;
+  };
+  /** Removes one entry (404 if absent); audited. */
+  readonly listsRemove: {
+    readonly method: 'DELETE';
+    readonly path: 'lists/{name}/{value}';
+    readonly params: {
+      /** The list's name. */
+      readonly name: string;
+      /** The entry. */
+      readonly value: string;
+    };
+    readonly query: never;
+    readonly body: never;
+    readonly response: ListRemoved;
+  };
+  /** The newest drafts, without their documents. */
+  readonly rulesetDrafts: {
+    readonly method: 'GET';
+    readonly path: 'rulesets/{name}/drafts';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: never;
+    readonly response: DraftList;
+  };
+  /** A lead drafts a ruleset document (422 naming each rule and column). */
+  readonly rulesetDraftCreate: {
+    readonly method: 'POST';
+    readonly path: 'rulesets/{name}/drafts';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: { readonly [key: string]: unknown };
+    readonly response: Draft;
+  };
+  /** One draft, with its document, backtest and decision. */
+  readonly rulesetDraft: {
+    readonly method: 'GET';
+    readonly path: 'rulesets/{name}/drafts/{version}';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+      /** The draft's version. */
+      readonly version: string;
+    };
+    readonly query: never;
+    readonly body: never;
+    readonly response: Draft;
+  };
+  /** Where the draft's backtest stands (404 when none has run). */
+  readonly rulesetDraftBacktest: {
+    readonly method: 'GET';
+    readonly path: 'rulesets/{name}/drafts/{version}/backtest';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+      /** The draft's version. */
+      readonly version: string;
+    };
+    readonly query: never;
+    readonly body: never;
+    readonly response: DraftBacktest;
+  };
+  /** A lead runs the draft's backtest: 200 done, or 202 running (`GET` it until done). */
+  readonly rulesetDraftBacktestRun: {
+    readonly method: 'POST';
+    readonly path: 'rulesets/{name}/drafts/{version}/backtest';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+      /** The draft's version. */
+      readonly version: string;
+    };
+    readonly query: never;
+    readonly body: BacktestWindowBody;
+    readonly response: DraftBacktest;
+  };
+  /** The author submits the draft for approval. */
+  readonly rulesetDraftSubmit: {
+    readonly method: 'POST';
+    readonly path: 'rulesets/{name}/drafts/{version}/submit';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+      /** The draft's version. */
+      readonly version: string;
+    };
+    readonly query: never;
+    readonly body: DraftCommentBody;
+    readonly response: Draft;
+  };
+  /** Another lead than the author approves (the author: 403). */
+  readonly rulesetDraftApprove: {
+    readonly method: 'POST';
+    readonly path: 'rulesets/{name}/drafts/{version}/approve';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+      /** The draft's version. */
+      readonly version: string;
+    };
+    readonly query: never;
+    readonly body: DraftCommentBody;
+    readonly response: Draft;
+  };
+  /** Another lead than the author rejects (the author: 403). */
+  readonly rulesetDraftReject: {
+    readonly method: 'POST';
+    readonly path: 'rulesets/{name}/drafts/{version}/reject';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+      /** The draft's version. */
+      readonly version: string;
+    };
+    readonly query: never;
+    readonly body: DraftCommentBody;
+    readonly response: Draft;
+  };
+  /** Per rule what the draft adds, removes or changes against the version serving here. */
+  readonly rulesetDraftDiff: {
+    readonly method: 'GET';
+    readonly path: 'rulesets/{name}/drafts/{version}/diff';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+      /** The draft's version. */
+      readonly version: string;
+    };
+    readonly query: never;
+    readonly body: never;
+    readonly response: DraftDiff;
+  };
+  /** A lead promotes an approved draft (as `POST /api/rulesets/{name}/promote`, audited). */
+  readonly rulesetDraftPromote: {
+    readonly method: 'POST';
+    readonly path: 'rulesets/{name}/drafts/{version}/promote';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+      /** The draft's version. */
+      readonly version: string;
+    };
+    readonly query: never;
+    readonly body: never;
+    readonly response: DocumentStatus;
+  };
 }
 
 /** A route’s name. */
@@ -846,4 +1313,21 @@ export const API_ROUTES: {
   webhooksDelete: { method: 'DELETE', path: 'webhooks/{id}' },
   webhooksAddSecret: { method: 'POST', path: 'webhooks/{id}/secrets' },
   webhooksRemoveSecret: { method: 'DELETE', path: 'webhooks/{id}/secrets/{n}' },
+  listsPeople: { method: 'GET', path: 'lists' },
+  listEntries: { method: 'GET', path: 'list-entries/{name}' },
+  listEntriesAdd: { method: 'POST', path: 'list-entries/{name}' },
+  listEntriesRemove: { method: 'POST', path: 'list-entries/{name}/remove' },
+  listsPage: { method: 'GET', path: 'lists/{name}' },
+  listsAdd: { method: 'POST', path: 'lists/{name}' },
+  listsRemove: { method: 'DELETE', path: 'lists/{name}/{value}' },
+  rulesetDrafts: { method: 'GET', path: 'rulesets/{name}/drafts' },
+  rulesetDraftCreate: { method: 'POST', path: 'rulesets/{name}/drafts' },
+  rulesetDraft: { method: 'GET', path: 'rulesets/{name}/drafts/{version}' },
+  rulesetDraftBacktest: { method: 'GET', path: 'rulesets/{name}/drafts/{version}/backtest' },
+  rulesetDraftBacktestRun: { method: 'POST', path: 'rulesets/{name}/drafts/{version}/backtest' },
+  rulesetDraftSubmit: { method: 'POST', path: 'rulesets/{name}/drafts/{version}/submit' },
+  rulesetDraftApprove: { method: 'POST', path: 'rulesets/{name}/drafts/{version}/approve' },
+  rulesetDraftReject: { method: 'POST', path: 'rulesets/{name}/drafts/{version}/reject' },
+  rulesetDraftDiff: { method: 'GET', path: 'rulesets/{name}/drafts/{version}/diff' },
+  rulesetDraftPromote: { method: 'POST', path: 'rulesets/{name}/drafts/{version}/promote' },
 };

@@ -5,7 +5,9 @@
  */
 import type { Contract } from '../http/contract';
 import { CASE_CONTRACTS } from './cases';
+import { DRAFT_CONTRACTS } from './drafts';
 import { INSIGHT_CONTRACTS } from './insights';
+import { LIST_CONTRACTS } from './lists';
 import { SCORE_CONTRACTS } from './score';
 import { WEBHOOK_CONTRACTS } from './webhooks';
 
@@ -14,4 +16,6 @@ export const CONTRACTS: readonly Contract[] = [
   ...CASE_CONTRACTS,
   ...INSIGHT_CONTRACTS,
   ...WEBHOOK_CONTRACTS,
+  ...LIST_CONTRACTS,
+  ...DRAFT_CONTRACTS,
 ];

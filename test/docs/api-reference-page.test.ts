@@ -36,8 +36,7 @@ async function generated(): Promise<[string, string][]> {
 
 /**
  * Routes not (yet) declared by a contract: the console's static files and the problem types (no JSON API), the Open
- * Inference Protocol (its own error answers), and the admin, lists and drafts routes (a second pass: their adapters
- * are being rebuilt). A new route needs a contract.
+ * Inference Protocol (its own error answers), and the admin routes of models, rulesets and signals. A new route needs a contract.
  */
 const WITHOUT_CONTRACT = new Set([
   'console',
@@ -45,15 +44,8 @@ const WITHOUT_CONTRACT = new Set([
   'problemType',
   ...['Infer', 'Metadata', 'Ready'].flatMap((k) => [`oipModel${k}`, `oipModel${k}Version`]),
   ...['Live', 'Metadata', 'Ready'].map((k) => `oipServer${k}`),
-  'listsAddOrPage',
-  'listsRemove',
-  'listsPeople',
-  'listEntries',
-  'listEntriesRemove',
   'modelsHealth',
   ...['Promote', 'Rollback', 'Status', 'Traffic'].flatMap((k) => [`models${k}`, `rulesets${k}`, `signals${k}`]),
-  ...['', 'Approve', 'Backtest', 'Diff', 'Promote', 'Reject', 'Submit'].map((k) => `rulesetDraft${k}`),
-  'rulesetDrafts',
 ]);
 
 /** The first line where `a` and `b` differ, for the failure message. */
