@@ -640,6 +640,15 @@ export interface SignalsView {
 }
 
 /** The candidate's canary and shadow shares. */
+export interface TrafficBody {
+  readonly candidate: string;
+  /** 0 to 100: the share of users it decides for. */
+  readonly canaryPercent?: number;
+  /** 0 to 100: the share of the other payments it runs in shadow for. */
+  readonly shadowPercent?: number;
+}
+
+/** The candidate's canary and shadow shares. */
 export interface TrafficSplit {
   readonly candidate: string;
   readonly canaryPercent: number;
@@ -650,6 +659,12 @@ export interface TrafficSplit {
 export interface VerdictAnswer {
   readonly case: Case;
   readonly label: CaseLabel;
+}
+
+/** The version to make active. */
+export interface VersionBody {
+  /** A validated version. */
+  readonly version: string;
 }
 
 /** A model's, ruleset's or signals document's name and version. */
@@ -1278,6 +1293,102 @@ export interface ApiRoutes {
     readonly body: never;
     readonly response: DocumentStatus;
   };
+  /** The ruleset served here, the candidate loaded, the fleet pointer (shares, rejections), shadow figures. */
+  readonly rulesetsStatus: {
+    readonly method: 'GET';
+    readonly path: 'rulesets/{name}';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: never;
+    readonly response: DocumentStatus;
+  };
+  /** Validates that version and makes it active on every instance (audited). */
+  readonly rulesetsPromote: {
+    readonly method: 'POST';
+    readonly path: 'rulesets/{name}/promote';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: VersionBody;
+    readonly response: DocumentStatus;
+  };
+  /** Back to the previous active version on every instance; any canary or shadow ends (audited). */
+  readonly rulesetsRollback: {
+    readonly method: 'POST';
+    readonly path: 'rulesets/{name}/rollback';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: never;
+    readonly response: DocumentStatus;
+  };
+  /** The candidate decides for a stable share of users and runs in shadow for a share of the others. */
+  readonly rulesetsTraffic: {
+    readonly method: 'PUT';
+    readonly path: 'rulesets/{name}/traffic';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: TrafficBody;
+    readonly response: DocumentStatus;
+  };
+  /** The signals document served here, the candidate loaded, the fleet pointer (shares, rejections), shadow figures. */
+  readonly signalsStatus: {
+    readonly method: 'GET';
+    readonly path: 'signals/{name}';
+    readonly params: {
+      /** The signals document's name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: never;
+    readonly response: DocumentStatus;
+  };
+  /** Validates that version and makes it active on every instance (audited). */
+  readonly signalsPromote: {
+    readonly method: 'POST';
+    readonly path: 'signals/{name}/promote';
+    readonly params: {
+      /** The signals document's name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: VersionBody;
+    readonly response: DocumentStatus;
+  };
+  /** Back to the previous active version on every instance; any canary or shadow ends (audited). */
+  readonly signalsRollback: {
+    readonly method: 'POST';
+    readonly path: 'signals/{name}/rollback';
+    readonly params: {
+      /** The signals document's name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: never;
+    readonly response: DocumentStatus;
+  };
+  /** The candidate decides for a stable share of users and runs in shadow for a share of the others. */
+  readonly signalsTraffic: {
+    readonly method: 'PUT';
+    readonly path: 'signals/{name}/traffic';
+    readonly params: {
+      /** The signals document's name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: TrafficBody;
+    readonly response: DocumentStatus;
+  };
 }
 
 /** A route’s name. */
@@ -1330,4 +1441,12 @@ export const API_ROUTES: {
   rulesetDraftReject: { method: 'POST', path: 'rulesets/{name}/drafts/{version}/reject' },
   rulesetDraftDiff: { method: 'GET', path: 'rulesets/{name}/drafts/{version}/diff' },
   rulesetDraftPromote: { method: 'POST', path: 'rulesets/{name}/drafts/{version}/promote' },
+  rulesetsStatus: { method: 'GET', path: 'rulesets/{name}' },
+  rulesetsPromote: { method: 'POST', path: 'rulesets/{name}/promote' },
+  rulesetsRollback: { method: 'POST', path: 'rulesets/{name}/rollback' },
+  rulesetsTraffic: { method: 'PUT', path: 'rulesets/{name}/traffic' },
+  signalsStatus: { method: 'GET', path: 'signals/{name}' },
+  signalsPromote: { method: 'POST', path: 'signals/{name}/promote' },
+  signalsRollback: { method: 'POST', path: 'signals/{name}/rollback' },
+  signalsTraffic: { method: 'PUT', path: 'signals/{name}/traffic' },
 };

@@ -4,6 +4,7 @@
  * @module
  */
 import type { Contract } from '../http/contract';
+import { ADMIN_CONTRACTS } from './admin';
 import { CASE_CONTRACTS } from './cases';
 import { DRAFT_CONTRACTS } from './drafts';
 import { INSIGHT_CONTRACTS } from './insights';
@@ -18,4 +19,5 @@ export const CONTRACTS: readonly Contract[] = [
   ...WEBHOOK_CONTRACTS,
   ...LIST_CONTRACTS,
   ...DRAFT_CONTRACTS,
+  ...ADMIN_CONTRACTS,
 ];

@@ -36,7 +36,7 @@ async function generated(): Promise<[string, string][]> {
 
 /**
  * Routes not (yet) declared by a contract: the console's static files and the problem types (no JSON API), the Open
- * Inference Protocol (its own error answers), and the admin routes of models, rulesets and signals. A new route needs a contract.
+ * Inference Protocol (its own error answers), and the model admin routes. A new route needs a contract.
  */
 const WITHOUT_CONTRACT = new Set([
   'console',
@@ -45,7 +45,7 @@ const WITHOUT_CONTRACT = new Set([
   ...['Infer', 'Metadata', 'Ready'].flatMap((k) => [`oipModel${k}`, `oipModel${k}Version`]),
   ...['Live', 'Metadata', 'Ready'].map((k) => `oipServer${k}`),
   'modelsHealth',
-  ...['Promote', 'Rollback', 'Status', 'Traffic'].flatMap((k) => [`models${k}`, `rulesets${k}`, `signals${k}`]),
+  ...['Promote', 'Rollback', 'Status', 'Traffic'].map((k) => `models${k}`),
 ]);
 
 /** The first line where `a` and `b` differ, for the failure message. */
