@@ -97,8 +97,7 @@ export interface BatchResult {
 export interface Case {
   readonly id: string;
   readonly transactionId: string;
-  /** The payment event as the merchant sent it. */
-  readonly payment: { readonly [key: string]: unknown };
+  readonly payment: Payment;
   readonly score: number | null;
   readonly decision: string;
   readonly reasons: readonly Reason[];
@@ -119,7 +118,7 @@ export interface Case {
   readonly state: 'open' | 'assigned' | 'closed';
   readonly assignee?: string;
   readonly assignedAt?: string;
-  readonly verdict?: 'fraud' | 'legit';
+  readonly verdict?: Verdict;
   readonly verdictReason?: string;
   readonly closedAt?: string;
   readonly closedBy?: string;
@@ -497,6 +496,9 @@ export interface Me {
   readonly mode: string;
 }
 
+/** The payment event as the merchant sent it. */
+export type Payment = { readonly [key: string]: unknown };
+
 /** An RFC 9457 problem (docs/api.md#errors). */
 export interface Problem {
   readonly type: string;
@@ -654,6 +656,9 @@ export interface TrafficSplit {
   readonly canaryPercent: number;
   readonly shadowPercent: number;
 }
+
+/** A case's verdict. */
+export type Verdict = 'fraud' | 'legit';
 
 /** The closed case and its label. */
 export interface VerdictAnswer {
