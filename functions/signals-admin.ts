@@ -2,13 +2,13 @@ import '../lib/telemetry/preload'; // first: starts telemetry before the modules
 import { app } from '@azure/functions';
 import { sharedEngine } from '../lib/app';
 import { signalsAdmin as c } from '../lib/contracts/admin';
-import { documentAdminRoutes } from '../lib/http/document-admin-routes';
+import { adminContractRoutes } from '../lib/http/admin-contract-routes';
 
 /**
  * The signals admin routes (lib/contracts/admin.ts; host master key): status, promote, rollback and traffic, audited
  * (lib/governance/audit.ts), the same handlers (bodies, errors) as the other kinds'.
  */
-const routes = documentAdminRoutes(c, async (request) => {
+const routes = adminContractRoutes(c, async (request) => {
   const engine = await sharedEngine();
   return engine.governance.admin('signals', engine.signals, request.headers);
 });

@@ -396,6 +396,45 @@ export interface FieldError {
   readonly column?: number;
 }
 
+/** This instance's place in the model rollout. */
+export interface FleetReadiness {
+  readonly instanceId: string;
+  readonly store: string;
+  /** Generation of the pointer last applied (0: none yet). */
+  readonly generation: number;
+  /** It could not load the version the pointer names and serves an older one. */
+  readonly stale: boolean;
+  readonly desiredVersion?: string;
+  readonly reason?: string;
+  readonly candidateVersion?: string;
+  readonly candidateError?: string;
+}
+
+/** This instance's detailed health. */
+export interface HealthDetail {
+  readonly status: 'ready' | 'not_ready';
+  readonly model: {
+    readonly name: string;
+    readonly version: string;
+  } | null;
+  /** Execution providers the session really uses. */
+  readonly executionProviders: readonly string[];
+  readonly fallbackReason: string | null;
+  /** Why not ready. */
+  readonly reason: string | null;
+  readonly waitingFor: readonly {
+    readonly kind: 'model' | 'ruleset' | 'signals';
+    readonly name: string;
+    readonly serving: string | null;
+    readonly active: string | null;
+    readonly reason: string;
+  }[];
+  /** When the sample inference behind this state ran. */
+  readonly lastCheckAt: string | null;
+  readonly probeIntervalSec: number;
+  readonly fleet: FleetReadiness | null;
+}
+
 /** Labels stored by this call, and those already stored. */
 export interface LabelsAdded {
   readonly accepted: number;
@@ -496,8 +535,155 @@ export interface Me {
   readonly mode: string;
 }
 
+/** A published model version. */
+export interface ModelPointer {
+  readonly name: string;
+  readonly version: string;
+  /** `{container}/{name}/{version}.onnx`, or `bundled:{name}/{version}`. */
+  readonly blobPath: string;
+  readonly sha256: string;
+  readonly source: 'repository' | 'bundled';
+  /** The instance that published it. */
+  readonly publishedBy: string;
+  readonly publishedAt: string;
+}
+
+/** The models. */
+export interface ModelsStatus {
+  readonly models: readonly ModelStatus[];
+}
+
+/** The served model across the fleet. */
+export interface ModelStatus {
+  readonly name: string;
+  /** The pointer's generation (0: nothing published; the bundled model serves). */
+  readonly generation: number;
+  readonly active?: ModelVersionView;
+  readonly candidate?: {
+    readonly name: string;
+    readonly version: string;
+    /** `{container}/{name}/{version}.onnx`, or `bundled:{name}/{version}`. */
+    readonly blobPath: string;
+    readonly sha256: string;
+    readonly source: 'repository' | 'bundled';
+    /** The instance that published it. */
+    readonly publishedBy: string;
+    readonly publishedAt: string;
+    /** How the version was validated. */
+    readonly validation?: {
+      readonly sizeBytes: number;
+      readonly batchSizes: readonly number[];
+      readonly goldenRows: number;
+      readonly goldenSource: 'manifest' | 'kept' | 'none';
+      readonly shift?: {
+        readonly against: string;
+        /** Mean absolute score difference over the golden rows. */
+        readonly meanAbs: number;
+        readonly maxAbs: number;
+        readonly rows: number;
+        readonly bound?: number;
+        readonly exceeded: boolean;
+      };
+      readonly forced: boolean;
+      readonly loadMs: number;
+    };
+    readonly canaryPercent: number;
+    readonly shadowPercent: number;
+  };
+  /** What a rollback goes back to. */
+  readonly previous?: ModelPointer;
+  /** Earlier active versions, newest first. */
+  readonly history: readonly ModelPointer[];
+  /** Validated versions. */
+  readonly versions: readonly string[];
+  readonly lastChange?: {
+    readonly kind: 'publish' | 'promote' | 'rollback' | 'traffic';
+    readonly version: string;
+    readonly by: string;
+    readonly at: string;
+  };
+  /** Instances that reported recently. */
+  readonly instances: readonly {
+    readonly instanceId: string;
+    readonly name: string;
+    readonly activeVersion?: string;
+    readonly candidateVersion?: string;
+    readonly generation: number;
+    readonly stale: boolean;
+    readonly desiredVersion?: string;
+    readonly staleReason?: string;
+    readonly reportedAtMs: number;
+  }[];
+  readonly lastRejection?: Rejection;
+  /** Both versions' score distributions side by side (fleet-wide). */
+  readonly shadow?: {
+    readonly active: ShadowDistribution;
+    readonly candidate: ShadowDistribution;
+    readonly meanAbsDiff: number | null;
+    readonly errors: number;
+  };
+  readonly thisInstance: {
+    readonly instanceId: string;
+    readonly store: string;
+    /** Generation of the pointer last applied (0: none yet). */
+    readonly generation: number;
+    /** It could not load the version the pointer names and serves an older one. */
+    readonly stale: boolean;
+    readonly desiredVersion?: string;
+    readonly reason?: string;
+    readonly candidateVersion?: string;
+    readonly candidateError?: string;
+    readonly serving?: string;
+  };
+}
+
+/** A model version as the status shows it. */
+export interface ModelVersionView {
+  readonly name: string;
+  readonly version: string;
+  /** `{container}/{name}/{version}.onnx`, or `bundled:{name}/{version}`. */
+  readonly blobPath: string;
+  readonly sha256: string;
+  readonly source: 'repository' | 'bundled';
+  /** The instance that published it. */
+  readonly publishedBy: string;
+  readonly publishedAt: string;
+  /** How the version was validated. */
+  readonly validation?: {
+    readonly sizeBytes: number;
+    readonly batchSizes: readonly number[];
+    readonly goldenRows: number;
+    readonly goldenSource: 'manifest' | 'kept' | 'none';
+    readonly shift?: {
+      readonly against: string;
+      /** Mean absolute score difference over the golden rows. */
+      readonly meanAbs: number;
+      readonly maxAbs: number;
+      readonly rows: number;
+      readonly bound?: number;
+      readonly exceeded: boolean;
+    };
+    readonly forced: boolean;
+    readonly loadMs: number;
+  };
+}
+
 /** The payment event as the merchant sent it. */
 export type Payment = { readonly [key: string]: unknown };
+
+/** A change kept until another lead asks for the same (four-eyes). */
+export interface PendingAnswer {
+  readonly name: string;
+  readonly pending: {
+    readonly change: 'promote' | 'traffic';
+    readonly version: string;
+    readonly canaryPercent?: number;
+    readonly shadowPercent?: number;
+    readonly requestedBy: string;
+    readonly at: string;
+  };
+  readonly awaiting: string;
+}
 
 /** An RFC 9457 problem (docs/api.md#errors). */
 export interface Problem {
@@ -630,6 +816,18 @@ export interface ServingRuleset {
   readonly name: string;
   readonly version: string;
   readonly document: unknown;
+}
+
+/** One version's shadow score distribution. */
+export interface ShadowDistribution {
+  readonly version: string;
+  readonly n: number;
+  readonly mean: number | null;
+  readonly histogram: readonly {
+    readonly from: number;
+    readonly to: number;
+    readonly count: number;
+  }[];
 }
 
 /** A case's signals, the ones that mattered first. */
@@ -1394,6 +1592,60 @@ export interface ApiRoutes {
     readonly body: TrafficBody;
     readonly response: DocumentStatus;
   };
+  /** Active, candidate and previous versions, each instance, the last rejection, shadow distributions. */
+  readonly modelsStatus: {
+    readonly method: 'GET';
+    readonly path: 'models';
+    readonly params: never;
+    readonly query: never;
+    readonly body: never;
+    readonly response: ModelsStatus;
+  };
+  /** This instance's detailed health: model, execution providers, why not ready, its place in the fleet. */
+  readonly modelsHealth: {
+    readonly method: 'GET';
+    readonly path: 'models/health';
+    readonly params: never;
+    readonly query: never;
+    readonly body: never;
+    readonly response: HealthDetail;
+  };
+  /** Makes a validated version active on every instance (audited). */
+  readonly modelsPromote: {
+    readonly method: 'POST';
+    readonly path: 'models/{name}/promote';
+    readonly params: {
+      /** The model's name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: VersionBody;
+    readonly response: ModelStatus | PendingAnswer;
+  };
+  /** Back to the previous pointer on every instance (audited). */
+  readonly modelsRollback: {
+    readonly method: 'POST';
+    readonly path: 'models/{name}/rollback';
+    readonly params: {
+      /** The model's name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: never;
+    readonly response: ModelStatus;
+  };
+  /** The candidate's canary and shadow shares (audited). */
+  readonly modelsTraffic: {
+    readonly method: 'PUT';
+    readonly path: 'models/{name}/traffic';
+    readonly params: {
+      /** The model's name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: TrafficBody;
+    readonly response: ModelStatus | PendingAnswer;
+  };
 }
 
 /** A route’s name. */
@@ -1454,4 +1706,9 @@ export const API_ROUTES: {
   signalsPromote: { method: 'POST', path: 'signals/{name}/promote' },
   signalsRollback: { method: 'POST', path: 'signals/{name}/rollback' },
   signalsTraffic: { method: 'PUT', path: 'signals/{name}/traffic' },
+  modelsStatus: { method: 'GET', path: 'models' },
+  modelsHealth: { method: 'GET', path: 'models/health' },
+  modelsPromote: { method: 'POST', path: 'models/{name}/promote' },
+  modelsRollback: { method: 'POST', path: 'models/{name}/rollback' },
+  modelsTraffic: { method: 'PUT', path: 'models/{name}/traffic' },
 };

@@ -9,6 +9,7 @@ import { CASE_CONTRACTS } from './cases';
 import { DRAFT_CONTRACTS } from './drafts';
 import { INSIGHT_CONTRACTS } from './insights';
 import { LIST_CONTRACTS } from './lists';
+import { MODEL_CONTRACTS } from './models';
 import { SCORE_CONTRACTS } from './score';
 import { WEBHOOK_CONTRACTS } from './webhooks';
 
@@ -20,4 +21,5 @@ export const CONTRACTS: readonly Contract[] = [
   ...LIST_CONTRACTS,
   ...DRAFT_CONTRACTS,
   ...ADMIN_CONTRACTS,
+  ...MODEL_CONTRACTS,
 ];

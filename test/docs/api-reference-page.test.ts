@@ -36,7 +36,7 @@ async function generated(): Promise<[string, string][]> {
 
 /**
  * Routes not (yet) declared by a contract: the console's static files and the problem types (no JSON API), the Open
- * Inference Protocol (its own error answers), and the model admin routes. A new route needs a contract.
+ * Inference Protocol (its own error answers). A new route needs a contract.
  */
 const WITHOUT_CONTRACT = new Set([
   'console',
@@ -44,8 +44,6 @@ const WITHOUT_CONTRACT = new Set([
   'problemType',
   ...['Infer', 'Metadata', 'Ready'].flatMap((k) => [`oipModel${k}`, `oipModel${k}Version`]),
   ...['Live', 'Metadata', 'Ready'].map((k) => `oipServer${k}`),
-  'modelsHealth',
-  ...['Promote', 'Rollback', 'Status', 'Traffic'].map((k) => `models${k}`),
 ]);
 
 /** The first line where `a` and `b` differ, for the failure message. */

@@ -4,8 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import * as admin from '../../lib/contracts/admin';
 import * as drafts from '../../lib/contracts/drafts';
 import * as lists from '../../lib/contracts/lists';
+import * as models from '../../lib/contracts/models';
 import { compileContract, type Contract } from '../../lib/http/contract';
 
 /** The JSON the route sends for `value`, parsed, deep-equals `value` as JSON. */
@@ -140,6 +142,118 @@ describe('contract serializers: ruleset drafts', () => {
     roundTrips(drafts.rulesetDraftPromote, {
       name: 'fraud-rules',
       pointer: { generation: 0, previous: [], rejections: [] },
+    });
+  });
+});
+
+const pointer = {
+  name: 'fraud',
+  version: '1.1.0',
+  blobPath: 'models/fraud/1.1.0.onnx',
+  sha256: 'ab'.repeat(32),
+  source: 'repository',
+  publishedBy: 'instance-1',
+  publishedAt: '2026-01-08T00:00:00.000Z',
+};
+const validation = {
+  sizeBytes: 1000,
+  batchSizes: [1, 8],
+  goldenRows: 20,
+  goldenSource: 'manifest',
+  shift: { against: '1.0.0', meanAbs: 0.01, maxAbs: 0.05, rows: 20, bound: 0.1, exceeded: false },
+  forced: false,
+  loadMs: 12,
+};
+const distribution = (version: string) => ({
+  version,
+  n: 10,
+  mean: 0.2,
+  histogram: [{ from: 0, to: 0.1, count: 10 }],
+});
+const modelStatus = {
+  name: 'fraud',
+  generation: 3,
+  active: { ...pointer, validation },
+  candidate: { ...pointer, version: '1.2.0', canaryPercent: 10, shadowPercent: 5 },
+  previous: { ...pointer, version: '1.0.0', source: 'bundled' },
+  history: [{ ...pointer, version: '1.0.0' }],
+  versions: ['1.0.0', '1.1.0', '1.2.0'],
+  lastChange: { kind: 'traffic', version: '1.2.0', by: 'lead-a', at: '2026-01-08T00:00:00.000Z' },
+  instances: [
+    {
+      instanceId: 'instance-1',
+      name: 'fraud',
+      activeVersion: '1.1.0',
+      candidateVersion: '1.2.0',
+      generation: 3,
+      stale: true,
+      desiredVersion: '1.2.0',
+      staleReason: 'load failed',
+      reportedAtMs: 1_767_225_600_000,
+    },
+  ],
+  lastRejection: { ...rejection, name: 'fraud' },
+  shadow: { active: distribution('1.1.0'), candidate: distribution('1.2.0'), meanAbsDiff: null, errors: 0 },
+  thisInstance: {
+    instanceId: 'instance-1',
+    store: 'redis',
+    generation: 3,
+    stale: false,
+    desiredVersion: '1.1.0',
+    reason: 'x',
+    candidateVersion: '1.2.0',
+    candidateError: 'y',
+    serving: '1.1.0',
+  },
+};
+
+describe('contract serializers: admin routes', () => {
+  it('rulesets and signals: the rollout status', () => {
+    const status = {
+      name: 'fraud-rules',
+      serving: '1.0.0',
+      pointer: { generation: 1, active: '1.0.0', previous: [], rejections: [] },
+    };
+    for (const c of [...Object.values(admin.rulesetsAdmin), ...Object.values(admin.signalsAdmin)])
+      roundTrips(c, status);
+  });
+
+  it('models: the status with every field and the fewest, a change kept for four-eyes, the health', () => {
+    roundTrips(models.modelsStatus, { models: [modelStatus] });
+    const fewest = {
+      name: 'fraud',
+      generation: 0,
+      history: [],
+      versions: [],
+      instances: [],
+      thisInstance: { instanceId: 'i', store: 'in-process', generation: 0, stale: false },
+    };
+    roundTrips(models.modelsStatus, { models: [fewest] });
+    for (const c of [models.modelsPromote, models.modelsTraffic, models.modelsRollback]) roundTrips(c, modelStatus);
+    const pending = {
+      name: 'fraud',
+      pending: {
+        change: 'traffic',
+        version: '1.2.0',
+        canaryPercent: 10,
+        shadowPercent: 0,
+        requestedBy: 'lead-a',
+        at: '2026-01-08T00:00:00.000Z',
+      },
+      awaiting: 'another lead asks for the same model change',
+    };
+    for (const c of [models.modelsPromote, models.modelsTraffic]) roundTrips(c, pending);
+    const { serving: _serving, ...fleet } = modelStatus.thisInstance;
+    roundTrips(models.modelsHealth, {
+      status: 'not_ready',
+      model: { name: 'fraud', version: '1.1.0' },
+      executionProviders: ['cpu'],
+      fallbackReason: null,
+      reason: 'waiting',
+      waitingFor: [{ kind: 'ruleset', name: 'fraud-rules', serving: null, active: '1.1.0', reason: 'loading' }],
+      lastCheckAt: null,
+      probeIntervalSec: 30,
+      fleet,
     });
   });
 });

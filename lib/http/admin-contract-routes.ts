@@ -1,16 +1,17 @@
 /**
- * The admin routes of a whole-document kind (rulesets, signals) registered through their contracts
- * (lib/contracts/admin.ts): the same operations, body reads and errors as {@link adminHandlers}, each answer written
- * by its contract's serializer. The rollout checks the bodies (its own messages).
+ * The admin routes of a versioned artifact kind (models, rulesets, signals) registered through their contracts
+ * (lib/contracts/admin.ts, lib/contracts/models.ts): the same operations, body reads and errors as
+ * {@link adminHandlers}, each answer written by its contract's serializer; a change that awaits a second lead
+ * (four-eyes) is answered 202 with the request kept. The rollout checks the bodies (its own messages).
  * @module
  */
 import type { HttpFunctionOptions, HttpRequest } from '@azure/functions';
-import { ADMIN_BODY_LIMIT_BYTES, type ArtifactAdmin } from './admin-routes';
+import { ADMIN_BODY_LIMIT_BYTES, AwaitingApproval, type ArtifactAdmin } from './admin-routes';
 import type { Contract } from './contract';
 import { readJsonBody } from './http-io';
-import { route } from './route';
+import { route, type Reply } from './route';
 
-/** The four contracts of a kind's admin routes. */
+/** The contracts of a kind's admin routes. */
 export interface AdminContracts {
   readonly status: Contract;
   readonly promote: Contract;
@@ -18,8 +19,12 @@ export interface AdminContracts {
   readonly traffic: Contract;
 }
 
+/** 202 with the body of an {@link AwaitingApproval}, else the contract's status with the answer. */
+const answer = (result: unknown): Reply<Contract> =>
+  result instanceof AwaitingApproval ? { status: 202, body: result.body as never } : { body: result as never };
+
 /** The `app.http` options of each admin route of a kind, over the rollout `admin` gives for a request. */
-export function documentAdminRoutes(
+export function adminContractRoutes(
   contracts: AdminContracts,
   admin: (request: HttpRequest) => Promise<ArtifactAdmin>,
 ): Record<keyof AdminContracts, HttpFunctionOptions> {
@@ -31,7 +36,7 @@ export function documentAdminRoutes(
     promote: route(contracts.promote, async (input, request) => {
       const a = await admin(request);
       const body = await readJsonBody(request, ADMIN_BODY_LIMIT_BYTES);
-      return { body: (await a.promote(name(input), body)) as never };
+      return answer(await a.promote(name(input), body));
     }),
     rollback: route(contracts.rollback, async (input, request) => ({
       body: (await (await admin(request)).rollback(name(input))) as never,
@@ -39,7 +44,7 @@ export function documentAdminRoutes(
     traffic: route(contracts.traffic, async (input, request) => {
       const a = await admin(request);
       const body = await readJsonBody(request, ADMIN_BODY_LIMIT_BYTES);
-      return { body: (await a.traffic(name(input), body)) as never };
+      return answer(await a.traffic(name(input), body));
     }),
   };
 }
