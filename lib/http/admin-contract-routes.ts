@@ -1,7 +1,8 @@
 /**
  * The admin routes of a versioned artifact kind (models, rulesets, signals) registered through their contracts
- * (lib/contracts/admin.ts, lib/contracts/models.ts): the same operations, body reads and errors as
- * {@link adminHandlers}, each answer written by its contract's serializer; a change that awaits a second lead
+ * (lib/contracts/admin.ts, lib/contracts/models.ts): the same operations, body reads (at most
+ * {@link ADMIN_BODY_LIMIT_BYTES}, JSON) and errors (problem+json) for every kind, each answer written by its
+ * contract's serializer; a change that awaits a second lead
  * (four-eyes) is answered 202 with the request kept. The rollout checks the bodies (its own messages).
  * @module
  */

@@ -35,8 +35,10 @@ async function generated(): Promise<[string, string][]> {
 }
 
 /**
- * Routes not (yet) declared by a contract: the console's static files and the problem types (no JSON API), the Open
- * Inference Protocol (its own error answers). A new route needs a contract.
+ * Routes not declared by a contract: the console's static files and the problem types (no JSON API), and the Open
+ * Inference Protocol: its errors are KServe v2's `{ "error" }` answers (lib/oip/oip-http.ts), not problem+json, and
+ * its readiness answers 400 when not ready, which `route()` (problem+json for every error) does not write. A new route
+ * needs a contract.
  */
 const WITHOUT_CONTRACT = new Set([
   'console',
