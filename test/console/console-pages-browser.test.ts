@@ -192,7 +192,13 @@ describe('the console pages in Chromium under npm start', { skip: skipWithoutBro
     );
     await open(lead, host.url, '#/drift?days=3', 'Drift');
     await lead.getByRole('img', { name: /PSI per day/ }).waitFor();
-    assert.equal(await lead.locator('svg circle.lone').count(), 2, 'the score and the feature each show their point');
+    // the chart's points are drawn after its image is labelled: wait (bounded) for both
+    await eventually(
+      () => lead.locator('svg circle.lone').count(),
+      (n) => n === 2,
+      'the score and the feature each showing their point',
+      10_000,
+    );
     await lead.unrouteAll();
   });
 });
