@@ -51,13 +51,13 @@ export interface LocalHostSettings {
    * before the host starts (the engine reads them once, on first use).
    */
   readonly set?: Readonly<Record<string, string>>;
-  /** Environment variables removed as well as `REDIS_URL` and `MODEL_DIR` (in process: only these). */
+  /** Environment variables removed as well as `REDIS_URL` and `MODEL_DIR` (in process: only the listed ones). */
   readonly unset?: readonly string[];
-  /** Bound of the wait for the "Listening on" line, ms. Default 60 s. */
+  /** Bound of the wait for the "Listening on" line, ms (`npm start` only). Default 60 s. */
   readonly ms?: number;
 }
 
-/** A local host started by {@link startLocalHost}, listening. */
+/** A local host started by {@link startLocalHost} as `npm start`, listening. */
 export interface LocalHost {
   /** The host's process: the caller stops it (`stopChild`, or SIGKILL on a failed assertion). */
   readonly child: ChildProcess;
