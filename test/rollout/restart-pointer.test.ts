@@ -118,7 +118,7 @@ describe('a promoted approved draft, then a restart', () => {
     await first.drafts.submit(lead('lead-a'), 'fraud-rules', '1.1.0', {});
     await first.drafts.approve(lead('lead-b'), 'fraud-rules', '1.1.0', {});
     await first.rulesetAdmin.promote('fraud-rules', { version: '1.1.0' });
-    assert.equal((await first.rulesets.status('fraud-rules')).serving, '1.1.0');
+    assert.equal((await first.rulesets?.status('fraud-rules'))?.serving, '1.1.0');
     await stop(first);
 
     const time = new FakeTime(); // the follower's timers: no retry and no reconcile run unless advanced
@@ -141,7 +141,7 @@ describe('a promoted approved draft, then a restart', () => {
       'readiness once the approved draft serves',
       30_000,
     );
-    assert.equal((await second.rulesets.status('fraud-rules')).serving, '1.1.0');
+    assert.equal((await second.rulesets?.status('fraud-rules'))?.serving, '1.1.0');
     assert.deepEqual(second.ready(), { status: 'ready', model: { name: 'fraud', version: '1.0.0' } });
     await stop(second);
   });
