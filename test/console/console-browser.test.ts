@@ -180,6 +180,13 @@ describe('the console in Chromium under npm start', { skip: skipWithoutBrowser()
     await page.waitForSelector('main h1:text-is("Queue")');
     await page.getByRole('link', { name: 'My cases' }).click();
     await page.waitForFunction(`document.querySelector('#f-assignee')?.value === 'me'`);
+    // the filter is shown before its list has loaded: wait (bounded, named) for the rows of the filtered list
+    const mine = `(() => { const cells = [...document.querySelectorAll('tbody tr td:last-child')];
+      return cells.length >= 2 && cells.every((c) => c.textContent === 'dev-analyst'); })()`;
+    await page.waitForFunction(mine, undefined, { timeout: 20_000 }).catch(async () => {
+      const seen = await page.locator('tbody tr td:last-child').allTextContents();
+      assert.fail(`"My cases" did not list only the caller's cases within 20 s: ${seen.join(', ')}`);
+    });
     const assignees = await page.locator('tbody tr td:last-child').allTextContents();
     assert.ok(assignees.length >= 2, 'the case taken after the verdict, and this one');
     assert.ok(
