@@ -10,6 +10,8 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { NewCase } from '../lib/cases/case-store';
 import { caseStore } from '../lib/cases/create-cases';
+import { GOVERNANCE_MIGRATIONS } from '../lib/governance/migrations';
+import { WEBHOOK_MIGRATIONS } from '../lib/webhooks/migrations';
 import { loadConfig } from '../lib/config/config';
 import { encodePrincipal } from '../lib/identity/principal';
 import { caseDatabase } from './case-arms';
@@ -78,7 +80,10 @@ async function startHost(env: Record<string, string>): Promise<{ url: string; st
 async function main(): Promise<void> {
   const db = await caseDatabase();
   const env = { ...db.env, IDENTITY_MODE: 'development', PG_POOL_MAX: '20' };
-  const store = await caseStore(loadConfig({ ...process.env, ...env }));
+  const store = await caseStore(loadConfig({ ...process.env, ...env }), undefined, undefined, [
+    GOVERNANCE_MIGRATIONS,
+    WEBHOOK_MIGRATIONS,
+  ]);
   if (store === undefined) throw new Error('no case store');
   const rounds: { distinct: number; twice: number; non_200: number; wall_ms: number }[] = [];
   let host: Awaited<ReturnType<typeof startHost>> | undefined;

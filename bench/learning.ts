@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { appRoot } from '../lib/config/app-root';
 import { FEATURE_COUNT, featurize } from '../lib/features/featurizer';
 import { toDecisionRecord } from '../lib/learning/decision-record';
-import { KeyedHash } from '../lib/learning/keyed-hash';
+import { KeyedHash } from '../lib/platform/keyed-hash';
 import { manifestSchema } from '../lib/models/manifest';
 import type { ScoreResult } from '../lib/scoring/scorer';
 import { generatePayments } from '../lib/training/synthetic-payments';

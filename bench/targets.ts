@@ -110,6 +110,18 @@ export const TARGETS: readonly Target[] = [
     1.1,
     'whole-process CPU per answered request, service ÷ naive Functions app at 400 req/s',
   ),
+  cpu(
+    'before_after.main_ratio_vs_baseline.median',
+    '<=',
+    1,
+    'app-thread CPU per decision, this service ÷ the same service before the subsystem registry and platform floor (BENCH_BASELINE_APP, same rounds)',
+  ),
+  cpu(
+    'before_after.process_ratio_vs_baseline.median',
+    '<=',
+    1,
+    'whole-process CPU per decision, this service ÷ the same service before the subsystem registry and platform floor',
+  ),
   cpu('marginal.rules', '<=', 0.08, 'CPU per decision that the ruleset and lists add (app thread, on ÷ off − 1)'),
   cpu('marginal.decision_log', '<=', 0.03, 'CPU per decision that the decision log adds (app thread, on ÷ off − 1)'),
   cpu(

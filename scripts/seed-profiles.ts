@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { configFromEnvironment } from '../lib/app';
 import { ContextKeys } from '../lib/context/keys';
 import { seedProfiles } from '../lib/context/profile-seeder';
-import { parseRedisConnectionString } from '../lib/context/redis-connection';
+import { parseRedisConnectionString } from '../lib/platform/redis/connection';
 
 async function main(): Promise<void> {
   const config = configFromEnvironment();

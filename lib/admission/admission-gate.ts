@@ -29,7 +29,7 @@
  * Pure logic: the clock is injected. Property-tested in `test/admission/admission-gate.property.test.ts`.
  */
 import { AppError } from '../errors/errors';
-import { refTimers, type Timers } from '../time/timers';
+import { refTimers, type Timers } from '../platform/timers';
 
 /** Settings of an {@link AdmissionGate} (from `ADMISSION_*`, see `lib/config/config.ts`). */
 export interface AdmissionOptions {

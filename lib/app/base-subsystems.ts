@@ -5,7 +5,7 @@
  */
 import { CachedContextProvider } from '../context/cached-context-provider';
 import { createContextProvider } from '../context/create-context-provider';
-import { planRedisConnection } from '../context/redis-connection';
+import { planRedisConnection } from '../platform/redis/connection';
 import { batchedBackendFactory, inferenceLogEvents, inferenceSettings } from '../inference/backend-factory';
 import { combineHandlers } from '../platform/combine-handlers';
 import { createJsonLogger } from '../platform/logger';

@@ -7,11 +7,13 @@ import { createCases } from '../cases/create-cases';
 import { Insights } from '../console/insights';
 import { createDrafts } from '../governance/create-drafts';
 import { createGovernance } from '../governance/governance';
+import { GOVERNANCE_MIGRATIONS } from '../governance/migrations';
 import { Identity } from '../identity/identity';
 import { createLearning } from '../learning/create-learning';
 import { combineHandlers } from '../platform/combine-handlers';
 import { subsystemsOf } from '../platform/registry';
 import { createWebhooks } from '../webhooks/create-webhooks';
+import { WEBHOOK_MIGRATIONS } from '../webhooks/migrations';
 import { caseHandlers, INSIGHTS_MAX_RECORDS, INSIGHTS_TTL_MS, inProcessBus } from './defaults';
 import type { AppParts } from './parts';
 
@@ -34,6 +36,7 @@ export const caseSubsystems = [
         addLabels: (body) => learning.addLabels(body),
         ...(decisioning === undefined ? {} : { lists: decisioning.decisioning, rulesets: decisioning.decisioning }),
         bus: deps.bus ?? inProcessBus(),
+        migrations: [GOVERNANCE_MIGRATIONS, WEBHOOK_MIGRATIONS], // their tables live in the case database
         ...deps.cases,
         committed: () => links.webhooks.value?.wake(),
         on: caseHandlers(telemetry, deps.cases?.on),

@@ -32,7 +32,7 @@ import type { Serving } from '../rollout/create-serving';
 import type { ResultReviewer, Scorer } from '../scoring/scorer';
 import type { SignalsDeps, SignalsParts } from '../signals/create-signals';
 import type { Telemetry } from '../telemetry/telemetry';
-import type { Timers } from '../time/timers';
+import type { Timers } from '../platform/timers';
 import type { Webhooks, WebhooksDeps } from '../webhooks/create-webhooks';
 import type { Link } from './link';
 

@@ -22,7 +22,7 @@ import { signalsFeatureCheck } from '../signals/feature-check';
 import { allRequirements, modelRequirements, rulesetRequirements } from '../signals/signals-requirements';
 import { tracedCatalog } from '../telemetry/traced-catalog';
 import { tracedPublisher } from '../telemetry/traced-components';
-import { unrefTimers } from '../time/timers';
+import { unrefTimers } from '../platform/timers';
 import { createEscalation, inProcessBus, serverInfo } from './defaults';
 import type { AppParts } from './parts';
 import { scorerSubsystem } from './scorer-subsystem';

@@ -10,6 +10,7 @@ import type { InProcessBus } from './in-process-bus';
 import { InProcessTopicPublisher, type ResultPublisher } from './result-publisher';
 import { MemoryResultStore, RedisResultStore } from './result-store';
 import { LocalTransactionGuard, RedisTransactionGuard } from './transaction-guard';
+import { azureCredential } from '../platform/credential';
 
 /** Dependencies of {@link createAsyncScorer}. */
 export interface AsyncScorerWiring {
@@ -55,11 +56,7 @@ export async function createAsyncScorer(
   let publisher = w.publisher;
   if (publisher === undefined && serviceBus.fullyQualifiedNamespace !== undefined) {
     // the Azure SDK loads only here, when a namespace is configured (start-up time of `npm start`)
-    const credential =
-      w.credential ??
-      new (await import('@azure/identity')).DefaultAzureCredential(
-        serviceBus.clientId === undefined ? {} : { managedIdentityClientId: serviceBus.clientId },
-      );
+    const credential = w.credential ?? azureCredential(serviceBus.clientId);
     const { ServiceBusTopicPublisher } = await import('./service-bus-publisher');
     publisher = await ServiceBusTopicPublisher.create(
       { fullyQualifiedNamespace: serviceBus.fullyQualifiedNamespace, credential },

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
-import { redisCall, type RedisCall } from '../context/redis-call';
+import { redisCall, type RedisCall } from '../platform/redis/call';
 import { AppError } from '../errors/errors';
 import type { ScoreResult } from '../scoring/scorer';
 

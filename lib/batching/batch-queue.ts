@@ -5,7 +5,7 @@
  * {@link BatchQueue.dispose} writes everything queued, then refuses more. The decision log and the case writer
  * are its two users.
  */
-import type { Timers } from '../time/timers';
+import type { Timers } from '../platform/timers';
 
 /** Options of a {@link BatchQueue}. */
 export interface BatchQueueOptions<T> {

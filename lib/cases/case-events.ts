@@ -9,7 +9,7 @@
  * signs the same bytes.
  * @module
  */
-import type { SqlClient } from './sql-client';
+import type { SqlClient } from '../platform/sql/sql-client';
 
 /** The events a case emits. */
 export type CaseEventType = 'review.opened' | 'review.closed';

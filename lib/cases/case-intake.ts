@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import { AppError } from '../errors/errors';
-import type { Timers } from '../time/timers';
+import type { Timers } from '../platform/timers';
 import { caseSignalsSchema } from './case-signals';
 import type { CaseStore, NewCase } from './case-store';
 

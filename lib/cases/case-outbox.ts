@@ -6,7 +6,7 @@
  * once, and an instance that dies mid-delivery leaves it to be claimed again when the lease ends.
  * @module
  */
-import type { SqlClient } from './sql-client';
+import type { SqlClient } from '../platform/sql/sql-client';
 
 /** The label a verdict makes (`POST /api/labels`'s shape; `source` always `case`). */
 export interface OutboxLabel {

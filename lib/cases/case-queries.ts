@@ -5,7 +5,7 @@
  * @module
  */
 import type { CaseAnalytics, CaseFigures, CaseFilter } from './case-store';
-import type { SqlClient } from './sql-client';
+import type { SqlClient } from '../platform/sql/sql-client';
 
 /** Adds a parameter, returning its reference (`$n` and the cast). */
 export type Param = (value: unknown, cast?: string) => string;

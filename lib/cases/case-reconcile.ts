@@ -4,9 +4,9 @@
  * memory per query). What is missing is reported as a count and keyed hashes (the decision log's key), never raw ids.
  */
 import { readDecisions } from '../learning/decision-reader';
-import type { KeyedHash } from '../learning/keyed-hash';
+import type { KeyedHash } from '../platform/keyed-hash';
 import type { LearningStore } from '../learning/learning-store';
-import type { SqlClient } from './sql-client';
+import type { SqlClient } from '../platform/sql/sql-client';
 
 /** Transaction ids looked up per query. */
 const CHUNK = 1000;

@@ -8,7 +8,7 @@ import type { EscalationInfo } from '../scoring/escalation-info';
 import type { Reason } from '../scoring/decision';
 import type { OutboxMessage } from './case-outbox';
 import type { CaseSignals } from './case-signals';
-import type { SqlClient } from './sql-client';
+import type { SqlClient } from '../platform/sql/sql-client';
 
 /** A case's state: `open` (in the queue), `assigned` (an analyst works it), `closed` (a verdict was given). */
 export type CaseState = 'open' | 'assigned' | 'closed';

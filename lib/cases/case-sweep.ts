@@ -4,7 +4,7 @@
  * (per queue) for the gauges. Every
  * instance sweeps (the delete is idempotent); a failed sweep is reported and the next one runs on schedule.
  */
-import type { Timers } from '../time/timers';
+import type { Timers } from '../platform/timers';
 import type { CaseStore } from './case-store';
 
 /** What a sweep reports (telemetry turns them into gauges and counters; never any payment data). */

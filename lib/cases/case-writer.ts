@@ -9,7 +9,7 @@
  */
 import { BatchQueue } from '../batching/batch-queue';
 import type { DecidedPayment, ScorerEvents } from '../scoring/scorer';
-import type { Timers } from '../time/timers';
+import type { Timers } from '../platform/timers';
 import type { CaseHandOff } from './case-handoff';
 import { caseSignalsOf, type CaseRulesets } from './case-signals';
 import type { NewCase } from './case-store';

@@ -6,7 +6,7 @@ import { AppError } from '../errors/errors';
 import { Identity } from '../identity/identity';
 import type { ScorerEvents } from '../scoring/scorer';
 import type { Logger } from '../platform/logger';
-import { unrefTimers, type Timers } from '../time/timers';
+import { unrefTimers, type Timers } from '../platform/timers';
 import type { CaseStore } from './case-store';
 import { loadQueues, type CaseRouter } from './case-queues';
 import { CaseService, type CaseLists } from './case-service';
@@ -15,13 +15,15 @@ import { CaseWriter, type CaseWriterEvents, type CaseWriterStats } from './case-
 import type { CaseRulesets } from './case-signals';
 import { BusCaseHandOff, type CaseHandOff } from './case-handoff';
 import { CaseIntake, type CaseIntakeEvents, type IntakeMessage, type RejectedCase } from './case-intake';
-import { PgClient, type TokenSource } from './pg-client';
-import { PgliteClient } from './pglite-client';
+import { PgClient, type TokenSource } from '../platform/sql/pg-client';
+import { PgliteClient } from '../platform/sql/pglite-client';
 import { SqlCaseStore } from './sql-case-store';
 import { GuardedCaseStore } from './guarded-case-store';
-import type { SqlClient } from './sql-client';
+import type { MigrationSet } from '../platform/sql/migrate';
+import type { SqlClient } from '../platform/sql/sql-client';
 import type { OutboxRelay, OutboxRelayEvents } from './outbox-relay';
 import { verdictRelay } from './verdict-relay';
+import { azureCredential } from '../platform/credential';
 
 /** Dependencies of {@link createCases}; every one has a production default. */
 export interface CasesDeps {
@@ -34,6 +36,11 @@ export interface CasesDeps {
   readonly rulesets?: CaseRulesets;
   /** The store; default the one `CASE_STORE` names. */
   readonly store?: CaseStore;
+  /**
+   * The migrations of the subsystems whose tables live in the case database (the governance's, the webhooks'),
+   * applied with the case store's own in version order when the default store opens.
+   */
+  readonly migrations?: readonly MigrationSet[];
   /** Entra ID token source of `PG_ENTRA_AUTH`; default a `DefaultAzureCredential` (`AZURE_CLIENT_ID`). */
   readonly credential?: TokenSource;
   /** The embedded bus (its journalled intake queue) when no Service Bus namespace is configured. */
@@ -120,13 +127,15 @@ export class Cases {
 }
 
 /**
- * The store `CASE_STORE` names (migrated), or `undefined` for `none`; it routes the cases it opens by `router`
- * (default the queues of `CASE_QUEUES_FILE`).
+ * The store `CASE_STORE` names (migrated: the case store's migrations and `shared`, the governance's and the
+ * webhooks' whose tables live in the case database), or `undefined` for `none`; it routes the cases it opens by
+ * `router` (default the queues of `CASE_QUEUES_FILE`).
  */
 export async function caseStore(
   config: Config,
   credential?: TokenSource,
   router?: CaseRouter,
+  shared: readonly MigrationSet[] = [],
 ): Promise<CaseStore | undefined> {
   const s = config.cases.store;
   if (s.kind === 'none') return undefined;
@@ -136,7 +145,7 @@ export async function caseStore(
       ? await PgliteClient.create(s.dir)
       : await PgClient.create(s, credential, config.redis.managedIdentityClientId);
   try {
-    return await SqlCaseStore.create(db, queues);
+    return await SqlCaseStore.create(db, queues, shared);
   } catch (err) {
     await db.dispose().catch(() => undefined);
     throw err;
@@ -155,7 +164,9 @@ export async function createCases(config: Config, deps: CasesDeps): Promise<Case
   const given = deps.store;
   const guarded = new GuardedCaseStore({
     open: async () =>
-      given ?? (await caseStore(config, deps.credential, router)) ?? Promise.reject(new Error('no case store')),
+      given ??
+      (await caseStore(config, deps.credential, router, deps.migrations)) ??
+      Promise.reject(new Error('no case store')),
     timers: deps.timers ?? unrefTimers,
     onOpenFailed: (e) =>
       logger.error('cases: the case store could not be opened; cases are dropped and counted until it is', {
@@ -270,11 +281,7 @@ async function caseHandOff(config: Config, deps: CasesDeps): Promise<CaseHandOff
     return new BusCaseHandOff(deps.bus, config.cases.intakeQueue);
   }
   // the Azure SDKs load only here, when a namespace is configured (start-up time of `npm start`)
-  const credential =
-    deps.serviceBusCredential ??
-    new (await import('@azure/identity')).DefaultAzureCredential(
-      sb.clientId === undefined ? {} : { managedIdentityClientId: sb.clientId },
-    );
+  const credential = deps.serviceBusCredential ?? azureCredential(sb.clientId);
   const { serviceBusCaseHandOff } = await import('./service-bus-handoff');
   deps.logger.info('cases: handed to the Service Bus intake queue', { queue: config.cases.intakeQueue });
   return serviceBusCaseHandOff(sb.fullyQualifiedNamespace, credential, config.cases.intakeQueue);

@@ -5,10 +5,10 @@
  * batches fail (dropped and counted) and the case API answers 503.
  */
 import { AppError } from '../errors/errors';
-import type { Timers } from '../time/timers';
+import type { Timers } from '../platform/timers';
 import type { CaseStore } from './case-store';
 import { SqlCaseStore } from './sql-case-store';
-import type { SqlClient } from './sql-client';
+import type { SqlClient } from '../platform/sql/sql-client';
 
 const FIRST_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 60_000;

@@ -11,9 +11,9 @@
  * @module
  */
 import { AppError } from '../errors/errors';
-import type { Timers } from '../time/timers';
+import type { Timers } from '../platform/timers';
 import { CaseOutbox, type OutboxMessage } from './case-outbox';
-import type { SqlClient } from './sql-client';
+import type { SqlClient } from '../platform/sql/sql-client';
 
 /** What the relay reports (telemetry and the log subscribe; never any payload data). */
 export interface OutboxRelayEvents {

@@ -25,8 +25,9 @@ import type {
   Verdict,
 } from './case-store';
 import type { CaseSignals } from './case-signals';
-import { migrate } from './migrations';
-import type { SqlClient } from './sql-client';
+import { migrate, type MigrationSet } from '../platform/sql/migrate';
+import { CASE_MIGRATIONS } from './migrations';
+import type { SqlClient } from '../platform/sql/sql-client';
 
 /**
  * One case per transaction (the first in the batch wins), in decision order (a stable sort: equal times keep the
@@ -53,11 +54,17 @@ export class SqlCaseStore implements CaseStore {
   }
 
   /**
-   * Applies the migrations not applied yet, then serves. Disposing the store closes `db`. Cases are routed by
-   * `router` (default: {@link DEFAULT_QUEUES}, one queue).
+   * Applies the migrations not applied yet (the case store's and `shared`, in version order), then serves. Disposing
+   * the store closes `db`. Cases are routed by `router` (default: {@link DEFAULT_QUEUES}, one queue).
+   * @param shared the migrations of the subsystems whose tables live in the case database: the governance's and the
+   * webhooks' (the store writes the webhook deliveries of a case change in its transaction, so they are needed).
    */
-  static async create(db: SqlClient, router: CaseRouter = compileQueues(DEFAULT_QUEUES)): Promise<SqlCaseStore> {
-    await migrate(db);
+  static async create(
+    db: SqlClient,
+    router: CaseRouter = compileQueues(DEFAULT_QUEUES),
+    shared: readonly MigrationSet[] = [],
+  ): Promise<SqlCaseStore> {
+    await migrate(db, [CASE_MIGRATIONS, ...shared]);
     return new SqlCaseStore(db, router);
   }
 

@@ -7,11 +7,11 @@
  */
 import { AppError } from '../errors/errors';
 import type { Logger } from '../platform/logger';
-import type { Timers } from '../time/timers';
+import type { Timers } from '../platform/timers';
 import type { OutboxMessage } from './case-outbox';
 import type { CaseLists } from './case-service';
 import { OutboxRelay, type OutboxRelayEvents } from './outbox-relay';
-import type { SqlClient } from './sql-client';
+import type { SqlClient } from '../platform/sql/sql-client';
 
 /** Dependencies of {@link verdictRelay}. */
 export interface VerdictRelayDeps {

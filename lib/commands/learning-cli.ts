@@ -1,7 +1,7 @@
 /** Shared by the learning loop's offline commands: the store, the hash key, date arguments and the runner. */
 import type { Config } from '../config/config';
 import { learningStore, readHashKey } from '../learning/create-learning';
-import { KeyedHash } from '../learning/keyed-hash';
+import { KeyedHash } from '../platform/keyed-hash';
 import type { LearningStore } from '../learning/learning-store';
 
 /** The learning store the service itself would use with these settings. */

@@ -13,7 +13,7 @@ import type { L1Cache } from './l1-cache';
 import { SingleFlight } from './single-flight';
 import { TieredContextCache } from './tiered-cache';
 import type { VelocityFigures, VelocityStore } from './velocity';
-import { BudgetExceededError, withTimeout } from './with-timeout';
+import { BudgetExceededError, withTimeout } from '../platform/with-timeout';
 
 /** The shared part of the context store: Redis, or its in-process stand-in. */
 export interface ContextRemote {

@@ -6,8 +6,9 @@ import type { Logger } from '../platform/logger';
 import { silentLogger } from '../platform/logger';
 import { CachedContextProvider, type ContextRemote } from './cached-context-provider';
 import { HttpProfileSource, MemoryProfileSource, type ContextSource } from './context-source';
-import { unrefTimers, type Timers } from '../time/timers';
-import { EntraTokenAuth } from './entra-auth';
+import { unrefTimers, type Timers } from '../platform/timers';
+import type { RedisAccess } from '../platform/redis/client';
+import type { EntraTokenAuth } from '../platform/redis/entra-auth';
 import type { ContextEvents } from './events';
 import { ContextKeys } from './keys';
 import { L1Cache } from './l1-cache';
@@ -17,12 +18,12 @@ import {
   describePlan,
   parseRedisConnectionString,
   planRedisConnection,
-  readRedisSecret,
   type RedisPlan,
   type RedisSettings,
   type SecretReader,
-} from './redis-connection';
+} from '../platform/redis/connection';
 import { MemoryVelocityStore } from './velocity';
+import { azureCredential } from '../platform/credential';
 
 /** The settings the context store reads (the `redis` and `context` slices of the config). */
 export interface ContextSettings {
@@ -148,50 +149,30 @@ export async function createContextProvider(
   const description = deps.redis !== undefined ? 'redis (injected client)' : describePlan(plan);
   logger.info(`context store: ${description}`);
   // a bad REDIS_URL is a settings error: fail fast (the message never repeats the URL)
-  const urlOptions = plan.mode === 'url' && deps.redis === undefined ? parseRedisConnectionString(plan.url) : {};
+  if (plan.mode === 'url' && deps.redis === undefined) parseRedisConnectionString(plan.url);
   const timers = deps.timers ?? unrefTimers;
   const connectWaitMs = deps.connectWaitMs ?? 3000;
   let credential = deps.credential;
-  // The Azure SDK clients and ioredis load only on the path that uses them (start-up time of `npm start`).
-  const getCredential = async (): Promise<TokenCredential> =>
-    (credential ??= new (await import('@azure/identity')).DefaultAzureCredential(
-      r.managedIdentityClientId === undefined ? {} : { managedIdentityClientId: r.managedIdentityClientId },
-    ));
+  const access: RedisAccess = {
+    credential: () => (credential ??= azureCredential(r.managedIdentityClientId)),
+    timers,
+    on,
+    ...(deps.secretReader === undefined ? {} : { secretReader: deps.secretReader }),
+    ...(deps.secretClientOptions === undefined ? {} : { secretClientOptions: deps.secretClientOptions }),
+    ...(now === undefined ? {} : { now }),
+  };
 
   const setUp = async (): Promise<void> => {
+    // ioredis and the Azure SDK clients load only on the path that uses them (start-up time of `npm start`)
+    const { createRedisClient, redisConnection } = await import('../platform/redis/client');
+    const { createRedisRemote } = await import('./redis-remote');
+    let client = deps.redis;
     let auth: EntraTokenAuth | undefined;
-    let connection: RedisOptions = {};
-    if (plan.mode === 'entra') {
-      auth = await EntraTokenAuth.create({
-        credential: await getCredential(),
-        username: plan.username,
-        timers,
-        ...(now === undefined ? {} : { now }),
-        on,
-      });
-      connection = {
-        host: plan.host,
-        port: plan.port,
-        tls: { servername: plan.host },
-        username: auth.username,
-        password: auth.password,
-      };
-    } else if (plan.mode === 'keyvault') {
-      connection = await readRedisSecret(
-        deps.secretReader ??
-          new (await import('@azure/keyvault-secrets')).SecretClient(
-            plan.vaultUrl,
-            await getCredential(),
-            deps.secretClientOptions,
-          ),
-        plan.secretName,
-      );
-    } else {
-      connection = urlOptions;
+    if (client === undefined) {
+      const connection = await redisConnection(plan, access);
+      auth = connection.auth;
+      client = (deps.createClient ?? createRedisClient)({ ...baseRedisOptions(r.timeoutMs), ...connection.options });
     }
-    const { createRedisClient, createRedisRemote } = await import('./redis-remote');
-    const client =
-      deps.redis ?? (deps.createClient ?? createRedisClient)({ ...baseRedisOptions(r.timeoutMs), ...connection });
     const remote = await createRedisRemote(client, {
       keys,
       ttlMs: c.l2TtlSec * 1000,

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { CacheTierEvents, ContextCache, ContextKey } from './cache-tier';
 import { decodeContext, encodeContext, type CachedContext } from './context-value';
 import type { ContextKeys } from './keys';
-import { runScript } from './redis-script';
+import { runScript } from '../platform/redis/script';
 
 /** Options of a {@link RedisContextCache}. A value is fresh while its age (on `now`) is at most `ttlMs`, as in L1. */
 export interface RedisCacheOptions {

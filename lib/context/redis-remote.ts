@@ -1,8 +1,8 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { ContextRemote } from './cached-context-provider';
 import type { ContextSource } from './context-source';
 import { RedisProfileSource } from './context-source';
-import type { EntraTokenAuth } from './entra-auth';
+import type { EntraTokenAuth } from '../platform/redis/entra-auth';
 import type { ContextEvents } from './events';
 import { RedisInvalidationBus } from './invalidation';
 import type { ContextKeys } from './keys';
@@ -25,11 +25,6 @@ export interface RedisRemoteOptions {
   /** How long to wait for the first connection, ms; later connects happen in the background. */
   readonly connectWaitMs: number;
   readonly on?: Partial<ContextEvents>;
-}
-
-/** Builds a client from options (the production default of `ContextProviderDeps.createClient`). */
-export function createRedisClient(options: RedisOptions): Redis {
-  return new Redis(options);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { ContextKeys } from './keys';
-import { runScript } from './redis-script';
+import { runScript } from '../platform/redis/script';
 import {
   DEFAULT_MAX_EVENTS_PER_USER,
   roundSum,

@@ -10,7 +10,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../config/config';
 import { AppError } from '../errors/errors';
 import type { Logger } from '../platform/logger';
-import { unrefTimers, type Timers } from '../time/timers';
+import { unrefTimers, type Timers } from '../platform/timers';
 import type { CompiledRuleset, ServingSignals } from './compile-ruleset';
 import { Decisioning, type DecisioningEvents } from './decisioning';
 import { ListLookup, type ListLookupEvents } from './list-lookup';

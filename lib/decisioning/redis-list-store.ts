@@ -8,8 +8,8 @@
  * and are deleted when a page meets them. Subscriptions use a duplicate connection.
  */
 import type { Redis } from 'ioredis';
-import type { RedisCall } from '../context/redis-call';
-import { RedisAnnouncements } from '../context/redis-channel';
+import type { RedisCall } from '../platform/redis/call';
+import { RedisAnnouncements } from '../platform/redis/channel';
 import { AppError } from '../errors/errors';
 import { MAX_PAGE, type ListChange, type ListChangeListener, type ListPage, type ListStore } from './list-store';
 

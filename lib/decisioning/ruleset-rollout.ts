@@ -9,7 +9,7 @@ import type { DocumentSpec } from '../pointer/document-kind';
 import { DocumentRollout, type DocumentRolloutDeps, type DocumentStatus } from '../pointer/document-rollout';
 import type { PointerStore } from '../pointer/pointer-store';
 import type { Logger } from '../platform/logger';
-import type { Timers } from '../time/timers';
+import type { Timers } from '../platform/timers';
 import type { CompiledRuleset, ServingSignals } from './compile-ruleset';
 import type { Decisioning, ShadowReport } from './decisioning';
 import { RULESET_LAYOUT, type RulesetRepository } from './ruleset-repository';

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { DefaultAzureCredential, type TokenCredential } from '@azure/identity';
+import type { TokenCredential } from '@azure/identity';
 import { SecretClient, type SecretClientOptions } from '@azure/keyvault-secrets';
 import type { AzureOpenAI } from 'openai';
 import type { EscalationSettings } from '../config/escalation-settings';
-import type { SecretReader } from '../context/redis-connection';
+import type { SecretReader } from '../platform/redis/connection';
 import type { StageTracer } from '../platform/stage-tracer';
 import type { Logger } from '../platform/logger';
 import { EscalationBreaker } from './breaker';
@@ -12,6 +12,7 @@ import { Escalator } from './escalator';
 import { EscalationFailure } from './failure';
 import { EscalationPolicy } from './policy';
 import type { EscalationEvents } from './types';
+import { azureCredential } from '../platform/credential';
 
 /** Dependencies of {@link createEscalator}; every one has a production default. */
 export interface EscalatorWiring {
@@ -67,11 +68,7 @@ function lazy<T>(make: () => Promise<T>): () => Promise<T> {
 export function createEscalator(s: EscalationSettings, w: EscalatorWiring): Escalator {
   let credential = w.credential;
   const getCredential = (): TokenCredential =>
-    (credential ??= new DefaultAzureCredential(
-      s.auth.mode === 'entra' && s.auth.managedIdentityClientId !== undefined
-        ? { managedIdentityClientId: s.auth.managedIdentityClientId }
-        : {},
-    ));
+    (credential ??= azureCredential(s.auth.mode === 'entra' ? s.auth.managedIdentityClientId : undefined));
   const readers = new Map<string, SecretReader>();
   const reader = (vaultUrl: string): SecretReader => {
     if (w.secretReader !== undefined) return w.secretReader;

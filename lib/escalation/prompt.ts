@@ -1,6 +1,6 @@
-import { createHmac } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { PaymentEvent } from '../domain/payment-event';
+import { keyedHash, type KeyedHashForm } from '../platform/keyed-hash';
 import type { ScoreResult } from '../scoring/scorer';
 
 /** A chat message of the escalation prompt. */
@@ -25,9 +25,12 @@ export const SYSTEM_PROMPT = [
   'Answer with riskLevel (low, medium or high), score (fraud probability from 0 to 1) and at most 3 short reasons.',
 ].join(' ');
 
+/** The form of the prompt's user: `u_` + 16 hex digits. */
+const PROMPT_USER: KeyedHashForm = { prefix: 'u_', hexDigits: 16 };
+
 /** Keyed hash of a user id: `u_` + the first 16 hex digits of HMAC-SHA256(key, userId). Stable per key. */
 export function hashUserId(userId: string, key: Buffer | string): string {
-  return `u_${createHmac('sha256', key).update(userId, 'utf8').digest('hex').slice(0, 16)}`;
+  return keyedHash(key, userId, PROMPT_USER);
 }
 
 /** Runs of 12 or more digits, possibly split by spaces or dashes (card numbers, account numbers). */

@@ -3,7 +3,7 @@
  * updated or deleted by the service (the table refuses it).
  * @module
  */
-import type { SqlClient } from '../cases/sql-client';
+import type { SqlClient } from '../platform/sql/sql-client';
 
 /** What an entry is about. */
 export type AuditKind = 'ruleset' | 'list' | 'model' | 'case' | 'signals' | 'webhook';

@@ -10,7 +10,7 @@
  * @module
  */
 import type { AssignChange, Lookup, VerdictChange, VerdictStep } from '../cases/case-service';
-import type { SqlClient } from '../cases/sql-client';
+import type { SqlClient } from '../platform/sql/sql-client';
 import type { Case } from '../cases/case-store';
 import { AppError } from '../errors/errors';
 import type { ArtifactAdmin } from '../http/admin-routes';

@@ -13,7 +13,7 @@ import { AppError, toAppError } from '../errors/errors';
 import { BacktestReplay, notReplayable } from '../learning/backtest';
 import type { ListsReport } from '../learning/backtest-lists';
 import { labelsByTransaction, readDecisions, resolveLabel } from '../learning/decision-reader';
-import type { KeyedHash } from '../learning/keyed-hash';
+import type { KeyedHash } from '../platform/keyed-hash';
 import type { LearningStore } from '../learning/learning-store';
 import type { Draft, DraftBacktest, DraftStore } from './draft-store';
 

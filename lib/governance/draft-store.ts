@@ -5,7 +5,7 @@
  * @module
  */
 import { AppError } from '../errors/errors';
-import type { SqlClient } from '../cases/sql-client';
+import type { SqlClient } from '../platform/sql/sql-client';
 
 /** Where a draft stands: only `approved` may be promoted, canaried or shadowed. */
 export type DraftState = 'draft' | 'submitted' | 'approved' | 'rejected';

@@ -3,7 +3,7 @@
  * DELETE and TRUNCATE). Pages newest first by `(at, id)` with a keyset cursor.
  * @module
  */
-import type { SqlClient } from '../cases/sql-client';
+import type { SqlClient } from '../platform/sql/sql-client';
 import { AppError } from '../errors/errors';
 import type { AuditEntry, AuditEvent, AuditLog, AuditQuery } from './audit-log';
 import { AUDIT_MAX_LIMIT, decodeAuditCursor, encodeAuditCursor } from './audit-query';

@@ -3,7 +3,7 @@ import type { Config } from '../config/config';
 import type { Logger } from '../platform/logger';
 import type { BackendFactory, SessionOptions } from './backend';
 import type { BatchExecutor, ModelInput } from './batch-executor';
-import type { Timers } from '../time/timers';
+import type { Timers } from '../platform/timers';
 import type { BatcherEvents } from './batcher-types';
 import { MicroBatcher } from './micro-batcher';
 import { InlineOrtBackend } from './ort-session';

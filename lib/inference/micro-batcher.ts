@@ -1,5 +1,5 @@
 import { AppError, toAppError } from '../errors/errors';
-import { refTimers, type Timers } from '../time/timers';
+import { refTimers, type Timers } from '../platform/timers';
 import type { BackendInfo, InferenceBackend, RunOptions, RunResult } from './backend';
 import type { BatchExecutor } from './batch-executor';
 import type { BatcherEvents, BatcherStats, CloseReason, MicroBatcherOptions } from './batcher-types';

@@ -3,7 +3,7 @@
  * active version ({@link SessionManager.probe}) so that `GET /api/health/ready` answers from state the
  * engine already holds and never runs (or queues) anything on a request.
  */
-import type { Timers } from '../time/timers';
+import type { Timers } from '../platform/timers';
 import type { SessionManager } from './session-manager';
 
 /** Dependencies of a {@link ReadinessMonitor}. */

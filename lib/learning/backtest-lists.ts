@@ -9,7 +9,7 @@
 import type { ListMemberships } from '../decisioning/cel-environment';
 import { compileRuleset, type CompiledRuleset } from '../decisioning/compile-ruleset';
 import type { DecisionRecord } from './decision-record';
-import { HASH_PREFIX, type KeyedHash } from './keyed-hash';
+import { HASH_PREFIX, type KeyedHash } from '../platform/keyed-hash';
 
 /** How the candidate's lists were replayed. */
 export interface ListsReport {

@@ -8,6 +8,7 @@
 import type { TokenCredential } from '@azure/identity';
 import type { BlobServiceClient, ContainerClient, StoragePipelineOptions } from '@azure/storage-blob';
 import type { LearningStore } from './learning-store';
+import { azureCredential } from '../platform/credential';
 
 /** Largest `Append Block` body, bytes (4 MiB on every service version). */
 const APPEND_MAX_BYTES = 4 * 1024 * 1024;
@@ -66,12 +67,7 @@ export class BlobLearningStore implements LearningStore {
     let service: BlobServiceClient;
     if (s.connectionString !== undefined) service = Client.fromConnectionString(s.connectionString, options.pipeline);
     else if (s.blobServiceUri !== undefined) {
-      const cred =
-        options.credential ??
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        new (require('@azure/identity') as typeof import('@azure/identity')).DefaultAzureCredential(
-          s.clientId === undefined ? {} : { managedIdentityClientId: s.clientId },
-        );
+      const cred = options.credential ?? azureCredential(s.clientId);
       service = new Client(s.blobServiceUri, cred, options.pipeline);
     } else throw new Error('The decision log store needs a connection string or a blob service URI.');
     return new BlobLearningStore(service.getContainerClient(s.container));

@@ -1,17 +1,18 @@
 /** Builds the learning loop from configuration (called once by the composition root). */
 import { hostname } from 'node:os';
 import type { Config } from '../config/config';
-import { unrefTimers, type Timers } from '../time/timers';
-import type { SecretReader } from '../context/redis-connection';
+import { unrefTimers, type Timers } from '../platform/timers';
+import type { SecretReader } from '../platform/redis/connection';
 import type { Logger } from '../platform/logger';
 import { BlobLearningStore, type BlobStoreOptions } from './blob-store';
 import { DecisionLog, type DecisionLogEvents } from './decision-log';
 import { DriftMonitor, type PsiReading } from './drift-monitor';
 import { FolderLearningStore } from './folder-store';
-import { KeyedHash } from './keyed-hash';
+import { KeyedHash } from '../platform/keyed-hash';
 import { LabelStore } from './labels';
 import { Learning } from './learning';
 import { writerName, type LearningStore } from './learning-store';
+import { azureCredential } from '../platform/credential';
 
 /** Dependencies of {@link createLearning}; every one has a production default. */
 export interface LearningDeps {
@@ -60,12 +61,7 @@ function vaultReader(config: Config, vaultUrl: string, deps: Pick<LearningDeps, 
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     new (require('@azure/keyvault-secrets') as typeof import('@azure/keyvault-secrets')).SecretClient(
       vaultUrl,
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      new (require('@azure/identity') as typeof import('@azure/identity')).DefaultAzureCredential(
-        config.redis.managedIdentityClientId === undefined
-          ? {}
-          : { managedIdentityClientId: config.redis.managedIdentityClientId },
-      ),
+      azureCredential(config.redis.managedIdentityClientId),
     )
   );
 }

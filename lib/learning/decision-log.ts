@@ -6,7 +6,7 @@
  * time of serializing a thousand records at once.
  */
 import { BatchQueue } from '../batching/batch-queue';
-import type { Timers } from '../time/timers';
+import type { Timers } from '../platform/timers';
 import type { DecisionRecord } from './decision-record';
 import { hourPrefix, type LearningStore } from './learning-store';
 

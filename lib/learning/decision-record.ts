@@ -5,7 +5,7 @@
  */
 import type { Velocity } from '../domain/user-context';
 import type { DecidedPayment } from '../scoring/scorer';
-import type { KeyedHash } from './keyed-hash';
+import type { KeyedHash } from '../platform/keyed-hash';
 
 /**
  * Event fields that identify a person or a device: logged only as keyed hashes ({@link KeyedHash}). A field of

@@ -7,7 +7,7 @@ import type { DecidedPayment, ScorerEvents } from '../scoring/scorer';
 import type { DecisionLog, DecisionLogStats } from './decision-log';
 import { toDecisionRecord } from './decision-record';
 import type { DriftMonitor, PsiReading } from './drift-monitor';
-import type { KeyedHash } from './keyed-hash';
+import type { KeyedHash } from '../platform/keyed-hash';
 import { parseLabels, type LabelsAdded, type LabelStore } from './labels';
 import type { LearningStore } from './learning-store';
 

@@ -10,7 +10,7 @@ import { AppError, toAppError } from '../errors/errors';
 import type { ArtifactAdmin } from '../http/admin-routes';
 import type { ArtifactWait } from '../inference/readiness-views';
 import { silentLogger, type Logger } from '../platform/logger';
-import type { Timers } from '../time/timers';
+import type { Timers } from '../platform/timers';
 import { DocumentKind, type DocumentSpec, type Versioned } from './document-kind';
 import type { DocumentRepository } from './document-repository';
 import { PointerFollower } from './pointer-follower';

@@ -7,7 +7,7 @@
  * @module
  */
 import { toAppError } from '../errors/errors';
-import type { Timers } from '../time/timers';
+import type { Timers } from '../platform/timers';
 import type { PointerListener } from './pointer-store';
 
 /** What a {@link PointerFollower} follows. */

@@ -8,8 +8,8 @@
  * @module
  */
 import type { Redis } from 'ioredis';
-import type { RedisCall } from '../context/redis-call';
-import { RedisAnnouncements } from '../context/redis-channel';
+import type { RedisCall } from '../platform/redis/call';
+import { RedisAnnouncements } from '../platform/redis/channel';
 import {
   MAX_CAS_ATTEMPTS,
   MAX_REJECTIONS,

@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import type { TokenCredential } from '@azure/identity';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/config';
-import { unrefTimers, type Timers } from '../time/timers';
+import { unrefTimers, type Timers } from '../platform/timers';
 import { AppError } from '../errors/errors';
 import { FEATURE_NAMES } from '../features/featurizer';
 import type { FeatureSupport } from '../models/model-folder';

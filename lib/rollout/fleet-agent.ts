@@ -5,7 +5,7 @@
  * load the pointer's version keeps serving its current one and reports itself stale.
  */
 import { toAppError } from '../errors/errors';
-import type { Timers } from '../time/timers';
+import type { Timers } from '../platform/timers';
 import type { ArtifactWait, FleetReadiness } from '../inference/readiness-views';
 import type { SessionManager } from '../inference/session-manager';
 import type { FleetState, VersionRecord } from './fleet-state';

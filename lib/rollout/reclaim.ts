@@ -7,7 +7,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { Timers } from '../time/timers';
+import type { Timers } from '../platform/timers';
 
 let cached: (() => void) | null | undefined;
 

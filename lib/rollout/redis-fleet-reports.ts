@@ -5,7 +5,7 @@
  * - `…:shadow:{active}:{candidate}`: hash of additive counters (expires after 7 days).
  */
 import type { Redis } from 'ioredis';
-import type { RedisCall } from '../context/redis-call';
+import type { RedisCall } from '../platform/redis/call';
 import { pointerKeys, RedisPointerStore } from '../pointer/redis-pointer-store';
 import { parseFleetState, type FleetState } from './fleet-state';
 import { FleetStore, MemoryFleetReports, type FleetReports, type InstanceReport } from './fleet-store';

@@ -10,7 +10,7 @@ import type { PaymentEvent } from '../domain/payment-event';
 import type { ModelManifest } from '../models/manifest';
 import type { AggregateInput, AggregatePlan, AggregateStore } from '../signals/aggregate-store';
 import type { CompiledSignals, Projection } from '../signals/compiled-signals';
-import { BudgetExceededError, withTimeout } from '../context/with-timeout';
+import { BudgetExceededError, withTimeout } from '../platform/with-timeout';
 import { featureView, type FeatureView } from '../features/feature-view';
 
 /**

@@ -14,7 +14,7 @@ import { AppError } from '../errors/errors';
 import { createPointerStore } from '../pointer/create-pointer-store';
 import type { PointerStore } from '../pointer/pointer-store';
 import type { Logger } from '../platform/logger';
-import { unrefTimers, type Timers } from '../time/timers';
+import { unrefTimers, type Timers } from '../platform/timers';
 import type { CompiledSignals } from './compiled-signals';
 import { openDocumentRepository } from '../pointer/document-repository';
 import { FolderSignalsRepository, SIGNALS_LAYOUT, type SignalsRepository } from './signals-repository';

@@ -11,7 +11,7 @@ import type { DocumentSpec } from '../pointer/document-kind';
 import { DocumentRollout, type DocumentRolloutDeps, type DocumentStatus } from '../pointer/document-rollout';
 import type { PointerStore } from '../pointer/pointer-store';
 import type { Logger } from '../platform/logger';
-import type { Timers } from '../time/timers';
+import type { Timers } from '../platform/timers';
 import type { CompiledSignals } from './compiled-signals';
 import { SIGNALS_LAYOUT, type SignalsRepository } from './signals-repository';
 import type { SignalsServing } from './signals-serving';

@@ -7,12 +7,12 @@
  *   `OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces`): a Node tracer provider with that exporter;
  * - else tracing is off: no provider, {@link stageTracer} is the no-op one.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
 import type { Sampler, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { TelemetrySettings } from '../config/telemetry-settings';
-import { BoundedMemo } from './bounded-memo';
+import { KeyedHash, type KeyedHashForm } from '../platform/keyed-hash';
 import {
   NOOP_SPAN,
   noopTracer,
@@ -51,7 +51,8 @@ export interface TracingState {
 
 const OFF: TracingState = { enabled: false, mode: 'off', flush: async () => {}, shutdown: async () => {} };
 let state: TracingState | undefined;
-let userIdKey: Buffer = randomBytes(32);
+/** `user.id` of a span: 32 hex digits of the keyed hash, no prefix. */
+const USER_HASH: KeyedHashForm = { prefix: '', hexDigits: 32 };
 
 /**
  * Starts tracing once per process; later calls return the first call's state (the preload runs first in
@@ -59,10 +60,7 @@ let userIdKey: Buffer = randomBytes(32);
  */
 export function startTracing(settings: TelemetrySettings, overrides: TracingOverrides = {}): TracingState {
   if (state !== undefined) return state;
-  if (settings.userIdKey !== undefined) {
-    userIdKey = Buffer.from(settings.userIdKey, 'utf8');
-    userHashes.clear();
-  }
+  if (settings.userIdKey !== undefined) userHashes = new KeyedHash(settings.userIdKey, 4096, USER_HASH);
   const exporting =
     overrides.exporter !== undefined || settings.tracesExporter === 'console' || settings.tracesExporter === 'otlp';
   // Off: nothing of the tracing SDK is loaded (it costs start-up time); the API's no-op tracer serves.
@@ -138,13 +136,11 @@ export function tracingState(): TracingState {
 }
 
 /** The hashes of the last 4096 distinct user ids: a returning user costs a lookup, not an HMAC (~5 µs). */
-const userHashes = new BoundedMemo(4096, (userId) =>
-  createHmac('sha256', userIdKey).update(userId).digest('hex').slice(0, 32),
-);
+let userHashes = new KeyedHash(randomBytes(32), 4096, USER_HASH);
 
 /** `user.id` as a keyed hash (HMAC-SHA256, first 16 bytes hex) under `TELEMETRY_USER_ID_KEY`; never the raw id. */
 export function hashUserId(userId: string): string {
-  return userHashes.get(userId);
+  return userHashes.of(userId);
 }
 
 /** The OpenTelemetry tracer of this service (the global provider's). */

@@ -11,12 +11,13 @@ import type { Config } from '../config/config';
 import { AppError } from '../errors/errors';
 import { Identity } from '../identity/identity';
 import type { Logger } from '../platform/logger';
-import { unrefTimers, type Timers } from '../time/timers';
+import { unrefTimers, type Timers } from '../platform/timers';
 import { DEFAULT_BACKOFF } from './webhook-backoff';
 import { WebhookEndpoints } from './webhook-endpoints';
 import { WebhookRelay, type TopicPublisher, type WebhookRelayEvents } from './webhook-relay';
 import type { Fetch } from './webhook-sender';
 import { WebhookService, type WebhookAuditEntry } from './webhook-service';
+import { azureCredential } from '../platform/credential';
 
 /** Dependencies of {@link createWebhooks}; every one but the first three has a production default. */
 export interface WebhooksDeps {
@@ -137,11 +138,7 @@ export async function createWebhooks(config: Config, deps: WebhooksDeps): Promis
 async function serviceBusTopic(config: Config, deps: WebhooksDeps): Promise<TopicPublisher | undefined> {
   const sb = config.serviceBus;
   if (sb.fullyQualifiedNamespace === undefined) return undefined;
-  const credential =
-    deps.serviceBusCredential ??
-    new (await import('@azure/identity')).DefaultAzureCredential(
-      sb.clientId === undefined ? {} : { managedIdentityClientId: sb.clientId },
-    );
+  const credential = deps.serviceBusCredential ?? azureCredential(sb.clientId);
   const { ServiceBusTopicPublisher } = await import('../async/service-bus-publisher');
   const p = await ServiceBusTopicPublisher.create(
     { fullyQualifiedNamespace: sb.fullyQualifiedNamespace, credential },

@@ -6,7 +6,7 @@
  * @module
  */
 import type { CaseEventType } from '../cases/case-events';
-import type { SqlClient } from '../cases/sql-client';
+import type { SqlClient } from '../platform/sql/sql-client';
 
 /** An endpoint as the API shows it (no secret). */
 export interface WebhookView {

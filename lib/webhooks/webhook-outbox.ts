@@ -8,7 +8,7 @@
  * @module
  */
 import type { CaseEventType } from '../cases/case-events';
-import type { SqlClient } from '../cases/sql-client';
+import type { SqlClient } from '../platform/sql/sql-client';
 
 /** A claimed delivery. */
 export interface ClaimedDelivery {

@@ -12,8 +12,8 @@
  */
 import type { CaseEventType } from '../cases/case-events';
 import { errorName } from '../cases/outbox-relay';
-import type { SqlClient } from '../cases/sql-client';
-import type { Timers } from '../time/timers';
+import type { SqlClient } from '../platform/sql/sql-client';
+import type { Timers } from '../platform/timers';
 import { afterFailure, DEFAULT_BACKOFF, retryDelay, type Backoff } from './webhook-backoff';
 import { messageIdOf, WebhookOutbox, type ClaimedDelivery, type DeliveryTarget } from './webhook-outbox';
 import { sendWebhook, type AttemptOutcome, type Fetch } from './webhook-sender';

@@ -4,7 +4,7 @@
  * redirect, which is not followed, a network error, the timeout) is a failed attempt. The answer's body is not read.
  * @module
  */
-import type { Timers } from '../time/timers';
+import type { Timers } from '../platform/timers';
 import type { SignedHeaders } from './webhook-signing';
 
 /** The `fetch` the sender calls (the global one by default; tests may pass their own). */

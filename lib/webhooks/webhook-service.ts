@@ -5,7 +5,7 @@
  * endpoint id; old and new values without the url's query, never a secret).
  * @module
  */
-import type { SqlClient } from '../cases/sql-client';
+import type { SqlClient } from '../platform/sql/sql-client';
 import { AppError } from '../errors/errors';
 import type { Identity } from '../identity/identity';
 import {

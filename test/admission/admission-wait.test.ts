@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AdmissionGate } from '../../lib/admission/admission-gate';
-import type { Timers } from '../../lib/time/timers';
+import type { Timers } from '../../lib/platform/timers';
 
 /** Timers fired by hand. */
 function manualTimers(): Timers & { fire(): void; readonly pending: number } {

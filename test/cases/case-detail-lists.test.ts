@@ -12,6 +12,7 @@ import { AppError } from '../../lib/errors/errors';
 import { Identity } from '../../lib/identity/identity';
 import { encodePrincipal } from '../../lib/identity/principal';
 import { newCase, pgliteDb } from './support';
+import { SHARED_WITH_CASES } from '../support/case-database';
 
 const T0 = Date.parse('2026-12-01T09:00:00Z');
 
@@ -45,7 +46,7 @@ describe('the lists a case answer offers a lead', () => {
   const db = pgliteDb();
   let store: SqlCaseStore;
   before(async () => {
-    store = await SqlCaseStore.create(await db.client());
+    store = await SqlCaseStore.create(await db.client(), undefined, SHARED_WITH_CASES);
     await store.open(
       [newCase('tx-l1', T0, {}, { userId: 'u-1' }), newCase('tx-l2', T0 + 1, {}, { userId: 'u-2' })],
       T0,

@@ -17,6 +17,7 @@ import { AppError } from '../../lib/errors/errors';
 import { Identity } from '../../lib/identity/identity';
 import { encodePrincipal } from '../../lib/identity/principal';
 import { newCase, pgliteDb, serverDb, type TestDb } from './support';
+import { SHARED_WITH_CASES } from '../support/case-database';
 
 const T0 = Date.parse('2026-12-01T08:00:00Z');
 const T1 = Date.parse('2026-11-01T08:00:00Z');
@@ -54,7 +55,7 @@ for (const make of [serverDb, pgliteDb]) {
     let now = T0;
     let service: CaseService;
     before(async () => {
-      store = await SqlCaseStore.create(await db.client(), ROUTER);
+      store = await SqlCaseStore.create(await db.client(), ROUTER, SHARED_WITH_CASES);
       service = new CaseService({
         store,
         identity: new Identity({ mode: 'development', devActor: { name: 'dev', roles: ['analyst'] } }),

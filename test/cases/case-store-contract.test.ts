@@ -9,8 +9,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CaseSignals } from '../../lib/cases/case-signals';
 import type { Case, CaseStore, CloseStep, NewCase } from '../../lib/cases/case-store';
-import type { SqlClient } from '../../lib/cases/sql-client';
-import { MIGRATIONS, migrate } from '../../lib/cases/migrations';
+import type { SqlClient } from '../../lib/platform/sql/sql-client';
+import { migrate, schemaOf } from '../../lib/platform/sql/migrate';
+import { CASE_DATABASE, SHARED_WITH_CASES } from '../support/case-database';
 import { SqlCaseStore } from '../../lib/cases/sql-case-store';
 import { newCase, pgliteDb, serverDb, suiteStore, type TestDb } from './support';
 
@@ -26,12 +27,12 @@ for (const make of [serverDb, pgliteDb]) {
       const client = await db.client();
       sql = client;
       assert.deepEqual(
-        await migrate(client),
-        MIGRATIONS.map((m) => m.version),
+        await migrate(client, CASE_DATABASE),
+        schemaOf(CASE_DATABASE).map((m) => m.version),
         'every migration applies from empty',
       );
-      assert.deepEqual(await migrate(client), [], 'a second run applies nothing');
-      store = await SqlCaseStore.create(client);
+      assert.deepEqual(await migrate(client, CASE_DATABASE), [], 'a second run applies nothing');
+      store = await SqlCaseStore.create(client, undefined, SHARED_WITH_CASES);
     });
     after(async () => {
       await store.dispose();

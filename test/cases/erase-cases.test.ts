@@ -8,10 +8,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { PgliteClient } from '../../lib/cases/pglite-client';
+import { PgliteClient } from '../../lib/platform/sql/pglite-client';
 import { SqlCaseStore } from '../../lib/cases/sql-case-store';
 import { eraseCommand } from '../../lib/commands/erase-command';
 import { newCase } from './support';
+import { SHARED_WITH_CASES } from '../support/case-database';
 
 /** The settings the offline commands read, as their scripts read them (from the environment this test sets). */
 const env = (): Config => loadConfig(process.env);
@@ -30,7 +31,7 @@ describe('learning:erase erases cases', () => {
   it("removes the user's cases with --user, and keeps the others", async () => {
     const pglite = path.join(dir, 'pglite');
     const T0 = Date.parse('2026-12-01T08:00:00Z');
-    const store = await SqlCaseStore.create(await PgliteClient.create(pglite));
+    const store = await SqlCaseStore.create(await PgliteClient.create(pglite), undefined, SHARED_WITH_CASES);
     await store.open(
       [
         newCase('e-1', T0, {}, { userId: 'user-gone' }),
@@ -45,7 +46,7 @@ describe('learning:erase erases cases', () => {
     process.env['DECISION_LOG_DIR'] = path.join(dir, 'decisions');
     const erased = await eraseCommand(['--user', 'user-gone'], env());
     assert.equal(erased.cases, 2);
-    const after = await SqlCaseStore.create(await PgliteClient.create(pglite));
+    const after = await SqlCaseStore.create(await PgliteClient.create(pglite), undefined, SHARED_WITH_CASES);
     try {
       assert.deepEqual(
         (await after.list({}, 'oldest', 10)).cases.map((c) => c.transactionId),

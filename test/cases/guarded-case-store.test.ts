@@ -7,12 +7,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CaseStore } from '../../lib/cases/case-store';
 import { GuardedCaseStore } from '../../lib/cases/guarded-case-store';
-import { PgClient } from '../../lib/cases/pg-client';
+import { PgClient } from '../../lib/platform/sql/pg-client';
 import { SqlCaseStore } from '../../lib/cases/sql-case-store';
 import { AppError } from '../../lib/errors/errors';
 import { FakeClock, FakeTimers } from '../context/support';
 import { eventually } from '../support/eventually';
 import { newCase, pgliteDb, TEST_PG } from './support';
+import { SHARED_WITH_CASES } from '../support/case-database';
 
 const T0 = Date.parse('2026-12-01T08:00:00Z');
 
@@ -33,9 +34,13 @@ describe('guarded case store', () => {
         attempts++;
         if (attempts <= 2) {
           // nothing listens on port 1: the real driver's connection error
-          return SqlCaseStore.create(await PgClient.create({ ...TEST_PG, port: 1, poolMax: 1 }));
+          return SqlCaseStore.create(
+            await PgClient.create({ ...TEST_PG, port: 1, poolMax: 1 }),
+            undefined,
+            SHARED_WITH_CASES,
+          );
         }
-        return SqlCaseStore.create(await db.client());
+        return SqlCaseStore.create(await db.client(), undefined, SHARED_WITH_CASES);
       },
       timers,
       onOpenFailed: (e) => failures.push(e),

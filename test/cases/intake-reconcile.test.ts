@@ -11,7 +11,7 @@ import { after, describe, it } from 'node:test';
 import { reconcileCases } from '../../lib/cases/case-reconcile';
 import { SqlCaseStore } from '../../lib/cases/sql-case-store';
 import { FolderLearningStore } from '../../lib/learning/folder-store';
-import { KeyedHash } from '../../lib/learning/keyed-hash';
+import { KeyedHash } from '../../lib/platform/keyed-hash';
 import { hourPrefix } from '../../lib/learning/learning-store';
 import { newCase, pgliteDb, serverDb, suiteStore } from './support';
 

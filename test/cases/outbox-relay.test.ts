@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { OutboxRelay, errorName } from '../../lib/cases/outbox-relay';
 import { AppError } from '../../lib/errors/errors';
-import type { Timers } from '../../lib/time/timers';
+import type { Timers } from '../../lib/platform/timers';
 import { within } from '../support/eventually';
 
 /** Timers run by hand: `fire()` runs the one pending callback. */

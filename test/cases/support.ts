@@ -8,10 +8,11 @@ import * as path from 'node:path';
 import { after, before } from 'node:test';
 import type { CaseStore, NewCase } from '../../lib/cases/case-store';
 import { SqlCaseStore } from '../../lib/cases/sql-case-store';
-import { PgClient } from '../../lib/cases/pg-client';
-import { PgliteClient } from '../../lib/cases/pglite-client';
-import type { SqlClient } from '../../lib/cases/sql-client';
+import { PgClient } from '../../lib/platform/sql/pg-client';
+import { PgliteClient } from '../../lib/platform/sql/pglite-client';
+import type { SqlClient } from '../../lib/platform/sql/sql-client';
 import type { PaymentEvent } from '../../lib/domain/payment-event';
+import { SHARED_WITH_CASES } from '../support/case-database';
 
 /** The test server's settings (`PG_TEST_USER` overrides the user, default `postgres`). */
 export const TEST_PG = {
@@ -108,7 +109,7 @@ export function newCase(
 export function suiteStore(db: TestDb): { readonly store: CaseStore } {
   let store: CaseStore | undefined;
   before(async () => {
-    store = await SqlCaseStore.create(await db.client());
+    store = await SqlCaseStore.create(await db.client(), undefined, SHARED_WITH_CASES);
   });
   after(async () => {
     await store?.dispose();

@@ -15,7 +15,7 @@ import { CaseOutbox, type OutboxMessage } from '../../lib/cases/case-outbox';
 import { CaseService, type CaseLists, type Lookup } from '../../lib/cases/case-service';
 import type { Case } from '../../lib/cases/case-store';
 import { OutboxRelay, type OutboxRelayEvents } from '../../lib/cases/outbox-relay';
-import type { SqlClient } from '../../lib/cases/sql-client';
+import type { SqlClient } from '../../lib/platform/sql/sql-client';
 import { SqlCaseStore } from '../../lib/cases/sql-case-store';
 import { deliverVerdictMessage } from '../../lib/cases/verdict-relay';
 import { AppError } from '../../lib/errors/errors';
@@ -27,9 +27,10 @@ import { encodePrincipal } from '../../lib/identity/principal';
 import { FolderLearningStore } from '../../lib/learning/folder-store';
 import { LabelStore, parseLabels } from '../../lib/learning/labels';
 import type { Logger } from '../../lib/platform/logger';
-import { unrefTimers, type Timers } from '../../lib/time/timers';
+import { unrefTimers, type Timers } from '../../lib/platform/timers';
 import { within } from '../support/eventually';
 import { newCase, pgliteDb, serverDb, type TestDb } from './support';
+import { SHARED_WITH_CASES } from '../support/case-database';
 
 const T0 = Date.parse('2026-12-01T09:00:00Z');
 
@@ -88,7 +89,7 @@ for (const make of [serverDb, pgliteDb]) {
     const clock = (): number => now;
     before(async () => {
       sql = await db.client();
-      store = await SqlCaseStore.create(sql);
+      store = await SqlCaseStore.create(sql, undefined, SHARED_WITH_CASES);
     });
     after(async () => {
       await store.dispose();

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { PgliteClient } from '../../lib/cases/pglite-client';
+import { PgliteClient } from '../../lib/platform/sql/pglite-client';
 import { encodePrincipal } from '../../lib/identity/principal';
 import { WebhookOutbox } from '../../lib/webhooks/webhook-outbox';
 import { launchBrowser, newPage, skipWithoutBrowser, violations } from '../support/browser';

@@ -11,7 +11,7 @@ import {
   planRedisConnection,
   readRedisSecret,
   type SecretReader,
-} from '../../lib/context/redis-connection';
+} from '../../lib/platform/redis/connection';
 import { AppError } from '../../lib/errors/errors';
 import { parsePaymentEvent } from '../../lib/domain/payment-event';
 import { validEvent } from '../support/events';

@@ -5,7 +5,7 @@ import type { AccessToken, TokenCredential } from '@azure/identity';
 import { Redis, type RedisOptions } from 'ioredis';
 import { testConfig } from '../support/config';
 import { createContextProvider } from '../../lib/context/create-context-provider';
-import { EntraTokenAuth, REDIS_SCOPE, refreshDelayMs, type AuthTarget } from '../../lib/context/entra-auth';
+import { EntraTokenAuth, REDIS_SCOPE, refreshDelayMs, type AuthTarget } from '../../lib/platform/redis/entra-auth';
 import { parsePaymentEvent } from '../../lib/domain/payment-event';
 import { validEvent } from '../support/events';
 import { eventually, FakeClock, FakeTimers, OwnRedis, recordingLogger, testPrefix } from './support';

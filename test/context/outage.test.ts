@@ -15,7 +15,7 @@ import { RedisProfileSource } from '../../lib/context/context-source';
 import { createContextProvider } from '../../lib/context/create-context-provider';
 import type { DegradedReason } from '../../lib/context/events';
 import { ContextKeys } from '../../lib/context/keys';
-import { baseRedisOptions, MAX_RECONNECT_DELAY_MS } from '../../lib/context/redis-connection';
+import { baseRedisOptions, MAX_RECONNECT_DELAY_MS } from '../../lib/platform/redis/connection';
 import { syntheticProfile } from '../../lib/context/synthetic-profiles';
 import type { Engine } from '../../lib/engine';
 import { parsePaymentEvent } from '../../lib/domain/payment-event';

@@ -12,7 +12,7 @@ import { seedProfiles } from '../../lib/context/profile-seeder';
 import { syntheticProfile } from '../../lib/context/synthetic-profiles';
 import { parsePaymentEvent, type PaymentEvent } from '../../lib/domain/payment-event';
 import { validEvent } from '../support/events';
-import { baseRedisOptions } from '../../lib/context/redis-connection';
+import { baseRedisOptions } from '../../lib/platform/redis/connection';
 import { cleanup, eventually, recordingLogger, REDIS_PORT, testClient, testPrefix } from './support';
 
 let admin: Redis;

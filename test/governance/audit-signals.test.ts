@@ -5,8 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { migrate } from '../../lib/cases/migrations';
-import type { SqlClient } from '../../lib/cases/sql-client';
+import { migrate } from '../../lib/platform/sql/migrate';
+import { CASE_DATABASE } from '../support/case-database';
+import type { SqlClient } from '../../lib/platform/sql/sql-client';
 import { parseAuditQuery } from '../../lib/governance/audit-query';
 import { SqlAuditLog } from '../../lib/governance/sql-audit-log';
 import { pgliteDb, serverDb, type TestDb } from '../cases/support';
@@ -19,7 +20,7 @@ for (const db of [serverDb(), pgliteDb()] as TestDb[]) {
     let log: SqlAuditLog;
     before(async () => {
       sql = await db.client();
-      await migrate(sql);
+      await migrate(sql, CASE_DATABASE);
       log = new SqlAuditLog({ sql: () => sql, wallClock: () => T0 });
     });
     after(async () => {

@@ -9,8 +9,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { AssignChange, Lookup, VerdictChange, VerdictStep } from '../../lib/cases/case-service';
 import type { Case } from '../../lib/cases/case-store';
-import { migrate } from '../../lib/cases/migrations';
-import type { SqlClient } from '../../lib/cases/sql-client';
+import { migrate } from '../../lib/platform/sql/migrate';
+import { CASE_DATABASE } from '../support/case-database';
+import type { SqlClient } from '../../lib/platform/sql/sql-client';
 import { AppError } from '../../lib/errors/errors';
 import { Audit, type ListsAdmin } from '../../lib/governance/audit';
 import type { AuditEvent, AuditLog } from '../../lib/governance/audit-log';
@@ -150,7 +151,7 @@ describe('audit decorators over a PGlite trail', () => {
 
   before(async () => {
     sql = await db.client();
-    await migrate(sql);
+    await migrate(sql, CASE_DATABASE);
     log = new SqlAuditLog({ sql: () => sql, wallClock: () => (now += 1) });
     logger = recordingLogger();
     audit = new Audit({ log, identity: identity('development'), logger });

@@ -10,8 +10,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { migrate } from '../../lib/cases/migrations';
-import type { SqlClient } from '../../lib/cases/sql-client';
+import { migrate } from '../../lib/platform/sql/migrate';
+import { CASE_DATABASE } from '../support/case-database';
+import type { SqlClient } from '../../lib/platform/sql/sql-client';
 import { EMPTY_VELOCITY } from '../../lib/domain/user-context';
 import { AppError } from '../../lib/errors/errors';
 import type { ArtifactAdmin } from '../../lib/http/admin-routes';
@@ -28,7 +29,7 @@ import { FolderLearningStore } from '../../lib/learning/folder-store';
 import { LabelStore } from '../../lib/learning/labels';
 import { pgliteDb, serverDb } from '../cases/support';
 import { eventually } from '../support/eventually';
-import { unrefTimers } from '../../lib/time/timers';
+import { unrefTimers } from '../../lib/platform/timers';
 
 const NOW = Date.parse('2026-12-01T12:00:00.000Z');
 const headers = (name: string, roles: string[]): { get(n: string): string | null } => {
@@ -117,7 +118,7 @@ for (const make of [serverDb, pgliteDb]) {
 
     before(async () => {
       sql = await db.client();
-      await migrate(sql);
+      await migrate(sql, CASE_DATABASE);
       const store = new FolderLearningStore(dir);
       const log = new DecisionLog({
         store,

@@ -24,6 +24,7 @@ import { encodePrincipal } from '../../lib/identity/principal';
 import type { DecidedPayment } from '../../lib/scoring/scorer';
 import { compileSignals } from '../../lib/signals/compile-signals';
 import { pgliteDb, payment } from '../cases/support';
+import { SHARED_WITH_CASES } from '../support/case-database';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
@@ -214,7 +215,7 @@ describe('contract serializers: the case service on PGlite', () => {
   const lead = new Headers({ 'x-ms-client-principal': encodePrincipal('lee', ['lead']) });
   const now = Date.parse('2026-12-01T10:00:00Z');
   before(async () => {
-    store = await SqlCaseStore.create(await db.client());
+    store = await SqlCaseStore.create(await db.client(), undefined, SHARED_WITH_CASES);
     service = new CaseService({
       store,
       identity: new Identity({ mode: 'development', devActor: { name: 'dev', roles: ['analyst'] } }),

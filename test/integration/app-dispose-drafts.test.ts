@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Cases } from '../../lib/cases/create-cases';
-import { migrate } from '../../lib/cases/migrations';
-import type { SqlClient } from '../../lib/cases/sql-client';
+import { migrate } from '../../lib/platform/sql/migrate';
+import { CASE_DATABASE } from '../support/case-database';
+import type { SqlClient } from '../../lib/platform/sql/sql-client';
 import type { DecisioningParts } from '../../lib/decisioning/create-decisioning';
 import { EMPTY_VELOCITY } from '../../lib/domain/user-context';
 import { createDrafts, type DraftsRuntime } from '../../lib/governance/create-drafts';
@@ -20,7 +21,7 @@ import { DecisionLog } from '../../lib/learning/decision-log';
 import type { DecisionRecord } from '../../lib/learning/decision-record';
 import { FolderLearningStore } from '../../lib/learning/folder-store';
 import type { Learning } from '../../lib/learning/learning';
-import { unrefTimers } from '../../lib/time/timers';
+import { unrefTimers } from '../../lib/platform/timers';
 import { pgliteDb } from '../cases/support';
 import { testConfig } from '../support/config';
 import { eventually, within } from '../support/eventually';
@@ -88,7 +89,7 @@ describe("disposing the drafts stops a draft's running backtest", () => {
 
   before(async () => {
     sql = await db.client();
-    await migrate(sql);
+    await migrate(sql, CASE_DATABASE);
     store = new FolderLearningStore(path.join(dir, 'log'));
     const log = new DecisionLog({ store, writer: 'w1', queueMax: 10, batchMax: 10, flushMs: 1, timers: unrefTimers });
     log.append(logged('t-1'), NOW - 3_600_000);

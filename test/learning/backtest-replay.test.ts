@@ -8,7 +8,7 @@ import { compileRuleset } from '../../lib/decisioning/compile-ruleset';
 import { EMPTY_VELOCITY } from '../../lib/domain/user-context';
 import { backtest, notReplayable, unreplayableFields } from '../../lib/learning/backtest';
 import type { DecisionRecord } from '../../lib/learning/decision-record';
-import { KeyedHash } from '../../lib/learning/keyed-hash';
+import { KeyedHash } from '../../lib/platform/keyed-hash';
 
 const hash = new KeyedHash('backtest-replay-test-key-0123456789');
 const THRESHOLDS = { review: 0.5, decline: 0.9 };

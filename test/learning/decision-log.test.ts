@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { DecisionLog, type DropReason } from '../../lib/learning/decision-log';
 import type { DecisionRecord } from '../../lib/learning/decision-record';
 import type { LearningStore } from '../../lib/learning/learning-store';
-import type { Timers } from '../../lib/time/timers';
+import type { Timers } from '../../lib/platform/timers';
 
 class ManualTimers implements Timers {
   pending = new Map<number, () => void>();

@@ -14,7 +14,7 @@ import { parsePaymentEvent } from '../../lib/domain/payment-event';
 import { FEATURE_COUNT } from '../../lib/features/featurizer';
 import type { SessionManager } from '../../lib/inference/session-manager';
 import { toDecisionRecord, type DecisionRecord } from '../../lib/learning/decision-record';
-import { KeyedHash } from '../../lib/learning/keyed-hash';
+import { KeyedHash } from '../../lib/platform/keyed-hash';
 import { Scorer } from '../../lib/scoring/scorer';
 import { fakeBackendFactory, fakeModelSource } from '../context/fake-model';
 import { validEvent } from '../support/events';

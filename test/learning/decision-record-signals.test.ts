@@ -8,7 +8,7 @@ import { parsePaymentEvent } from '../../lib/domain/payment-event';
 import { EMPTY_VELOCITY } from '../../lib/domain/user-context';
 import { FEATURE_NAMES } from '../../lib/features/featurizer';
 import { toDecisionRecord } from '../../lib/learning/decision-record';
-import { KeyedHash } from '../../lib/learning/keyed-hash';
+import { KeyedHash } from '../../lib/platform/keyed-hash';
 import type { ModelManifest } from '../../lib/models/manifest';
 import type { DecidedPayment } from '../../lib/scoring/scorer';
 import type { ScoreResult } from '../../lib/scoring/result';

@@ -17,7 +17,7 @@ import { toDecisionRecord, type DecisionRecord } from '../../lib/learning/decisi
 import { unreplayableFields } from '../../lib/learning/backtest';
 import { eraseUser } from '../../lib/learning/erase';
 import { FolderLearningStore } from '../../lib/learning/folder-store';
-import { KeyedHash } from '../../lib/learning/keyed-hash';
+import { KeyedHash } from '../../lib/platform/keyed-hash';
 import { hourPrefix } from '../../lib/learning/learning-store';
 import type { DecidedPayment } from '../../lib/scoring/scorer';
 import { eraseCommand } from '../../lib/commands/erase-command';

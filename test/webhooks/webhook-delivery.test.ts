@@ -11,18 +11,19 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import type { SqlClient } from '../../lib/cases/sql-client';
+import type { SqlClient } from '../../lib/platform/sql/sql-client';
 import { SqlCaseStore } from '../../lib/cases/sql-case-store';
 import { AppError } from '../../lib/errors/errors';
 import { Identity } from '../../lib/identity/identity';
 import { encodePrincipal } from '../../lib/identity/principal';
-import { unrefTimers } from '../../lib/time/timers';
+import { unrefTimers } from '../../lib/platform/timers';
 import { DEFAULT_BACKOFF } from '../../lib/webhooks/webhook-backoff';
 import { WebhookEndpoints } from '../../lib/webhooks/webhook-endpoints';
 import { WebhookRelay, type TopicPublisher, type WebhookRelayEvents } from '../../lib/webhooks/webhook-relay';
 import { WebhookService, type WebhookAuditEntry } from '../../lib/webhooks/webhook-service';
 import { eventually } from '../support/eventually';
 import { newCase, pgliteDb, serverDb, type TestDb } from '../cases/support';
+import { SHARED_WITH_CASES } from '../support/case-database';
 
 interface Received {
   readonly path: string;
@@ -126,7 +127,7 @@ for (const make of [serverDb, pgliteDb]) {
 
     before(async () => {
       sql = await db.client();
-      store = await SqlCaseStore.create(sql);
+      store = await SqlCaseStore.create(sql, undefined, SHARED_WITH_CASES);
       rx = await receiver();
       service = new WebhookService({
         sql: () => sql,

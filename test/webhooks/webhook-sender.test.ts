@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Timers } from '../../lib/time/timers';
+import type { Timers } from '../../lib/platform/timers';
 import { sendWebhook, type Fetch } from '../../lib/webhooks/webhook-sender';
 
 const HEADERS = { 'webhook-id': 'msg_1', 'webhook-timestamp': '1', 'webhook-signature': 'v1,x' };

@@ -1,4 +1,4 @@
-import type { Timers } from '../../../lib/time/timers';
+import type { Timers } from '../../../lib/platform/timers';
 
 /** A hand-driven clock and timer scheduler: time moves only in {@link advance}. */
 export class FakeTime implements Timers {

@@ -1,6 +1,6 @@
-import { AppError } from '../errors/errors';
-import type { RedisCall } from './redis-call';
-import { runScript } from './redis-script';
+import { AppError } from '../../errors/errors';
+import type { RedisCall } from './call';
+import { runScript } from './script';
 
 /** Writes the hash only if its generation is still the one read, and announces the write in the same step. */
 const CAS = `

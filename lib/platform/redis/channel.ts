@@ -8,9 +8,9 @@
  * missed meanwhile.
  */
 import type { Redis } from 'ioredis';
-import { unrefTimers, type Timers } from '../time/timers';
-import { redisCall, type RedisCall } from './redis-call';
-import { redisCas, type CasAttempt, type CasTarget } from './redis-cas';
+import { unrefTimers, type Timers } from '../timers';
+import { redisCall, type RedisCall } from './call';
+import { redisCas, type CasAttempt, type CasTarget } from './cas';
 
 /** How long a subscribe waits for the SUBSCRIBE to be confirmed, ms. */
 export const SUBSCRIBE_WAIT_MS = 2000;

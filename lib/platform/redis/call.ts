@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { AppError } from '../errors/errors';
+import { AppError } from '../../errors/errors';
 
 /** Runs one Redis call on a store's client; failures surface as a transient `dependency_unavailable`. */
 export type RedisCall = <T>(fn: (redis: Redis) => Promise<T>) => Promise<T>;

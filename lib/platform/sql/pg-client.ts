@@ -4,7 +4,8 @@
  * (it caches and refreshes the token), over TLS; no password is ever a setting. Locally: trust auth.
  */
 import type { Pool, PoolClient } from 'pg';
-import type { CaseSettings } from '../config/case-settings';
+import type { CaseSettings } from '../../config/case-settings';
+import { azureCredential } from '../credential';
 import type { SqlClient } from './sql-client';
 
 /** The Entra ID scope of Azure Database for PostgreSQL tokens. */
@@ -26,13 +27,13 @@ export class PgClient implements SqlClient {
   private constructor(private readonly pool: Pool) {}
 
   /**
-   * A pool (connections open on first use). With `entraAuth`, `credential` (default a `DefaultAzureCredential`
-   * for `managedIdentityClientId`) gives each connection's password.
+   * A pool (connections open on first use). With `entraAuth`, `credential` (default the process's credential of
+   * `managedIdentityClientId`, lib/platform/credential.ts) gives each connection's password.
    */
   static async create(s: PgSettings, credential?: TokenSource, managedIdentityClientId?: string): Promise<PgClient> {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const pg = require('pg') as typeof import('pg');
-    const tokens = s.entraAuth ? (credential ?? (await defaultCredential(managedIdentityClientId))) : undefined;
+    const tokens = s.entraAuth ? (credential ?? azureCredential(managedIdentityClientId)) : undefined;
     const pool = new pg.Pool({
       host: s.host,
       port: s.port,
@@ -86,9 +87,4 @@ export class PgClient implements SqlClient {
   async dispose(): Promise<void> {
     await this.pool.end();
   }
-}
-
-async function defaultCredential(managedIdentityClientId: string | undefined): Promise<TokenSource> {
-  const { DefaultAzureCredential } = await import('@azure/identity');
-  return new DefaultAzureCredential(managedIdentityClientId === undefined ? {} : { managedIdentityClientId });
 }

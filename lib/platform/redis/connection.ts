@@ -1,6 +1,6 @@
 import type { RedisOptions } from 'ioredis';
-import type { Config } from '../config/config';
-import { AppError } from '../errors/errors';
+import type { Config } from '../../config/config';
+import { AppError } from '../../errors/errors';
 
 /** The Redis settings this module reads (the `redis` slice of the config). */
 export type RedisSettings = Config['redis'];

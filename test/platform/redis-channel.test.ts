@@ -7,10 +7,14 @@ import assert from 'node:assert/strict';
 import * as net from 'node:net';
 import { after, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { RedisChannelSubscription, SUBSCRIBE_WAIT_MS, type RedisChannelOptions } from '../../lib/context/redis-channel';
-import { baseRedisOptions } from '../../lib/context/redis-connection';
+import {
+  RedisChannelSubscription,
+  SUBSCRIBE_WAIT_MS,
+  type RedisChannelOptions,
+} from '../../lib/platform/redis/channel';
+import { baseRedisOptions } from '../../lib/platform/redis/connection';
 import { eventually, within } from '../support/eventually';
-import { FakeClock, FakeTimers, REDIS_PORT, testPrefix } from './support';
+import { FakeClock, FakeTimers, REDIS_PORT, testPrefix } from '../context/support';
 
 const prefix = testPrefix('channel');
 const cleanups: (() => Promise<void> | void)[] = [];

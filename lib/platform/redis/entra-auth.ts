@@ -1,6 +1,5 @@
 import type { AccessToken, TokenCredential } from '@azure/identity';
-import { unrefTimers, type Timers } from '../time/timers';
-import type { ContextEvents } from './events';
+import { unrefTimers, type Timers } from '../timers';
 
 /** OAuth scope of Azure Cache for Redis / Azure Managed Redis. */
 export const REDIS_SCOPE = 'https://redis.azure.com/.default';
@@ -24,6 +23,14 @@ export function refreshDelayMs(token: AccessToken, now: number, marginMs: number
   return Math.max(1000, Math.round(at - now));
 }
 
+/** What {@link EntraTokenAuth} reports (the context store's events include them). */
+export interface EntraAuthEvents {
+  /** The Entra token was refreshed and every connection re-authenticated. */
+  tokenRefreshed(e: { expiresOnTimestamp: number; nextRefreshInMs: number }): void;
+  /** Refreshing the Entra token (or re-authenticating with it) failed; retried. */
+  tokenRefreshFailed(e: { message: string; retryInMs: number }): void;
+}
+
 /** Options of {@link EntraTokenAuth}. */
 export interface EntraAuthOptions {
   readonly credential: TokenCredential;
@@ -36,7 +43,7 @@ export interface EntraAuthOptions {
   /** Wall clock, epoch ms (token timestamps are epoch). Default `Date.now`. */
   readonly now?: () => number;
   readonly timers?: Timers;
-  readonly on?: Partial<Pick<ContextEvents, 'tokenRefreshed' | 'tokenRefreshFailed'>>;
+  readonly on?: Partial<EntraAuthEvents>;
 }
 
 /**
