@@ -9,6 +9,7 @@ import { ttlSecondsSchema } from '../decisioning/list-values';
 import { freeText, identifierString } from '../domain/text';
 import { AppError, type FieldError } from '../errors/errors';
 import { parseWithSchema, queryNameErrors, type QueryParams } from '../http/contract';
+import { cursorCodec } from '../platform/cursor';
 import {
   CASE_STATES,
   type CaseFilter,
@@ -70,23 +71,22 @@ const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-
 const ID = /^[1-9]\d{0,17}$/;
 const TEXT_ID = /^[\w.:@-]{1,128}$/;
 
-/** The opaque cursor of a position (base64url of JSON). */
+/** The list's page cursors: the platform's codec (base64url of the position's JSON, its own spelling only). */
+const CASE_CURSORS = cursorCodec();
+
+/** The opaque cursor of a position. */
 export function encodeCaseCursor(p: CasePosition, order: 'oldest' | 'newest'): string {
-  return Buffer.from(JSON.stringify({ d: p.decidedAt, i: p.id, o: order }), 'utf8').toString('base64url');
+  return CASE_CURSORS.encode({ d: p.decidedAt, i: p.id, o: order });
 }
 
 function decodeCaseCursor(cursor: string, order: 'oldest' | 'newest'): CasePosition | undefined {
-  if (!/^[A-Za-z0-9_-]{1,300}$/.test(cursor)) return undefined;
-  try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+  return CASE_CURSORS.decode(cursor, (v) => {
     if (typeof v !== 'object' || v === null) return undefined;
     const { d, i, o } = v as Record<string, unknown>;
     if (typeof d !== 'string' || !ISO_WITH_ZONE.test(d) || !Number.isFinite(Date.parse(d))) return undefined;
     if (typeof i !== 'string' || !ID.test(i) || o !== order) return undefined;
     return { decidedAt: d, id: i };
-  } catch {
-    return undefined;
-  }
+  });
 }
 
 /**

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { AppError, type FieldError } from '../errors/errors';
 import { fieldErrorsOf } from '../errors/field-errors';
+import { cursorCodec } from '../platform/cursor';
 import { isCardNumber } from '../domain/card-number';
 import { textProblem } from '../domain/text';
 import { COUNTRY_CODES } from '../domain/iso-codes';
@@ -26,9 +27,12 @@ export function listValueProblem(key: ListKeyField, value: unknown): string | un
   return undefined;
 }
 
-/** `?cursor=` of `GET /api/lists/{name}`: the base64url of the page's last value, opaque to clients. */
+/** The list pages' cursors: the platform's codec over the page's last value (opaque to clients). */
+const LIST_CURSORS = cursorCodec({ maxChars: 600 });
+
+/** `?cursor=` of a list's page: after the page's last value. */
 export function encodeListCursor(lastValue: string): string {
-  return Buffer.from(lastValue, 'utf8').toString('base64url');
+  return LIST_CURSORS.encode(lastValue);
 }
 
 /**
@@ -37,8 +41,10 @@ export function encodeListCursor(lastValue: string): string {
  */
 export function decodeListCursor(key: ListKeyField, cursor: string | undefined): string | undefined {
   if (cursor === undefined || cursor === '') return undefined;
-  const value = /^[A-Za-z0-9_-]{1,200}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : undefined;
-  if (value === undefined || encodeListCursor(value) !== cursor || listValueProblem(key, value) !== undefined)
+  const value = LIST_CURSORS.decode(cursor, (v) =>
+    typeof v === 'string' && listValueProblem(key, v) === undefined ? v : undefined,
+  );
+  if (value === undefined)
     throw new AppError('validation_failed', '1 invalid query parameter.', {
       errors: [
         { path: 'cursor', message: 'is not a cursor this endpoint returned (pass the `cursor` of the previous page)' },

@@ -6,6 +6,7 @@
  */
 import { checkText } from '../domain/text';
 import { AppError, type FieldError } from '../errors/errors';
+import { cursorCodec } from '../platform/cursor';
 import type { AuditKind, AuditQuery } from './audit-log';
 
 /** The kinds an entry can have. */
@@ -26,25 +27,23 @@ export interface AuditCursor {
   readonly id: string;
 }
 
+/** The audit's page cursors: the platform's codec over `[at, id]`. */
+const AUDIT_CURSORS = cursorCodec({ maxChars: MAX_CURSOR_CHARS });
+
 /** The cursor after the entry at `at` (epoch ms) with `id`. */
 export function encodeAuditCursor(c: AuditCursor): string {
-  return Buffer.from(JSON.stringify([c.at, c.id]), 'utf8').toString('base64url');
+  return AUDIT_CURSORS.encode([c.at, c.id]);
 }
 
 /** A cursor's position, or `undefined` when it is not one {@link encodeAuditCursor} made. */
 export function decodeAuditCursor(s: string): AuditCursor | undefined {
-  if (s.length === 0 || s.length > MAX_CURSOR_CHARS || !/^[A-Za-z0-9_-]+$/.test(s)) return undefined;
-  let v: unknown;
-  try {
-    v = JSON.parse(Buffer.from(s, 'base64url').toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  if (!Array.isArray(v) || v.length !== 2) return undefined;
-  const [at, id] = v as unknown[];
-  if (typeof at !== 'number' || !Number.isSafeInteger(at) || !isTime(at)) return undefined;
-  if (typeof id !== 'string' || !/^[1-9][0-9]{0,18}$/.test(id)) return undefined;
-  return { at, id };
+  return AUDIT_CURSORS.decode(s, (v) => {
+    if (!Array.isArray(v) || v.length !== 2) return undefined;
+    const [at, id] = v as unknown[];
+    if (typeof at !== 'number' || !Number.isSafeInteger(at) || !isTime(at)) return undefined;
+    if (typeof id !== 'string' || !/^[1-9][0-9]{0,18}$/.test(id)) return undefined;
+    return { at, id };
+  });
 }
 
 /** Years 1970 to 9999 (what `Date` and `TIMESTAMPTZ` both hold). */

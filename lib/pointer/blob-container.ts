@@ -6,6 +6,7 @@
  * @module
  */
 import type { TokenCredential } from '@azure/identity';
+import { azureCredential } from '../platform/credential';
 import type { BlobServiceClient, ContainerClient, StoragePipelineOptions } from '@azure/storage-blob';
 import { AppError } from '../errors/errors';
 
@@ -28,7 +29,7 @@ export function blobConfigured(s: BlobStorageSettings): boolean {
 
 /** Options of {@link openContainer}. */
 export interface OpenContainerOptions {
-  /** For identity-based access. Default `DefaultAzureCredential`. */
+  /** For identity-based access. Default the process's credential of `clientId` (lib/platform/credential.ts). */
   readonly credential?: TokenCredential | undefined;
   /** Storage client pipeline options (retries, HTTP client). Default the SDK's. */
   readonly pipeline?: StoragePipelineOptions;
@@ -55,12 +56,7 @@ export function openContainer(
       throw new AppError('config_invalid', 'The model storage connection string is not valid.', { cause: err });
     }
   } else if (s.blobServiceUri !== undefined) {
-    const cred =
-      o.credential ??
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      new (require('@azure/identity') as typeof import('@azure/identity')).DefaultAzureCredential(
-        s.clientId === undefined ? {} : { managedIdentityClientId: s.clientId },
-      );
+    const cred = o.credential ?? azureCredential(s.clientId);
     service = new Client(s.blobServiceUri, cred, pipeline);
   } else {
     throw new AppError(
