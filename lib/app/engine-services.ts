@@ -29,7 +29,6 @@ import type { SignalsParts } from '../signals/create-signals';
 import type { SignalsRollout } from '../signals/signals-rollout';
 import type { SignalsServing } from '../signals/signals-serving';
 import type { OipService } from '../oip/oip-service';
-import { AppError } from '../errors/errors';
 import type { Scorer } from '../scoring/scorer';
 import type { Logger } from '../platform/logger';
 import type { Telemetry } from '../telemetry/telemetry';
@@ -103,12 +102,11 @@ export class EngineServices {
   }
 
   /**
-   * The lists admin operations (`/api/lists/...`) on the active ruleset's lists.
-   * @throws AppError `not_found` when no ruleset is configured (no list is declared).
+   * The lists admin operations (`/api/lists/...`) on the active ruleset's lists; `undefined` when no ruleset is
+   * configured (`RULESET_NAME=none`: no list is declared).
    */
-  get lists(): Decisioning {
-    if (this.parts.decisioning === undefined) throw new AppError('not_found', 'No ruleset is configured: no lists.');
-    return this.parts.decisioning.decisioning;
+  get lists(): Decisioning | undefined {
+    return this.parts.decisioning?.decisioning;
   }
 
   /**
@@ -121,12 +119,11 @@ export class EngineServices {
 
   /**
    * The ruleset admin routes' operations: the rollout's, with the four-eyes rule when drafts are on (a version
-   * whose draft is not approved is never promoted, canaried or shadowed).
-   * @throws AppError `not_found` when no ruleset is configured.
+   * whose draft is not approved is never promoted, canaried or shadowed); `undefined` when no ruleset is configured.
    */
-  get rulesetAdmin(): ArtifactAdmin {
+  get rulesetAdmin(): ArtifactAdmin | undefined {
     const rollout = this.rulesets;
-    if (rollout === undefined) throw new AppError('not_found', 'No ruleset is configured.');
+    if (rollout === undefined) return undefined;
     return this.parts.drafts === undefined ? rollout : this.parts.drafts.gate(rollout);
   }
 
@@ -170,14 +167,11 @@ export class EngineServices {
   }
 
   /**
-   * Drafts of the served ruleset (`/api/rulesets/{name}/drafts…`).
-   * @throws AppError `not_found` without a ruleset or a case database (`CASE_STORE=none`).
+   * Drafts of the served ruleset (`/api/rulesets/{name}/drafts…`); `undefined` without a ruleset or a case database
+   * (`CASE_STORE=none`).
    */
-  get drafts(): Drafts {
-    const d = this.parts.drafts;
-    if (d === undefined)
-      throw new AppError('not_found', 'Ruleset drafts need a ruleset and a case database (CASE_STORE).');
-    return d;
+  get drafts(): Drafts | undefined {
+    return this.parts.drafts;
   }
 
   /** The Open Inference Protocol endpoints' operations (`v2/...`). */
