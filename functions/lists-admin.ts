@@ -1,39 +1,42 @@
 import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
-import { app } from '@azure/functions';
+import { app, type HttpRequest } from '@azure/functions';
 import { sharedEngine } from '../lib/app';
-import { jsonResponse, readJsonBody, withProblems } from '../lib/http/http-io';
-
-/** A list add carries up to 1000 values. */
-const LIST_BODY_LIMIT_BYTES = 256 * 1024;
+import * as c from '../lib/contracts/lists';
+import type { ListsAdmin } from '../lib/governance/audit';
+import { readJsonBody } from '../lib/http/http-io';
+import { route } from '../lib/http/route';
 
 /**
- * POST /api/lists/{name} `{ "values": [...], "ttlSeconds"?: n }`: adds entries to a list the active ruleset
- * declares (404 otherwise; a bad value → problem naming `values.<index>`). The change reaches every instance
- * through Redis pub/sub; adds and removes are audited (`GET /api/audit`). GET /api/lists/{name}?cursor=: one page of entries (at most 100) and the next cursor.
+ * The lists' admin routes (lib/contracts/lists.ts; host master key): entries of a list the active ruleset declares
+ * (404 otherwise) read page by page, added (a bad value → problem naming `values.<index>`) and removed. A change
+ * reaches every instance through Redis pub/sub; adds and removes are audited (`GET /api/audit`).
  */
-app.http('listsAddOrPage', {
-  route: 'lists/{name}',
-  methods: ['POST', 'GET'],
-  authLevel: 'admin',
-  handler: withProblems(async (request) => {
-    const engine = await sharedEngine();
-    const lists = engine.governance.audit.lists(engine.lists, engine.governance.audit.actorOf(request.headers));
-    const name = request.params['name'] ?? '';
-    if (request.method === 'GET')
-      return jsonResponse(200, await lists.listPage(name, request.query.get('cursor') ?? undefined));
-    const body = await readJsonBody(request, LIST_BODY_LIMIT_BYTES);
-    return jsonResponse(200, await lists.addToList(name, body));
-  }),
-});
+async function lists(request: HttpRequest): Promise<ListsAdmin> {
+  const engine = await sharedEngine();
+  return engine.governance.audit.lists(engine.lists, engine.governance.audit.actorOf(request.headers));
+}
 
-/** DELETE /api/lists/{name}/{value}: removes one entry (404 if absent). */
-app.http('listsRemove', {
-  route: 'lists/{name}/{value}',
-  methods: ['DELETE'],
-  authLevel: 'admin',
-  handler: withProblems(async (request) => {
-    const engine = await sharedEngine();
-    const lists = engine.governance.audit.lists(engine.lists, engine.governance.audit.actorOf(request.headers));
-    return jsonResponse(200, await lists.removeFromList(request.params['name'] ?? '', request.params['value'] ?? ''));
+app.http(
+  c.listsPage.name,
+  route(c.listsPage, async (input, request) => ({
+    body: (await (
+      await lists(request)
+    ).listPage(input.param('name') ?? '', input.query.get('cursor') ?? undefined)) as never,
+  })),
+);
+
+app.http(
+  c.listsAdd.name,
+  route(c.listsAdd, async (input, request) => {
+    const l = await lists(request);
+    const body = await readJsonBody(request, c.LIST_BODY_LIMIT_BYTES);
+    return { body: (await l.addToList(input.param('name') ?? '', body)) as never };
   }),
-});
+);
+
+app.http(
+  c.listsRemove.name,
+  route(c.listsRemove, async (input, request) => ({
+    body: (await (await lists(request)).removeFromList(input.param('name') ?? '', input.param('value') ?? '')) as never,
+  })),
+);

@@ -1,58 +1,64 @@
 import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
-import { app, type HttpRequest } from '@azure/functions';
+import { app } from '@azure/functions';
 import { peopleRoutesAuthLevel, sharedEngine } from '../lib/app';
+import * as c from '../lib/contracts/lists';
 import { ListChanges } from '../lib/governance/list-changes';
-import { jsonResponse, readJsonBody, withProblems } from '../lib/http/http-io';
+import { readJsonBody } from '../lib/http/http-io';
+import { route } from '../lib/http/route';
 
 /**
- * The lists as people change them from the console (docs/console.md): analysts and leads read, leads add and
- * remove with a reason the audit entry keeps. Values travel in bodies, never in the URL. The admin routes
- * (`/api/lists/{name}…`, function key) are functions/lists-admin.ts.
+ * The lists as people change them from the console (docs/console.md; lib/contracts/lists.ts): analysts and leads
+ * read, leads add and remove with a reason the audit entry keeps. Values travel in bodies, never in the URL. The
+ * lists service checks the bodies (each bad value named by its index). The admin routes (`/api/lists/{name}…`,
+ * function key) are functions/lists-admin.ts.
  */
-const authLevel = peopleRoutesAuthLevel();
-
-/** An add carries up to 1000 values and a reason. */
-const LIST_BODY_LIMIT_BYTES = 256 * 1024;
+const people = { people: peopleRoutesAuthLevel() };
 
 async function lists(): Promise<ListChanges> {
   const engine = await sharedEngine();
   return new ListChanges(engine.lists, engine.governance.audit);
 }
 
-const nameOf = (r: HttpRequest): string => r.params['name'] ?? '';
+const nameOf = (input: { param(name: string): string | undefined }): string => input.param('name') ?? '';
 
-/** GET /api/lists: the lists the active ruleset declares, with their key field and entry count. */
-app.http('listsPeople', {
-  route: 'lists',
-  methods: ['GET'],
-  authLevel,
-  handler: withProblems(async (request) => jsonResponse(200, await (await lists()).names(request.headers))),
-});
+app.http(
+  c.listsPeople.name,
+  route(c.listsPeople, async (_input, request) => ({ body: await (await lists()).names(request.headers) }), people),
+);
 
-/** GET /api/list-entries/{name}?cursor=: one page of entries with their expiry; POST `{ values, ttlSeconds?, reason }`: adds. */
-app.http('listEntries', {
-  route: 'list-entries/{name}',
-  methods: ['GET', 'POST'],
-  authLevel,
-  handler: withProblems(async (request) => {
-    const l = await lists();
-    if (request.method === 'GET')
-      return jsonResponse(
-        200,
-        await l.page(request.headers, nameOf(request), request.query.get('cursor') ?? undefined),
-      );
-    const body = await readJsonBody(request, LIST_BODY_LIMIT_BYTES);
-    return jsonResponse(200, await l.add(request.headers, nameOf(request), body));
-  }),
-});
+app.http(
+  c.listEntries.name,
+  route(
+    c.listEntries,
+    async (input, request) => ({
+      body: await (await lists()).page(request.headers, nameOf(input), input.query.get('cursor') ?? undefined),
+    }),
+    people,
+  ),
+);
 
-/** POST /api/list-entries/{name}/remove `{ value, reason }`: removes one entry (404 if absent). */
-app.http('listEntriesRemove', {
-  route: 'list-entries/{name}/remove',
-  methods: ['POST'],
-  authLevel,
-  handler: withProblems(async (request) => {
-    const body = await readJsonBody(request, 4096);
-    return jsonResponse(200, await (await lists()).remove(request.headers, nameOf(request), body));
-  }),
-});
+app.http(
+  c.listEntriesAdd.name,
+  route(
+    c.listEntriesAdd,
+    async (input, request) => {
+      const l = await lists();
+      const body = await readJsonBody(request, c.LIST_BODY_LIMIT_BYTES);
+      return { body: (await l.add(request.headers, nameOf(input), body)) as never };
+    },
+    people,
+  ),
+);
+
+app.http(
+  c.listEntriesRemove.name,
+  route(
+    c.listEntriesRemove,
+    async (input, request) => {
+      const l = await lists();
+      const body = await readJsonBody(request, c.LIST_REMOVE_BODY_LIMIT_BYTES);
+      return { body: (await l.remove(request.headers, nameOf(input), body)) as never };
+    },
+    people,
+  ),
+);

@@ -29,6 +29,59 @@ export interface AuditPage {
   readonly cursor?: string;
 }
 
+/** A draft's backtest figures (docs/governance.md). */
+export interface BacktestReport {
+  readonly decisions: number;
+  readonly labelled: number;
+  /** Decisions changed, by `from->to`. */
+  readonly changes: { readonly [key: string]: number };
+  readonly fraudNowCaught: number;
+  readonly goodNowBlocked: number;
+  readonly goodNowHeld: number;
+  readonly reviewQueue: {
+    readonly current: number;
+    readonly candidate: number;
+    readonly days: number;
+    readonly growthPerDay: number;
+  };
+  /** The draft's rules that fired, by id. */
+  readonly rules: { readonly [key: string]: ReplayedRule };
+  /** Pairs of rules that fired on the same payment, most first. */
+  readonly firingTogether: readonly {
+    /** Two rule ids. */
+    readonly rules: readonly string[];
+    readonly count: number;
+  }[];
+  /** Rules on fields the logged decisions do not keep, left out. */
+  readonly notReplayable?: readonly {
+    readonly rule: string;
+    readonly fields: readonly string[];
+  }[];
+  /** How the draft's lists were replayed. */
+  readonly lists?: {
+    readonly recordsWithoutMemberships: number;
+    readonly currentEntries: readonly string[];
+    readonly notReplayed: readonly {
+      readonly list: string;
+      readonly rules: readonly string[];
+      readonly records: number;
+    }[];
+    readonly useCurrentLists: boolean;
+  };
+  /** The window held more decisions than are replayed (the newest were). */
+  readonly truncated?: boolean;
+}
+
+/** The window of past payments to replay. */
+export interface BacktestWindowBody {
+  /** ISO 8601. */
+  readonly from: string;
+  /** ISO 8601. */
+  readonly to: string;
+  /** Replay lists the logged decisions did not consult with today's entries. */
+  readonly useCurrentLists?: boolean;
+}
+
 /** An invalid or failed event's problem. */
 export interface BatchItemError {
   readonly transactionId?: string;
@@ -44,8 +97,7 @@ export interface BatchResult {
 export interface Case {
   readonly id: string;
   readonly transactionId: string;
-  /** The payment event as the merchant sent it. */
-  readonly payment: { readonly [key: string]: unknown };
+  readonly payment: Payment;
   readonly score: number | null;
   readonly decision: string;
   readonly reasons: readonly Reason[];
@@ -66,7 +118,7 @@ export interface Case {
   readonly state: 'open' | 'assigned' | 'closed';
   readonly assignee?: string;
   readonly assignedAt?: string;
-  readonly verdict?: 'fraud' | 'legit';
+  readonly verdict?: Verdict;
   readonly verdictReason?: string;
   readonly closedAt?: string;
   readonly closedBy?: string;
@@ -207,6 +259,91 @@ export interface DeliveryPage {
   readonly before?: string;
 }
 
+/** One line of a diff: kept, removed or added. */
+export interface DiffLine {
+  readonly op: 'same' | 'del' | 'add';
+  readonly text: string;
+}
+
+/** A ruleset's or signals document's rollout (this instance and the fleet). */
+export interface DocumentStatus {
+  readonly name: string;
+  /** The version this instance serves. */
+  readonly serving?: string;
+  /** The candidate loaded here. */
+  readonly candidate?: string;
+  /** The fleet pointer. */
+  readonly pointer: {
+    readonly generation: number;
+    readonly active?: string;
+    /** Earlier active versions, newest first. */
+    readonly previous: readonly string[];
+    readonly traffic?: TrafficSplit;
+    /** The last refused uploads, newest first. */
+    readonly rejections: readonly Rejection[];
+  };
+  /** The candidate's shadow figures on this instance. */
+  readonly shadow?: { readonly [key: string]: unknown };
+}
+
+/** A draft of a ruleset version. */
+export interface Draft {
+  readonly name: string;
+  readonly version: string;
+  /** The ruleset document (absent in the list). */
+  readonly document?: unknown;
+  readonly author: string;
+  readonly state: 'draft' | 'submitted' | 'approved' | 'rejected';
+  readonly backtest?: DraftBacktest;
+  readonly approver?: string;
+  readonly comment?: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** A draft's backtest, as stored with it. */
+export interface DraftBacktest {
+  readonly state: 'running' | 'done' | 'failed';
+  /** The window, ISO 8601. */
+  readonly from: string;
+  readonly to: string;
+  readonly progress?: {
+    readonly replayed: number;
+    readonly total: number;
+  };
+  readonly result?: BacktestReport;
+  readonly error?: string;
+  /** When it was last written, ISO 8601. */
+  readonly at: string;
+}
+
+/** An optional comment. */
+export interface DraftCommentBody {
+  readonly comment?: string;
+}
+
+/** The draft against the version serving. */
+export interface DraftDiff {
+  /** The version serving here, compared with. */
+  readonly serving: string;
+  readonly rules: readonly {
+    readonly id: string;
+    readonly change: 'added' | 'removed' | 'changed';
+    readonly lines: readonly DiffLine[];
+  }[];
+  /** Rules neither added, removed nor changed. */
+  readonly unchanged: number;
+  readonly fields: readonly {
+    readonly field: string;
+    readonly lines: readonly DiffLine[];
+  }[];
+}
+
+/** The newest drafts. */
+export interface DraftList {
+  readonly drafts: readonly Draft[];
+}
+
 /** The drift page. */
 export interface DriftInsight {
   readonly from: string;
@@ -259,10 +396,117 @@ export interface FieldError {
   readonly column?: number;
 }
 
+/** This instance's place in the model rollout. */
+export interface FleetReadiness {
+  readonly instanceId: string;
+  readonly store: string;
+  /** Generation of the pointer last applied (0: none yet). */
+  readonly generation: number;
+  /** It could not load the version the pointer names and serves an older one. */
+  readonly stale: boolean;
+  readonly desiredVersion?: string;
+  readonly reason?: string;
+  readonly candidateVersion?: string;
+  readonly candidateError?: string;
+}
+
+/** This instance's detailed health. */
+export interface HealthDetail {
+  readonly status: 'ready' | 'not_ready';
+  readonly model: {
+    readonly name: string;
+    readonly version: string;
+  } | null;
+  /** Execution providers the session really uses. */
+  readonly executionProviders: readonly string[];
+  readonly fallbackReason: string | null;
+  /** Why not ready. */
+  readonly reason: string | null;
+  readonly waitingFor: readonly {
+    readonly kind: 'model' | 'ruleset' | 'signals';
+    readonly name: string;
+    readonly serving: string | null;
+    readonly active: string | null;
+    readonly reason: string;
+  }[];
+  /** When the sample inference behind this state ran. */
+  readonly lastCheckAt: string | null;
+  readonly probeIntervalSec: number;
+  readonly fleet: FleetReadiness | null;
+}
+
 /** Labels stored by this call, and those already stored. */
 export interface LabelsAdded {
   readonly accepted: number;
   readonly duplicates: number;
+}
+
+/** Entries to add. */
+export interface ListAddBody {
+  /** 1 to 1000 values of the list's key field. */
+  readonly values: readonly string[];
+  /** Seconds until the entries expire (absent: never). */
+  readonly ttlSeconds?: number;
+}
+
+/** How many entries were added (or renewed). */
+export interface ListAdded {
+  readonly name: string;
+  readonly added: number;
+  readonly ttlSeconds?: number;
+}
+
+/** Entries to add, and why. */
+export interface ListAddWithReasonBody {
+  /** 1 to 1000 values of the list's key field. */
+  readonly values: readonly string[];
+  /** Seconds until the entries expire (absent: never). */
+  readonly ttlSeconds?: number;
+  /** Why (kept by the audit entry), 1 to 500 characters. */
+  readonly reason: string;
+}
+
+/** One list entry. */
+export interface ListEntry {
+  readonly value: string;
+  /** Epoch ms after which the entry no longer counts; absent: no expiry. */
+  readonly expiresAt?: number;
+}
+
+/** One page of entries (at most 100, in value order). */
+export interface ListPage {
+  readonly entries: readonly ListEntry[];
+  /** The next page's cursor (absent at the end). */
+  readonly cursor?: string;
+}
+
+/** The entry to remove, and why. */
+export interface ListRemoveBody {
+  readonly value: string;
+  /** Why (kept by the audit entry), 1 to 500 characters. */
+  readonly reason: string;
+}
+
+/** The entry was removed. */
+export interface ListRemoved {
+  readonly name: string;
+  readonly removed: 1;
+}
+
+/** The lists the active ruleset declares, by name. */
+export interface ListsAnswer {
+  /** The active ruleset (`null`: none, and no lists). */
+  readonly ruleset: VersionRef | null;
+  readonly lists: readonly ListSummary[];
+}
+
+/** One declared list. */
+export interface ListSummary {
+  readonly name: string;
+  /** The event field its values are. */
+  readonly key: 'userId' | 'deviceId' | 'merchantId' | 'country' | 'ipCountry' | 'cardFingerprint';
+  /** How many entries it holds. */
+  readonly entries: number;
 }
 
 /** Liveness. */
@@ -289,6 +533,156 @@ export interface Me {
   readonly roles: readonly string[];
   readonly development: boolean;
   readonly mode: string;
+}
+
+/** A published model version. */
+export interface ModelPointer {
+  readonly name: string;
+  readonly version: string;
+  /** `{container}/{name}/{version}.onnx`, or `bundled:{name}/{version}`. */
+  readonly blobPath: string;
+  readonly sha256: string;
+  readonly source: 'repository' | 'bundled';
+  /** The instance that published it. */
+  readonly publishedBy: string;
+  readonly publishedAt: string;
+}
+
+/** The models. */
+export interface ModelsStatus {
+  readonly models: readonly ModelStatus[];
+}
+
+/** The served model across the fleet. */
+export interface ModelStatus {
+  readonly name: string;
+  /** The pointer's generation (0: nothing published; the bundled model serves). */
+  readonly generation: number;
+  readonly active?: ModelVersionView;
+  readonly candidate?: {
+    readonly name: string;
+    readonly version: string;
+    /** `{container}/{name}/{version}.onnx`, or `bundled:{name}/{version}`. */
+    readonly blobPath: string;
+    readonly sha256: string;
+    readonly source: 'repository' | 'bundled';
+    /** The instance that published it. */
+    readonly publishedBy: string;
+    readonly publishedAt: string;
+    /** How the version was validated. */
+    readonly validation?: {
+      readonly sizeBytes: number;
+      readonly batchSizes: readonly number[];
+      readonly goldenRows: number;
+      readonly goldenSource: 'manifest' | 'kept' | 'none';
+      readonly shift?: {
+        readonly against: string;
+        /** Mean absolute score difference over the golden rows. */
+        readonly meanAbs: number;
+        readonly maxAbs: number;
+        readonly rows: number;
+        readonly bound?: number;
+        readonly exceeded: boolean;
+      };
+      readonly forced: boolean;
+      readonly loadMs: number;
+    };
+    readonly canaryPercent: number;
+    readonly shadowPercent: number;
+  };
+  /** What a rollback goes back to. */
+  readonly previous?: ModelPointer;
+  /** Earlier active versions, newest first. */
+  readonly history: readonly ModelPointer[];
+  /** Validated versions. */
+  readonly versions: readonly string[];
+  readonly lastChange?: {
+    readonly kind: 'publish' | 'promote' | 'rollback' | 'traffic';
+    readonly version: string;
+    readonly by: string;
+    readonly at: string;
+  };
+  /** Instances that reported recently. */
+  readonly instances: readonly {
+    readonly instanceId: string;
+    readonly name: string;
+    readonly activeVersion?: string;
+    readonly candidateVersion?: string;
+    readonly generation: number;
+    readonly stale: boolean;
+    readonly desiredVersion?: string;
+    readonly staleReason?: string;
+    readonly reportedAtMs: number;
+  }[];
+  readonly lastRejection?: Rejection;
+  /** Both versions' score distributions side by side (fleet-wide). */
+  readonly shadow?: {
+    readonly active: ShadowDistribution;
+    readonly candidate: ShadowDistribution;
+    readonly meanAbsDiff: number | null;
+    readonly errors: number;
+  };
+  readonly thisInstance: {
+    readonly instanceId: string;
+    readonly store: string;
+    /** Generation of the pointer last applied (0: none yet). */
+    readonly generation: number;
+    /** It could not load the version the pointer names and serves an older one. */
+    readonly stale: boolean;
+    readonly desiredVersion?: string;
+    readonly reason?: string;
+    readonly candidateVersion?: string;
+    readonly candidateError?: string;
+    readonly serving?: string;
+  };
+}
+
+/** A model version as the status shows it. */
+export interface ModelVersionView {
+  readonly name: string;
+  readonly version: string;
+  /** `{container}/{name}/{version}.onnx`, or `bundled:{name}/{version}`. */
+  readonly blobPath: string;
+  readonly sha256: string;
+  readonly source: 'repository' | 'bundled';
+  /** The instance that published it. */
+  readonly publishedBy: string;
+  readonly publishedAt: string;
+  /** How the version was validated. */
+  readonly validation?: {
+    readonly sizeBytes: number;
+    readonly batchSizes: readonly number[];
+    readonly goldenRows: number;
+    readonly goldenSource: 'manifest' | 'kept' | 'none';
+    readonly shift?: {
+      readonly against: string;
+      /** Mean absolute score difference over the golden rows. */
+      readonly meanAbs: number;
+      readonly maxAbs: number;
+      readonly rows: number;
+      readonly bound?: number;
+      readonly exceeded: boolean;
+    };
+    readonly forced: boolean;
+    readonly loadMs: number;
+  };
+}
+
+/** The payment event as the merchant sent it. */
+export type Payment = { readonly [key: string]: unknown };
+
+/** A change kept until another lead asks for the same (four-eyes). */
+export interface PendingAnswer {
+  readonly name: string;
+  readonly pending: {
+    readonly change: 'promote' | 'traffic';
+    readonly version: string;
+    readonly canaryPercent?: number;
+    readonly shadowPercent?: number;
+    readonly requestedBy: string;
+    readonly at: string;
+  };
+  readonly awaiting: string;
 }
 
 /** An RFC 9457 problem (docs/api.md#errors). */
@@ -326,6 +720,35 @@ export interface Reason {
 /** The deliveries due again. */
 export interface Redelivered {
   readonly redelivered: readonly string[];
+}
+
+/** A refused upload. */
+export interface Rejection {
+  readonly name: string;
+  readonly version: string;
+  /** The blob or file the upload came from. */
+  readonly blobPath: string;
+  /** Which step refused it. */
+  readonly check: string;
+  readonly code: string;
+  readonly reason: string;
+  readonly errors: readonly FieldError[];
+  /** The instance that validated the upload. */
+  readonly by: string;
+  readonly at: string;
+}
+
+/** One rule of the draft over the window. */
+export interface ReplayedRule {
+  readonly hits: number;
+  /** Hits with a label. */
+  readonly labelled: number;
+  /** Hits labelled fraud. */
+  readonly fraud: number;
+  /** fraud ÷ labelled (0 when none is labelled). */
+  readonly precision: number;
+  /** fraud ÷ every labelled fraud in the window (0 when there is none). */
+  readonly recall: number;
 }
 
 /** The rules page: each rule’s hits, precision and recall. */
@@ -395,6 +818,18 @@ export interface ServingRuleset {
   readonly document: unknown;
 }
 
+/** One version's shadow score distribution. */
+export interface ShadowDistribution {
+  readonly version: string;
+  readonly n: number;
+  readonly mean: number | null;
+  readonly histogram: readonly {
+    readonly from: number;
+    readonly to: number;
+    readonly count: number;
+  }[];
+}
+
 /** A case's signals, the ones that mattered first. */
 export interface SignalsView {
   readonly version: VersionRef;
@@ -404,10 +839,35 @@ export interface SignalsView {
   readonly omitted: number;
 }
 
+/** The candidate's canary and shadow shares. */
+export interface TrafficBody {
+  readonly candidate: string;
+  /** 0 to 100: the share of users it decides for. */
+  readonly canaryPercent?: number;
+  /** 0 to 100: the share of the other payments it runs in shadow for. */
+  readonly shadowPercent?: number;
+}
+
+/** The candidate's canary and shadow shares. */
+export interface TrafficSplit {
+  readonly candidate: string;
+  readonly canaryPercent: number;
+  readonly shadowPercent: number;
+}
+
+/** A case's verdict. */
+export type Verdict = 'fraud' | 'legit';
+
 /** The closed case and its label. */
 export interface VerdictAnswer {
   readonly case: Case;
   readonly label: CaseLabel;
+}
+
+/** The version to make active. */
+export interface VersionBody {
+  /** A validated version. */
+  readonly version: string;
 }
 
 /** A model's, ruleset's or signals document's name and version. */
@@ -811,6 +1271,381 @@ export interface ApiRoutes {
     readonly body: never;
     readonly response: WebhookAnswer;
   };
+  /** The lists the active ruleset declares, with their key field and entry count (analysts and leads). */
+  readonly listsPeople: {
+    readonly method: 'GET';
+    readonly path: 'lists';
+    readonly params: never;
+    readonly query: never;
+    readonly body: never;
+    readonly response: ListsAnswer;
+  };
+  /** One page of entries with their expiry (analysts and leads). */
+  readonly listEntries: {
+    readonly method: 'GET';
+    readonly path: 'list-entries/{name}';
+    readonly params: {
+      /** The list's name (declared by the active ruleset). */
+      readonly name: string;
+    };
+    readonly query: {
+      /** The previous page's `cursor`. */
+      readonly cursor?: string;
+    };
+    readonly body: never;
+    readonly response: ListPage;
+  };
+  /** A lead adds entries, with a reason the audit entry keeps. */
+  readonly listEntriesAdd: {
+    readonly method: 'POST';
+    readonly path: 'list-entries/{name}';
+    readonly params: {
+      /** The list's name (declared by the active ruleset). */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: ListAddWithReasonBody;
+    readonly response: ListAdded;
+  };
+  /** A lead removes one entry (404 if absent), with a reason the audit entry keeps. */
+  readonly listEntriesRemove: {
+    readonly method: 'POST';
+    readonly path: 'list-entries/{name}/remove';
+    readonly params: {
+      /** The list's name (declared by the active ruleset). */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: ListRemoveBody;
+    readonly response: ListRemoved;
+  };
+  /** One page of entries (at most 100) and the next cursor. */
+  readonly listsPage: {
+    readonly method: 'GET';
+    readonly path: 'lists/{name}';
+    readonly params: {
+      /** The list's name (declared by the active ruleset). */
+      readonly name: string;
+    };
+    readonly query: {
+      /** The previous page's `cursor`. */
+      readonly cursor?: string;
+    };
+    readonly body: never;
+    readonly response: ListPage;
+  };
+  /** Adds entries (a bad value named by its index); every instance sees them through Redis; audited. */
+  readonly listsAdd: {
+    readonly method: 'POST';
+    readonly path: 'lists/{name}';
+    readonly params: {
+      /** The list's name (declared by the active ruleset). */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: ListAddBody;
+    readonly response: ListAdded;
+  };
+  /** Removes one entry (404 if absent); audited. */
+  readonly listsRemove: {
+    readonly method: 'DELETE';
+    readonly path: 'lists/{name}/{value}';
+    readonly params: {
+      /** The list's name. */
+      readonly name: string;
+      /** The entry. */
+      readonly value: string;
+    };
+    readonly query: never;
+    readonly body: never;
+    readonly response: ListRemoved;
+  };
+  /** The newest drafts, without their documents. */
+  readonly rulesetDrafts: {
+    readonly method: 'GET';
+    readonly path: 'rulesets/{name}/drafts';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: never;
+    readonly response: DraftList;
+  };
+  /** A lead drafts a ruleset document (422 naming each rule and column). */
+  readonly rulesetDraftCreate: {
+    readonly method: 'POST';
+    readonly path: 'rulesets/{name}/drafts';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: { readonly [key: string]: unknown };
+    readonly response: Draft;
+  };
+  /** One draft, with its document, backtest and decision. */
+  readonly rulesetDraft: {
+    readonly method: 'GET';
+    readonly path: 'rulesets/{name}/drafts/{version}';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+      /** The draft's version. */
+      readonly version: string;
+    };
+    readonly query: never;
+    readonly body: never;
+    readonly response: Draft;
+  };
+  /** Where the draft's backtest stands (404 when none has run). */
+  readonly rulesetDraftBacktest: {
+    readonly method: 'GET';
+    readonly path: 'rulesets/{name}/drafts/{version}/backtest';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+      /** The draft's version. */
+      readonly version: string;
+    };
+    readonly query: never;
+    readonly body: never;
+    readonly response: DraftBacktest;
+  };
+  /** A lead runs the draft's backtest: 200 done, or 202 running (`GET` it until done). */
+  readonly rulesetDraftBacktestRun: {
+    readonly method: 'POST';
+    readonly path: 'rulesets/{name}/drafts/{version}/backtest';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+      /** The draft's version. */
+      readonly version: string;
+    };
+    readonly query: never;
+    readonly body: BacktestWindowBody;
+    readonly response: DraftBacktest;
+  };
+  /** The author submits the draft for approval. */
+  readonly rulesetDraftSubmit: {
+    readonly method: 'POST';
+    readonly path: 'rulesets/{name}/drafts/{version}/submit';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+      /** The draft's version. */
+      readonly version: string;
+    };
+    readonly query: never;
+    readonly body: DraftCommentBody;
+    readonly response: Draft;
+  };
+  /** Another lead than the author approves (the author: 403). */
+  readonly rulesetDraftApprove: {
+    readonly method: 'POST';
+    readonly path: 'rulesets/{name}/drafts/{version}/approve';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+      /** The draft's version. */
+      readonly version: string;
+    };
+    readonly query: never;
+    readonly body: DraftCommentBody;
+    readonly response: Draft;
+  };
+  /** Another lead than the author rejects (the author: 403). */
+  readonly rulesetDraftReject: {
+    readonly method: 'POST';
+    readonly path: 'rulesets/{name}/drafts/{version}/reject';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+      /** The draft's version. */
+      readonly version: string;
+    };
+    readonly query: never;
+    readonly body: DraftCommentBody;
+    readonly response: Draft;
+  };
+  /** Per rule what the draft adds, removes or changes against the version serving here. */
+  readonly rulesetDraftDiff: {
+    readonly method: 'GET';
+    readonly path: 'rulesets/{name}/drafts/{version}/diff';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+      /** The draft's version. */
+      readonly version: string;
+    };
+    readonly query: never;
+    readonly body: never;
+    readonly response: DraftDiff;
+  };
+  /** A lead promotes an approved draft (as `POST /api/rulesets/{name}/promote`, audited). */
+  readonly rulesetDraftPromote: {
+    readonly method: 'POST';
+    readonly path: 'rulesets/{name}/drafts/{version}/promote';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+      /** The draft's version. */
+      readonly version: string;
+    };
+    readonly query: never;
+    readonly body: never;
+    readonly response: DocumentStatus;
+  };
+  /** The ruleset served here, the candidate loaded, the fleet pointer (shares, rejections), shadow figures. */
+  readonly rulesetsStatus: {
+    readonly method: 'GET';
+    readonly path: 'rulesets/{name}';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: never;
+    readonly response: DocumentStatus;
+  };
+  /** Validates that version and makes it active on every instance (audited). */
+  readonly rulesetsPromote: {
+    readonly method: 'POST';
+    readonly path: 'rulesets/{name}/promote';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: VersionBody;
+    readonly response: DocumentStatus;
+  };
+  /** Back to the previous active version on every instance; any canary or shadow ends (audited). */
+  readonly rulesetsRollback: {
+    readonly method: 'POST';
+    readonly path: 'rulesets/{name}/rollback';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: never;
+    readonly response: DocumentStatus;
+  };
+  /** The candidate decides for a stable share of users and runs in shadow for a share of the others. */
+  readonly rulesetsTraffic: {
+    readonly method: 'PUT';
+    readonly path: 'rulesets/{name}/traffic';
+    readonly params: {
+      /** The ruleset's name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: TrafficBody;
+    readonly response: DocumentStatus;
+  };
+  /** The signals document served here, the candidate loaded, the fleet pointer (shares, rejections), shadow figures. */
+  readonly signalsStatus: {
+    readonly method: 'GET';
+    readonly path: 'signals/{name}';
+    readonly params: {
+      /** The signals document's name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: never;
+    readonly response: DocumentStatus;
+  };
+  /** Validates that version and makes it active on every instance (audited). */
+  readonly signalsPromote: {
+    readonly method: 'POST';
+    readonly path: 'signals/{name}/promote';
+    readonly params: {
+      /** The signals document's name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: VersionBody;
+    readonly response: DocumentStatus;
+  };
+  /** Back to the previous active version on every instance; any canary or shadow ends (audited). */
+  readonly signalsRollback: {
+    readonly method: 'POST';
+    readonly path: 'signals/{name}/rollback';
+    readonly params: {
+      /** The signals document's name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: never;
+    readonly response: DocumentStatus;
+  };
+  /** The candidate decides for a stable share of users and runs in shadow for a share of the others. */
+  readonly signalsTraffic: {
+    readonly method: 'PUT';
+    readonly path: 'signals/{name}/traffic';
+    readonly params: {
+      /** The signals document's name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: TrafficBody;
+    readonly response: DocumentStatus;
+  };
+  /** Active, candidate and previous versions, each instance, the last rejection, shadow distributions. */
+  readonly modelsStatus: {
+    readonly method: 'GET';
+    readonly path: 'models';
+    readonly params: never;
+    readonly query: never;
+    readonly body: never;
+    readonly response: ModelsStatus;
+  };
+  /** This instance's detailed health: model, execution providers, why not ready, its place in the fleet. */
+  readonly modelsHealth: {
+    readonly method: 'GET';
+    readonly path: 'models/health';
+    readonly params: never;
+    readonly query: never;
+    readonly body: never;
+    readonly response: HealthDetail;
+  };
+  /** Makes a validated version active on every instance (audited). */
+  readonly modelsPromote: {
+    readonly method: 'POST';
+    readonly path: 'models/{name}/promote';
+    readonly params: {
+      /** The model's name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: VersionBody;
+    readonly response: ModelStatus | PendingAnswer;
+  };
+  /** Back to the previous pointer on every instance (audited). */
+  readonly modelsRollback: {
+    readonly method: 'POST';
+    readonly path: 'models/{name}/rollback';
+    readonly params: {
+      /** The model's name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: never;
+    readonly response: ModelStatus;
+  };
+  /** The candidate's canary and shadow shares (audited). */
+  readonly modelsTraffic: {
+    readonly method: 'PUT';
+    readonly path: 'models/{name}/traffic';
+    readonly params: {
+      /** The model's name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: TrafficBody;
+    readonly response: ModelStatus | PendingAnswer;
+  };
 }
 
 /** A route’s name. */
@@ -846,4 +1681,34 @@ export const API_ROUTES: {
   webhooksDelete: { method: 'DELETE', path: 'webhooks/{id}' },
   webhooksAddSecret: { method: 'POST', path: 'webhooks/{id}/secrets' },
   webhooksRemoveSecret: { method: 'DELETE', path: 'webhooks/{id}/secrets/{n}' },
+  listsPeople: { method: 'GET', path: 'lists' },
+  listEntries: { method: 'GET', path: 'list-entries/{name}' },
+  listEntriesAdd: { method: 'POST', path: 'list-entries/{name}' },
+  listEntriesRemove: { method: 'POST', path: 'list-entries/{name}/remove' },
+  listsPage: { method: 'GET', path: 'lists/{name}' },
+  listsAdd: { method: 'POST', path: 'lists/{name}' },
+  listsRemove: { method: 'DELETE', path: 'lists/{name}/{value}' },
+  rulesetDrafts: { method: 'GET', path: 'rulesets/{name}/drafts' },
+  rulesetDraftCreate: { method: 'POST', path: 'rulesets/{name}/drafts' },
+  rulesetDraft: { method: 'GET', path: 'rulesets/{name}/drafts/{version}' },
+  rulesetDraftBacktest: { method: 'GET', path: 'rulesets/{name}/drafts/{version}/backtest' },
+  rulesetDraftBacktestRun: { method: 'POST', path: 'rulesets/{name}/drafts/{version}/backtest' },
+  rulesetDraftSubmit: { method: 'POST', path: 'rulesets/{name}/drafts/{version}/submit' },
+  rulesetDraftApprove: { method: 'POST', path: 'rulesets/{name}/drafts/{version}/approve' },
+  rulesetDraftReject: { method: 'POST', path: 'rulesets/{name}/drafts/{version}/reject' },
+  rulesetDraftDiff: { method: 'GET', path: 'rulesets/{name}/drafts/{version}/diff' },
+  rulesetDraftPromote: { method: 'POST', path: 'rulesets/{name}/drafts/{version}/promote' },
+  rulesetsStatus: { method: 'GET', path: 'rulesets/{name}' },
+  rulesetsPromote: { method: 'POST', path: 'rulesets/{name}/promote' },
+  rulesetsRollback: { method: 'POST', path: 'rulesets/{name}/rollback' },
+  rulesetsTraffic: { method: 'PUT', path: 'rulesets/{name}/traffic' },
+  signalsStatus: { method: 'GET', path: 'signals/{name}' },
+  signalsPromote: { method: 'POST', path: 'signals/{name}/promote' },
+  signalsRollback: { method: 'POST', path: 'signals/{name}/rollback' },
+  signalsTraffic: { method: 'PUT', path: 'signals/{name}/traffic' },
+  modelsStatus: { method: 'GET', path: 'models' },
+  modelsHealth: { method: 'GET', path: 'models/health' },
+  modelsPromote: { method: 'POST', path: 'models/{name}/promote' },
+  modelsRollback: { method: 'POST', path: 'models/{name}/rollback' },
+  modelsTraffic: { method: 'PUT', path: 'models/{name}/traffic' },
 };

@@ -5,8 +5,7 @@
  */
 import { h, when, type Child } from './dom.js';
 import { money } from './queue.js';
-
-type Payment = Readonly<Record<string, unknown>>;
+import type { Payment } from './types.js';
 
 /** One shown field: its label and how its value reads (`undefined`: not shown when absent). */
 interface Field {

@@ -4,13 +4,11 @@
  * (**Undo**, or Escape) before it sends the verdict; then the queue moves on. A lead may add the case's value to one
  * of the lists the active ruleset declares, picked from them. Leaving the page in the window sends the verdict.
  */
-import { api } from './api.js';
-import type { CaseListOption } from './case-types.js';
+import { call } from './api.js';
+import type { ApiRoutes } from './api-contract.js';
 import { h, say } from './dom.js';
 import { fail, takeNext } from './queue.js';
-import type { Case, Me } from './types.js';
-
-type Verdict = 'fraud' | 'legit';
+import type { Case, CaseListOption, Me, Verdict } from './types.js';
 
 /** The undo window, ms, unless the browser's `localStorage` sets `console.verdictUndoMs` (tests do; 0 to 60,000). */
 export const UNDO_MS = 5_000;
@@ -33,7 +31,7 @@ const KEY_LABEL: Readonly<Record<string, string>> = {
 interface Pending {
   readonly caseId: string;
   readonly verdict: Verdict;
-  readonly body: Record<string, unknown>;
+  readonly body: ApiRoutes['casesVerdict']['body'];
   readonly timers: number[];
 }
 
@@ -57,7 +55,7 @@ function buttons(disabled: boolean): void {
 }
 
 function post(p: Pending): Promise<unknown> {
-  return api(`cases/${encodeURIComponent(p.caseId)}/verdict`, { method: 'POST', body: p.body });
+  return call('casesVerdict', { params: { id: p.caseId }, body: p.body });
 }
 
 /** Sends the verdict now: the window ran out. The queue then moves on. */
@@ -127,10 +125,10 @@ function value(c: Case, l: CaseListOption): string | undefined {
 }
 
 /** What the verdict writes, for the dialog. */
-function consequences(c: Case, v: Verdict, body: Record<string, unknown>, lists: readonly CaseListOption[]): string[] {
-  const out = [`Transaction ${c.transactionId} is labelled ${WORD[v]}.`];
-  if (typeof body['reason'] === 'string') out.push(`Reason: ${body['reason']}`);
-  const list = lists.find((l) => l.name === (body['addToList'] as { list?: string } | undefined)?.list);
+function consequences(c: Case, body: Pending['body'], lists: readonly CaseListOption[]): string[] {
+  const out = [`Transaction ${c.transactionId} is labelled ${WORD[body.verdict]}.`];
+  if (body.reason !== undefined) out.push(`Reason: ${body.reason}`);
+  const list = lists.find((l) => l.name === body.addToList?.list);
   if (list !== undefined)
     out.push(`The ${KEY_LABEL[list.key] ?? list.key} ${value(c, list) ?? ''} is added to the list ${list.name}.`);
   return out;
@@ -141,9 +139,11 @@ function ask(c: Case, me: Me, v: Verdict, lists: readonly CaseListOption[]): voi
   if (verdictBusy()) return;
   const reason = (document.getElementById('verdict-reason') as HTMLInputElement | null)?.value.trim() ?? '';
   const list = (document.getElementById('verdict-list') as HTMLSelectElement | null)?.value ?? '';
-  const body: Record<string, unknown> = { verdict: v };
-  if (reason !== '') body['reason'] = reason;
-  if (list !== '') body['addToList'] = { list };
+  const body: Pending['body'] = {
+    verdict: v,
+    ...(reason === '' ? {} : { reason }),
+    ...(list === '' ? {} : { addToList: { list } }),
+  };
   const other = c.assignee !== undefined && c.assignee !== me.name ? c.assignee : undefined;
   const dialog = h(
     'dialog',
@@ -159,7 +159,7 @@ function ask(c: Case, me: Me, v: Verdict, lists: readonly CaseListOption[]): voi
     h(
       'ul',
       { id: 'confirm-what' },
-      consequences(c, v, body, lists).map((t) => h('li', {}, t)),
+      consequences(c, body, lists).map((t) => h('li', {}, t)),
     ),
     undoMs() === 0 ? null : h('p', {}, `You can undo for ${Math.ceil(undoMs() / 1000)} s after you confirm.`),
     h(

@@ -3,13 +3,12 @@
  * plain words with their weight as bars, the rules that fired), the versions, the signals and recent activity, the
  * user's recent held payments, and the history and notes. Keys: `f`, `l` (verdict), Escape (undo in the window).
  */
-import { api } from './api.js';
+import { call } from './api.js';
 import { paymentFields } from './case-fields.js';
 import { secondOpinion } from './case-opinion.js';
 import { historyList, userCasesSection, verdictWord } from './case-history.js';
 import { reasonsView } from './case-reasons.js';
 import { signalSections } from './case-signals.js';
-import type { CasePageDetail } from './case-types.js';
 import { flushVerdict, undoPending, verdictBusy, verdictSection } from './case-verdict.js';
 import { h, say, showPage, typing, when } from './dom.js';
 import { fail } from './queue.js';
@@ -76,7 +75,7 @@ function noteForm(c: Case, me: Me): HTMLElement {
         e.preventDefault();
         const text = (document.getElementById('note-text') as HTMLTextAreaElement).value.trim();
         if (text === '') return say('Write the note first.', true);
-        void api(`cases/${encodeURIComponent(c.id)}/notes`, { method: 'POST', body: { text } })
+        void call('casesNotes', { params: { id: c.id }, body: { text } })
           .then(() => showCase(c.id, me))
           .then(() => say('Note added.'))
           .catch(fail);
@@ -96,7 +95,7 @@ function summary(c: Case, me: Me): string {
 /** Renders case `id` for `me`. */
 export async function showCase(id: string, me: Me): Promise<void> {
   leaveCase();
-  const d = await api<CasePageDetail>(`cases/${encodeURIComponent(id)}`);
+  const d = await call('casesGet', { params: { id } });
   const c = d.case;
   const open = c.state !== 'closed';
   showPage(

@@ -3,11 +3,11 @@
  * caller may do with it: a lead runs the backtest and submits; another lead approves or rejects; a lead promotes
  * an approved draft (the four-eyes gate of the admin promote). Analysts read it, without controls.
  */
-import { api } from './api.js';
+import { call } from './api.js';
 import { h, say, showPage, when } from './dom.js';
 import { backtestResult } from './draft-backtest-view.js';
 import { diffSection } from './draft-diff-view.js';
-import { draftsPath, serving, type Draft, type DraftBacktest, type DraftDiff } from './draft-types.js';
+import { serving, type Draft } from './draft-types.js';
 import type { Me } from './types.js';
 
 const DAY = 86_400_000;
@@ -87,13 +87,24 @@ function promotion(d: Draft, servingVersion: string, promote: () => void): HTMLE
 /** One draft: its changes, its backtest, and what the caller may do with it. */
 export async function showDraft(version: string, me: Me): Promise<void> {
   const rs = await serving();
-  const at = (rest = ''): string => draftsPath(rs.name, `/${encodeURIComponent(version)}${rest}`);
-  const [d, diff] = await Promise.all([api<Draft>(at()), api<DraftDiff>(at('/diff')).catch(() => undefined)]);
+  const params = { name: rs.name, version };
+  const [d, diff] = await Promise.all([
+    call('rulesetDraft', { params }),
+    call('rulesetDraftDiff', { params }).catch(() => undefined),
+  ]);
   const lead = me.roles.includes('lead');
+  const decide = (action: 'submit' | 'approve' | 'reject', comment: string): Promise<Draft> => {
+    const route = {
+      submit: 'rulesetDraftSubmit',
+      approve: 'rulesetDraftApprove',
+      reject: 'rulesetDraftReject',
+    } as const;
+    return call(route[action], { params, body: { comment } });
+  };
   const act = (action: 'submit' | 'approve' | 'reject' | 'promote'): void => {
     const comment = (document.getElementById('decision-comment') as HTMLInputElement | null)?.value.trim() ?? '';
-    const body = action === 'promote' ? {} : { comment };
-    void api(at(`/${action}`), { method: 'POST', body })
+    const done = action === 'promote' ? call('rulesetDraftPromote', { params }) : decide(action, comment);
+    void done
       .then(async () => {
         const done = { submit: 'submitted for approval', approve: 'approved', reject: 'rejected', promote: 'promoted' };
         say(`Draft ${version}: ${done[action]}.`);
@@ -105,12 +116,12 @@ export async function showDraft(version: string, me: Me): Promise<void> {
     const from = (document.getElementById('bt-from') as HTMLInputElement).value;
     const to = (document.getElementById('bt-to') as HTMLInputElement).value;
     const body = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
-    let b = await api<DraftBacktest>(at('/backtest'), { method: 'POST', body });
+    let b = await call('rulesetDraftBacktestRun', { params, body });
     // bounded wait: one look a second for at most two minutes, then the page says it is still running
     for (let i = 0; i < 120 && b.state === 'running'; i++) {
       document.getElementById('backtest')?.replaceChildren(backtestResult(b));
       await new Promise((r) => setTimeout(r, 1000));
-      b = await api<DraftBacktest>(at('/backtest'));
+      b = await call('rulesetDraftBacktest', { params });
     }
     say(b.state === 'done' ? 'Backtest done.' : `Backtest ${b.state}.`);
     await showDraft(version, me);

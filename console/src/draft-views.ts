@@ -2,15 +2,15 @@
  * Rule changes (docs/governance.md): the drafts of the serving ruleset, and a new draft edited with its compile
  * errors shown against the rule and the column. Analysts read the drafts; only leads see "New draft".
  */
-import { api, ApiError, type FieldError } from './api.js';
+import { ApiError, call, type FieldError } from './api.js';
 import { h, say, showPage, table, when } from './dom.js';
-import { draftsPath, serving, type Draft } from './draft-types.js';
+import { serving } from './draft-types.js';
 import type { Me } from './types.js';
 
 /** The drafts of the serving ruleset, and "New draft" for leads. */
 export async function showDrafts(me: Me): Promise<void> {
   const rs = await serving();
-  const { drafts } = await api<{ drafts: Draft[] }>(draftsPath(rs.name));
+  const { drafts } = await call('rulesetDrafts', { params: { name: rs.name } });
   const lead = me.roles.includes('lead');
   showPage(
     'Rule changes',
@@ -79,7 +79,7 @@ export async function showNewDraft(): Promise<void> {
       return;
     }
     try {
-      const d = await api<Draft>(draftsPath(rs.name), { method: 'POST', body: doc });
+      const d = await call('rulesetDraftCreate', { params: { name: rs.name }, body: doc as Record<string, unknown> });
       say(`Draft ${d.version} saved.`);
       location.hash = `#/draft/${encodeURIComponent(d.version)}`;
     } catch (e) {

@@ -2,29 +2,25 @@
  * The audit trail (docs/audit.md): one page of entries, newest first, with its filters; the Name filter offers the
  * lists the active ruleset declares. The rule-change pages are draft-views.ts and draft-view.ts.
  */
-import { api, query } from './api.js';
+import { call } from './api.js';
 import { h, showPage, table, when } from './dom.js';
 import { listNames } from './lists-view.js';
-
-interface AuditEvent {
-  id: string;
-  at: string;
-  actor: string;
-  kind: string;
-  name: string;
-  action: string;
-  oldValue: unknown;
-  newValue: unknown;
-}
 
 /** The audit trail, newest first, with its filters. */
 export async function showAudit(q: URLSearchParams): Promise<void> {
   const get = (k: string): string | undefined => q.get(k) ?? undefined;
   const iso = (v: string | undefined): string | undefined => (v === undefined ? undefined : new Date(v).toISOString());
   const [page, lists] = await Promise.all([
-    api<{ events: AuditEvent[]; cursor?: string }>(
-      `audit${query({ kind: get('kind'), name: get('name'), actor: get('actor'), from: iso(get('from')), to: iso(get('to')), cursor: get('cursor') })}`,
-    ),
+    call('auditList', {
+      query: {
+        kind: get('kind'),
+        name: get('name'),
+        actor: get('actor'),
+        from: iso(get('from')),
+        to: iso(get('to')),
+        cursor: get('cursor'),
+      },
+    }),
     listNames(),
   ]);
   const field = (label: string, name: string, type = 'text', list?: string): HTMLElement =>

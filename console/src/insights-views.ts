@@ -1,38 +1,8 @@
 /** The rules and drift pages (read-only views over `/api/insights/*`). */
-import { api, query } from './api.js';
+import { call } from './api.js';
+import type { DriftInsight } from './api-contract.js';
 import { h, pct, showPage, table, when } from './dom.js';
 import { lineChart } from './chart.js';
-
-interface RuleStat {
-  id: string;
-  fired: number;
-  labelled: number;
-  fraud: number;
-  precision: number | null;
-  recall: number | null;
-}
-interface RulesInsight {
-  from: string;
-  to: string;
-  decisions: number;
-  labelled: number;
-  fraud: number;
-  truncated: boolean;
-  rules: RuleStat[];
-}
-interface DriftInsight {
-  from: string;
-  to: string;
-  bucket: string;
-  model?: { name: string; version: string };
-  threshold: number;
-  /** Absent from an older service: 100. */
-  minSamples?: number;
-  features: string[];
-  points: { start: string; samples: number; score: number | null; features: Record<string, number | null> }[];
-  truncated: boolean;
-  note?: string;
-}
 
 function daysForm(page: string, days: number): HTMLElement {
   return h(
@@ -60,7 +30,7 @@ function daysForm(page: string, days: number): HTMLElement {
 
 /** Each rule's hits, precision and recall over the window. */
 export async function showRules(days: number): Promise<void> {
-  const r = await api<RulesInsight>(`insights/rules${query({ days: String(days) })}`);
+  const r = await call('insightsRules', { query: { days: String(days) } });
   showPage(
     'Rules',
     daysForm('rules', days),
@@ -97,7 +67,7 @@ function emptyDrift(d: DriftInsight, min: number): string | undefined {
 
 /** The PSI of each feature and of the score over time, with the alert threshold. */
 export async function showDrift(days: number): Promise<void> {
-  const d = await api<DriftInsight>(`insights/drift${query({ days: String(days) })}`);
+  const d = await call('insightsDrift', { query: { days: String(days) } });
   const min = d.minSamples ?? 100;
   const series = [
     { name: 'score', values: d.points.map((p) => p.score) },

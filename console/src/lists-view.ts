@@ -3,20 +3,10 @@
  * page by page, with when each expires; a lead adds values (with an expiry) and removes one, each with a reason
  * the audit entry keeps. Analysts read. Values travel in request bodies, never in the address.
  */
-import { api, query } from './api.js';
+import { call } from './api.js';
+import type { ListSummary } from './api-contract.js';
 import { h, say, showPage, table, when } from './dom.js';
 import type { Me } from './types.js';
-
-/** `GET /api/lists`. */
-interface ListsAnswer {
-  ruleset: { name: string; version: string } | null;
-  lists: { name: string; key: string; entries: number }[];
-}
-/** `GET /api/list-entries/{name}`. */
-interface EntriesPage {
-  entries: { value: string; expiresAt?: number }[];
-  cursor?: string;
-}
 
 const DAY = 86_400;
 /** The expiries offered when adding, in seconds (`0`: never). */
@@ -29,19 +19,18 @@ const EXPIRIES: readonly [string, number][] = [
   ['366 days', 366 * DAY],
 ];
 
-const entriesPath = (name: string, rest = ''): string => `list-entries/${encodeURIComponent(name)}${rest}`;
 const fail = (e: unknown): void => say(e instanceof Error ? e.message : String(e), true);
 const value = (id: string): string => (document.getElementById(id) as HTMLInputElement | null)?.value ?? '';
 
 /** The names of the declared lists (the pick-lists of the lead pages); none when they cannot be read. */
 export async function listNames(): Promise<string[]> {
-  return api<ListsAnswer>('lists')
+  return call('listsPeople')
     .then((r) => r.lists.map((l) => l.name))
     .catch(() => []);
 }
 
 /** The pick-list of the declared lists, opening the one chosen. */
-function picker(lists: ListsAnswer['lists'], current: string): HTMLElement {
+function picker(lists: readonly ListSummary[], current: string): HTMLElement {
   return h(
     'form',
     {
@@ -75,7 +64,7 @@ function addForm(name: string, key: string, reload: () => Promise<void>): HTMLEl
       .filter((v) => v !== '');
     const ttl = Number(value('add-ttl'));
     const body = { values, reason: value('add-reason').trim(), ...(ttl > 0 ? { ttlSeconds: ttl } : {}) };
-    const r = await api<{ added: number }>(entriesPath(name), { method: 'POST', body });
+    const r = await call('listEntriesAdd', { params: { name }, body });
     say(`Added ${r.added} value${r.added === 1 ? '' : 's'} to ${name}.`);
     await reload();
   };
@@ -107,8 +96,8 @@ function addForm(name: string, key: string, reload: () => Promise<void>): HTMLEl
 /** The removal of one value, with its reason: shown in the panel when its row's Remove is pressed. */
 function removeForm(name: string, v: string, reload: () => Promise<void>): HTMLElement {
   const remove = async (): Promise<void> => {
-    await api(entriesPath(name, '/remove'), {
-      method: 'POST',
+    await call('listEntriesRemove', {
+      params: { name },
       body: { value: v, reason: value('remove-reason').trim() },
     });
     say(`Removed ${v} from ${name}.`);
@@ -138,7 +127,7 @@ function removeForm(name: string, v: string, reload: () => Promise<void>): HTMLE
 
 /** The lists page: `#/lists` (the first list) or `#/lists/{name}?cursor=`. */
 export async function showLists(chosen: string | undefined, cursor: string | undefined, me: Me): Promise<void> {
-  const all = await api<ListsAnswer>('lists');
+  const all = await call('listsPeople');
   const lead = me.roles.includes('lead');
   const rs = all.ruleset;
   const name = chosen ?? all.lists[0]?.name;
@@ -150,7 +139,7 @@ export async function showLists(chosen: string | undefined, cursor: string | und
     );
     return;
   }
-  const page = await api<EntriesPage>(entriesPath(list.name, query({ cursor })));
+  const page = await call('listEntries', { params: { name: list.name }, query: { cursor } });
   const reload = (): Promise<void> => showLists(list.name, undefined, me);
   const panel = h('div', { id: 'remove-panel' });
   const removeButton = (v: string): HTMLElement =>

@@ -1,5 +1,5 @@
 /** The console's entry: who is acting, the router over `location.hash`, and the global shortcut `n` (take next). */
-import { api, ApiError } from './api.js';
+import { ApiError, call } from './api.js';
 import { leaveCase, showCase } from './case-view.js';
 import { h, say, showPage, typing } from './dom.js';
 import { showFailure } from './failure.js';
@@ -64,7 +64,7 @@ function load(): void {
 
 async function start(): Promise<void> {
   try {
-    me = await api<Me>('me');
+    me = await call('me');
     const who = document.getElementById('who') as HTMLElement;
     who.replaceChildren(`Signed in as ${me.name} (${me.roles.join(', ') || 'no role'})`);
     if (me.development) who.append(' ', h('span', { class: 'dev', id: 'dev-identity' }, 'development identity'));

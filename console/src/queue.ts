@@ -2,7 +2,7 @@
  * The queue: filters, one page of cases at a time with their age and SLA, and "take next" (key `n`), which takes
  * the oldest open case matching the visible filters (queue, rule, merchant, score).
  */
-import { api, query } from './api.js';
+import { call } from './api.js';
 import { h, say, showPage, table, when } from './dom.js';
 import type { Case } from './types.js';
 
@@ -31,9 +31,7 @@ let shown: QueueFilters = {};
 export async function takeNext(before = ''): Promise<void> {
   const { queue, rule, merchantId, minScore } = shown;
   const filtered = [queue, rule, merchantId, minScore].some((v) => v !== undefined && v !== '');
-  const r = await api<{ case: Case } | undefined>(`cases/next${query({ queue, rule, merchantId, minScore })}`, {
-    method: 'POST',
-  });
+  const r = await call('casesNext', { query: { queue, rule, merchantId, minScore } });
   if (r === undefined) {
     say(`${before}${filtered ? 'No open case matches the filters.' : 'The queue is empty: no open case is left.'}`);
     if (before !== '') location.hash = '#/queue';
@@ -145,9 +143,8 @@ export async function showQueue(filters: QueueFilters): Promise<void> {
   const ids = { transactionId: filters.transactionId, userId: filters.userId };
   const page =
     ids.transactionId === undefined && ids.userId === undefined
-      ? await api<{ cases: Case[]; cursor?: string }>(`cases${query(params)}`)
-      : await api<{ cases: Case[]; cursor?: string }>('cases/search', {
-          method: 'POST',
+      ? await call('casesList', { query: params })
+      : await call('casesSearch', {
           body: Object.fromEntries(Object.entries({ ...params, ...ids }).filter(([, v]) => v !== undefined)),
         });
   const form = h(

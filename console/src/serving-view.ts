@@ -2,23 +2,15 @@
  * The serving page: the model and ruleset versions this instance serves with their candidates, who promoted what
  * and when (the audit trail's rollout entries, for leads), and the status with no server file path in it.
  */
-import { api, ApiError, query } from './api.js';
+import { ApiError, call } from './api.js';
+import type { AuditEvent } from './api-contract.js';
 import { h, showPage, table, when } from './dom.js';
 
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v !== null && typeof v === 'object' ? (v as Obj) : {});
+/** A JSON value as an object (empty when it is none): the status views are open objects (`Serving`). */
+const obj = (v: unknown): Record<string, unknown> =>
+  v !== null && typeof v === 'object' ? (v as Record<string, unknown>) : {};
+const arr = (v: unknown): readonly unknown[] => (Array.isArray(v) ? (v as unknown[]) : []);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-
-interface AuditEvent {
-  id: string;
-  at: string;
-  actor: string;
-  kind: string;
-  name: string;
-  action: string;
-  oldValue: unknown;
-  newValue: unknown;
-}
 
 /** The audit actions that change what serves. */
 const ROLLOUT_ACTIONS = ['promote', 'rollback', 'traffic'];
@@ -52,7 +44,7 @@ export function withoutPaths(v: unknown): unknown {
   if (typeof v === 'string') return PATH_VALUE.test(v) ? '(server path hidden)' : v;
   if (Array.isArray(v)) return v.map(withoutPaths);
   if (v === null || typeof v !== 'object') return v;
-  const out: Obj = {};
+  const out: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(v)) out[k] = PATH_KEY.test(k) ? '(server path hidden)' : withoutPaths(x);
   return out;
 }
@@ -100,9 +92,7 @@ async function promotions(): Promise<HTMLElement> {
     h('section', { 'aria-labelledby': 'promotions-h' }, h('h2', { id: 'promotions-h' }, 'Who promoted what'), content);
   let events: AuditEvent[];
   try {
-    const pages = await Promise.all(
-      KINDS.map((kind) => api<{ events: AuditEvent[] }>(`audit${query({ kind, limit: '100' })}`)),
-    );
+    const pages = await Promise.all(KINDS.map((kind) => call('auditList', { query: { kind, limit: '100' } })));
     events = pages
       .flatMap((p) => p.events)
       .filter((e) => ROLLOUT_ACTIONS.includes(e.action))
@@ -141,9 +131,6 @@ async function promotions(): Promise<HTMLElement> {
 
 /** Model and ruleset versions, canaries and shadows, and who changed them when. */
 export async function showServing(): Promise<void> {
-  const [s, who] = await Promise.all([
-    api<{ models: unknown[]; rulesets: unknown[] }>('insights/serving'),
-    promotions(),
-  ]);
-  showPage('Serving', versions('Models', s.models), versions('Rulesets', s.rulesets), who);
+  const [s, who] = await Promise.all([call('insightsServing'), promotions()]);
+  showPage('Serving', versions('Models', arr(s['models'])), versions('Rulesets', arr(s['rulesets'])), who);
 }

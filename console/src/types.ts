@@ -11,6 +11,8 @@ export type {
   CaseSignal,
   MatteredSignal,
   Me,
+  Payment,
   Reason,
   SignalsView,
+  Verdict,
 } from './api-contract.js';

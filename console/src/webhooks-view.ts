@@ -3,33 +3,11 @@
  * secret is shown once, with a copy button); rotate (add a secret), remove a secret, delete an endpoint (after a
  * confirm); and the dead-letter list with a redelivery per row.
  */
-import { api, query } from './api.js';
+import { call } from './api.js';
+import type { Delivery, Webhook } from './api-contract.js';
 import { h, say, showPage, table, when } from './dom.js';
 import { fail } from './queue.js';
 import type { Me } from './types.js';
-
-interface Webhook {
-  id: string;
-  url: string;
-  events: string[];
-  secrets: { n: number; createdAt: string }[];
-  createdBy: string;
-  createdAt: string;
-  disabled: boolean;
-}
-interface Delivery {
-  id: string;
-  webhookId: string;
-  eventType: string;
-  messageId: string;
-  caseId: string;
-  transactionId: string;
-  attempts: number;
-  createdAt: string;
-  deadAt?: string;
-  lastError?: string;
-  lastStatus?: number;
-}
 
 const EVENTS = ['review.opened', 'review.closed'] as const;
 
@@ -78,11 +56,9 @@ function secretPanel(r: Revealed): HTMLElement {
 function registerForm(me: Me): HTMLElement {
   const submit = async (form: HTMLFormElement): Promise<void> => {
     const d = new FormData(form);
-    const events = d.getAll('events').filter((v): v is string => typeof v === 'string');
-    const r = await api<{ webhook: Webhook; secret?: string }>('webhooks', {
-      method: 'POST',
-      body: { url: String(d.get('url') ?? ''), events },
-    });
+    // the service names an event it does not send (the form offers only those)
+    const events = d.getAll('events').filter((v) => typeof v === 'string') as (typeof EVENTS)[number][];
+    const r = await call('webhooksCreate', { body: { url: String(d.get('url') ?? ''), events } });
     await showWebhooks(me, r.secret === undefined ? undefined : { what: r.webhook.url, secret: r.secret });
     say(`Endpoint ${r.webhook.url} registered.`);
   };
@@ -123,20 +99,18 @@ function registerForm(me: Me): HTMLElement {
 function endpoints(list: readonly Webhook[], me: Me): HTMLElement {
   const reload = (r?: Revealed): Promise<void> => showWebhooks(me, r);
   const rotate = (w: Webhook) => async (): Promise<void> => {
-    const r = await api<{ n: number; secret?: string }>(`webhooks/${encodeURIComponent(w.id)}/secrets`, {
-      method: 'POST',
-    });
+    const r = await call('webhooksAddSecret', { params: { id: w.id }, body: {} });
     await reload(r.secret === undefined ? undefined : { what: `${w.url} (secret ${r.n})`, secret: r.secret });
     say(`Secret ${r.n} added to ${w.url}.`);
   };
   const remove = (w: Webhook, n: number) => async (): Promise<void> => {
-    await api(`webhooks/${encodeURIComponent(w.id)}/secrets/${n}`, { method: 'DELETE' });
+    await call('webhooksRemoveSecret', { params: { id: w.id, n: String(n) } });
     await reload();
     say(`Secret ${n} removed from ${w.url}.`);
   };
   const del = (w: Webhook) => async (): Promise<void> => {
     if (!confirm(`Delete the endpoint ${w.url}? Its secrets and its undelivered events are deleted too.`)) return;
-    await api(`webhooks/${encodeURIComponent(w.id)}`, { method: 'DELETE' });
+    await call('webhooksDelete', { params: { id: w.id } });
     await reload();
     say(`Endpoint ${w.url} deleted.`);
   };
@@ -178,9 +152,7 @@ function endpoints(list: readonly Webhook[], me: Me): HTMLElement {
 
 function deadLetters(list: readonly Delivery[], more: boolean, me: Me): HTMLElement {
   const redeliver = (d: Delivery) => async (): Promise<void> => {
-    const r = await api<{ redelivered: string[] }>(`webhooks/deliveries/${encodeURIComponent(d.id)}/redeliver`, {
-      method: 'POST',
-    });
+    const r = await call('webhooksRedeliver', { params: { id: d.id } });
     const n = r.redelivered.length;
     await showWebhooks(me);
     say(`Delivery ${d.id} is due again (${n} ${n === 1 ? 'delivery' : 'deliveries'} redelivered).`);
@@ -218,8 +190,8 @@ function deadLetters(list: readonly Delivery[], more: boolean, me: Me): HTMLElem
 /** The webhooks page; `revealed`, a secret the service just generated (shown this once). An action reloads it, then says what it did. */
 export async function showWebhooks(me: Me, revealed?: Revealed): Promise<void> {
   const [list, dead] = await Promise.all([
-    api<{ webhooks: Webhook[] }>('webhooks'),
-    api<{ deliveries: Delivery[]; before?: string }>(`webhooks/deliveries${query({ state: 'dead', limit: '100' })}`),
+    call('webhooksList'),
+    call('webhooksDeliveries', { query: { state: 'dead', limit: '100' } }),
   ]);
   showPage(
     'Webhooks',

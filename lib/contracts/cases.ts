@@ -10,11 +10,17 @@ import { OpenObject, Reason, VersionRef, pathParam, queryParam } from './common'
 /** Case bodies (a note, a verdict, a search) are small. */
 const CASE_BODY_LIMIT_BYTES = 16 * 1024;
 
+/** A case's verdict. */
+export const Verdict = z.enum(['fraud', 'legit']).meta({ id: 'Verdict', description: "A case's verdict." });
+
+/** The payment event as the merchant sent it. */
+export const Payment = OpenObject.meta({ id: 'Payment', description: 'The payment event as the merchant sent it.' });
+
 export const Case = z
   .strictObject({
     id: z.string(),
     transactionId: z.string(),
-    payment: OpenObject.describe('The payment event as the merchant sent it.'),
+    payment: Payment,
     score: z.number().nullable(),
     decision: z.string(),
     reasons: z.array(Reason),
@@ -29,7 +35,7 @@ export const Case = z
     state: z.enum(['open', 'assigned', 'closed']),
     assignee: z.string().optional(),
     assignedAt: z.string().optional(),
-    verdict: z.enum(['fraud', 'legit']).optional(),
+    verdict: Verdict.optional(),
     verdictReason: z.string().optional(),
     closedAt: z.string().optional(),
     closedBy: z.string().optional(),

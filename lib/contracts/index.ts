@@ -4,8 +4,12 @@
  * @module
  */
 import type { Contract } from '../http/contract';
+import { ADMIN_CONTRACTS } from './admin';
 import { CASE_CONTRACTS } from './cases';
+import { DRAFT_CONTRACTS } from './drafts';
 import { INSIGHT_CONTRACTS } from './insights';
+import { LIST_CONTRACTS } from './lists';
+import { MODEL_CONTRACTS } from './models';
 import { SCORE_CONTRACTS } from './score';
 import { WEBHOOK_CONTRACTS } from './webhooks';
 
@@ -14,4 +18,8 @@ export const CONTRACTS: readonly Contract[] = [
   ...CASE_CONTRACTS,
   ...INSIGHT_CONTRACTS,
   ...WEBHOOK_CONTRACTS,
+  ...LIST_CONTRACTS,
+  ...DRAFT_CONTRACTS,
+  ...ADMIN_CONTRACTS,
+  ...MODEL_CONTRACTS,
 ];

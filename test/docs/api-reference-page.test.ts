@@ -35,9 +35,10 @@ async function generated(): Promise<[string, string][]> {
 }
 
 /**
- * Routes not (yet) declared by a contract: the console's static files and the problem types (no JSON API), the Open
- * Inference Protocol (its own error answers), and the admin, lists and drafts routes (a second pass: their adapters
- * are being rebuilt). A new route needs a contract.
+ * Routes not declared by a contract: the console's static files and the problem types (no JSON API), and the Open
+ * Inference Protocol: its errors are KServe v2's `{ "error" }` answers (lib/oip/oip-http.ts), not problem+json, and
+ * its readiness answers 400 when not ready, which `route()` (problem+json for every error) does not write. A new route
+ * needs a contract.
  */
 const WITHOUT_CONTRACT = new Set([
   'console',
@@ -45,15 +46,6 @@ const WITHOUT_CONTRACT = new Set([
   'problemType',
   ...['Infer', 'Metadata', 'Ready'].flatMap((k) => [`oipModel${k}`, `oipModel${k}Version`]),
   ...['Live', 'Metadata', 'Ready'].map((k) => `oipServer${k}`),
-  'listsAddOrPage',
-  'listsRemove',
-  'listsPeople',
-  'listEntries',
-  'listEntriesRemove',
-  'modelsHealth',
-  ...['Promote', 'Rollback', 'Status', 'Traffic'].flatMap((k) => [`models${k}`, `rulesets${k}`, `signals${k}`]),
-  ...['', 'Approve', 'Backtest', 'Diff', 'Promote', 'Reject', 'Submit'].map((k) => `rulesetDraft${k}`),
-  'rulesetDrafts',
 ]);
 
 /** The first line where `a` and `b` differ, for the failure message. */

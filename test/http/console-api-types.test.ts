@@ -22,34 +22,7 @@ const PAGE_TYPES = new Set([
   'case-verdict.ts:Pending',
   'api.ts:ProblemFields', // derived from the generated Problem
   'api.ts:CallArgs', // derived from the generated route table
-]);
-
-/**
- * TEMPORARY: API shapes still declared by hand in views other work is rewriting (the case page, drafts and backtests,
- * lists, the audit trail, insights, serving, webhooks). Each must move to the generated types; drafts, lists and the
- * admin routes need their contracts first. Remove entries as they go: the test fails for an entry no longer declared.
- */
-const STILL_BY_HAND = new Set([
-  'case-fields.ts:Payment', // Case['payment']
-  'case-types.ts:CaseListOption', // generated: CaseListOption
-  'case-types.ts:CasePageDetail', // generated: CaseDetail (with lists)
-  'case-verdict.ts:Verdict', // Case['verdict']
-  'draft-types.ts:DraftBacktest',
-  'draft-types.ts:Draft',
-  'draft-types.ts:BacktestReport',
-  'draft-types.ts:DiffLine',
-  'draft-types.ts:DraftDiff',
-  'governance-views.ts:AuditEvent',
-  'insights-views.ts:RuleStat',
-  'insights-views.ts:RulesInsight',
-  'insights-views.ts:DriftInsight',
-  'lists-view.ts:ListsAnswer',
-  'lists-view.ts:EntriesPage',
-  'serving-view.ts:Obj',
-  'serving-view.ts:AuditEvent',
-  'webhooks-view.ts:Webhook',
-  'webhooks-view.ts:Delivery',
-  'webhooks-view.ts:Revealed',
+  'webhooks-view.ts:Revealed', // a secret the page shows once, with what it is for
 ]);
 
 const DECLARATION = /^\s*(?:export\s+)?(?:declare\s+)?(?:interface|type)\s+([A-Za-z_$][\w$]*)/gm;
@@ -62,18 +35,27 @@ function declared(): string[] {
 }
 
 describe('console API types', () => {
-  it('the console declares no API type by hand (beyond the temporary list)', () => {
-    const byHand = declared().filter((d) => !PAGE_TYPES.has(d) && !STILL_BY_HAND.has(d));
+  it('the console declares no API type by hand', () => {
+    const byHand = declared().filter((d) => !PAGE_TYPES.has(d));
     assert.deepEqual(byHand, [], 'declare these in a contract (lib/contracts) and import the generated type');
   });
 
-  it('the temporary list holds only what is still declared', () => {
+  it('every page type listed is still declared', () => {
     const now = new Set(declared());
     assert.deepEqual(
-      [...STILL_BY_HAND].filter((d) => !now.has(d)),
+      [...PAGE_TYPES].filter((d) => !now.has(d)),
       [],
-      'remove these from STILL_BY_HAND',
+      'remove these from PAGE_TYPES',
     );
+  });
+
+  it('the views call the API through the typed `call()` only (no `api<T>` with a hand-given type)', () => {
+    const raw = /\bapi\s*(?:<[^>]*>)?\s*\(/;
+    const calling = readdirSync(SRC)
+      .filter((f) => f.endsWith('.ts') && f !== 'api.ts' && f !== 'api-contract.ts')
+      .filter((f) => raw.test(readFileSync(path.join(SRC, f), 'utf8')));
+    assert.deepEqual(calling, [], 'call the route by its contract name: call(name, { params, query, body })');
+    assert.ok(raw.test("await api<{ drafts: Draft[] }>('rulesets/x/drafts')"), 'the check finds a raw call');
   });
 
   it('finds a hand-declared type (the check can fail)', () => {
