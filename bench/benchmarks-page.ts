@@ -16,6 +16,11 @@ const FILES: readonly (readonly [file: string, command: string, what: string])[]
     'CPU per decision from /proc: service ÷ naive Functions app, marginal cost of each feature',
   ],
   [
+    'cpu-before-after.json',
+    'npm run bench:cpu',
+    'CPU per decision of this service ÷ an earlier checkout of it (`BENCH_BASELINE_APP`), same rounds',
+  ],
+  [
     'signals.json',
     'npm run bench:signals',
     'CPU and Redis work (commands, server CPU, socket reads) per decision with 12 aggregates over 5 keys',

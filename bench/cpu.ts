@@ -27,7 +27,10 @@
  *   no_decision_log), `telemetry_deployed` (telemetry_deployed vs service); `marginal_process` the same on the
  *   process's CPU;
  * - `refusals_at_fixed_rate`: every non-2xx answer of the service arms at that rate (503 refusals or worse);
- * - `workers_2`: 2 worker processes ÷ 1, per decision (`main_ratio_vs_1` sums the processes' main threads).
+ * - `workers_2`: 2 worker processes ÷ 1, per decision (`main_ratio_vs_1` sums the processes' main threads);
+ * - `before_after` (with `BENCH_BASELINE_APP`): this service ÷ the other checkout's, per decision, paired by round.
+ * `BENCH_CPU_FILE` names the result file: the before/after run (`BENCH_CPU_ARMS=naive_functions,service,baseline`)
+ * writes `cpu-before-after.json`.
  * @module
  */
 import { spawnSync } from 'node:child_process';
@@ -50,6 +53,8 @@ import { caseDatabase, reviewTenPercentRulesets } from './case-arms';
 /** The load average before this run loaded the machine (figures taken above 1 are not committed). */
 const LOAD_BEFORE = loadAverage();
 const QUICK = process.argv.includes('--quick');
+/** `BENCH_CPU_FILE`: the result file under bench/results (default `cpu.json`; the before/after run writes its own). */
+const RESULT_FILE = process.env['BENCH_CPU_FILE'] ?? 'cpu.json';
 const PLAN = {
   ...(QUICK ? { rounds: 5, durationSec: 5, warmSec: 3 } : { rounds: 7, durationSec: 10, warmSec: 5 }),
   ...(process.env['BENCH_CPU_ROUNDS'] === undefined ? {} : { rounds: Number(process.env['BENCH_CPU_ROUNDS']) }),
@@ -221,7 +226,7 @@ async function main(): Promise<void> {
       cpu,
     };
     await fs.mkdir(out, { recursive: true });
-    await fs.writeFile(path.join(out, 'cpu.json'), `${JSON.stringify(result, null, 2)}\n`);
+    await fs.writeFile(path.join(out, RESULT_FILE), `${JSON.stringify(result, null, 2)}\n`);
     process.stdout.write(
       `cpu per decision (app thread / process, µs): naive_functions ${perArm['naive_functions']?.main_us.median} / ` +
         `${perArm['naive_functions']?.process_us.median}, service ${perArm['service']?.main_us.median} / ` +

@@ -171,6 +171,10 @@ describe('the console in Chromium under npm start', { skip: skipWithoutBrowser()
     assert.equal(await heading(), 'Queue', 'no case was taken');
     await page.goto(`${host.url}/console#/queue?rule=large-amount-new-device&queue=general`);
     await page.waitForSelector('main h1:text-is("Queue")');
+    // the address changes only its hash: the heading is already there, so wait (bounded) for the filters it shows
+    await page.waitForFunction(`document.querySelector('#f-queue')?.value === 'general'`, undefined, {
+      timeout: 20_000,
+    });
     assert.equal(await page.getByLabel('Queue', { exact: true }).inputValue(), 'general');
     await page.getByRole('button', { name: 'Take next' }).click();
     await page.waitForSelector('main h1:text-matches("^Case \\\\d+$")');
