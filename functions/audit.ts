@@ -1,6 +1,6 @@
 import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
 import { app } from '@azure/functions';
-import { peopleRoutesAuthLevel, sharedEngine } from '../lib/app';
+import { peopleRoutesAuthLevel, subsystems } from '../lib/app';
 import { auditList } from '../lib/contracts/insights';
 import { route } from '../lib/http/route';
 
@@ -9,9 +9,7 @@ app.http(
   auditList.name,
   route(
     auditList,
-    async (input, request) => ({
-      body: await (await sharedEngine()).governance.audit.list(request.headers, input.query),
-    }),
-    { people: peopleRoutesAuthLevel() },
+    async (input, { governance }, request) => ({ body: await governance.audit.list(request.headers, input.query) }),
+    { people: peopleRoutesAuthLevel(), uses: subsystems('governance') },
   ),
 );

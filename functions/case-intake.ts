@@ -1,7 +1,8 @@
 import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
 import { app, output, type InvocationContext } from '@azure/functions';
-import { sharedEngine } from '../lib/app';
+import { subsystems } from '../lib/app';
 import { batchMessageMeta } from '../lib/async/message-meta';
+import { using } from '../lib/http/route';
 
 /** Intake messages that can never become a case, with the reason and the original body. */
 const rejected = output.serviceBusQueue({ queueName: '%REJECTED_QUEUE%', connection: 'ServiceBusConnection' });
@@ -11,20 +12,19 @@ const rejected = output.serviceBusQueue({ queueName: '%REJECTED_QUEUE%', connect
  * delivered in batches (`cardinality: 'many'`) and written to the case store with one engine call per batch
  * (idempotent: one case per transaction). A message that can never become a case goes to the rejected queue with
  * its reason; while the database is unavailable the engine waits (backoff by delivery count) and throws, so Service
- * Bus redelivers the batch, and dead-letters it after the queue's `maxDeliveryCount` (docs/cases.md).
+ * Bus redelivers the batch, and dead-letters it after the queue's `maxDeliveryCount` (docs/cases.md). With
+ * `CASE_STORE=none` the intake is off: every delivery fails with 404 `not_found`, decided when the function registers.
  */
 app.serviceBusQueue('caseIntake', {
   queueName: '%CASE_INTAKE_QUEUE%',
   connection: 'ServiceBusConnection',
   cardinality: 'many',
   extraOutputs: [rejected],
-  handler: async (messages: unknown, context: InvocationContext) => {
+  handler: using(subsystems('caseIntake'), async ({ caseIntake }, messages: unknown, context: InvocationContext) => {
     const bodies = Array.isArray(messages) ? (messages as unknown[]) : [messages];
     const metas = batchMessageMeta(context.triggerMetadata, bodies.length);
     try {
-      const { rejected: refused } = await (
-        await sharedEngine()
-      ).intakeCases(
+      const { rejected: refused } = await caseIntake(
         bodies.map((body, i) => ({
           body,
           ...(metas[i]?.messageId === undefined ? {} : { messageId: metas[i].messageId }),
@@ -44,5 +44,5 @@ app.serviceBusQueue('caseIntake', {
       );
       throw err;
     }
-  },
+  }),
 });

@@ -1,24 +1,25 @@
 import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
 import { app } from '@azure/functions';
-import { peopleRoutesAuthLevel, sharedEngine } from '../lib/app';
+import { peopleRoutesAuthLevel, subsystems } from '../lib/app';
 import * as c from '../lib/contracts/cases';
 import { route } from '../lib/http/route';
 
 /**
  * The analysts' case queue (docs/cases.md; contracts: lib/contracts/cases.ts). Every route reads who is acting from
  * Easy Auth's `x-ms-client-principal` (or the development identity under `npm start`); `IDENTITY_MODE=disabled`
- * answers 403. `function`, or `anonymous` behind Easy Auth (the console calls these routes from the browser).
+ * answers 403. `function`, or `anonymous` behind Easy Auth (the console calls these routes from the browser). With
+ * `CASE_STORE=none` the case queue is off: every route answers 404, decided when the functions register.
  */
-const people = { people: peopleRoutesAuthLevel() };
+const people = peopleRoutesAuthLevel();
+const cases = { people, uses: subsystems('cases') };
+const audited = { people, uses: subsystems('cases', 'governance') };
 
 app.http(
   c.casesList.name,
   route(
     c.casesList,
-    async (input, request) => ({
-      body: await (await sharedEngine()).cases.list(request.headers, input.query),
-    }),
-    people,
+    async (input, { cases }, request) => ({ body: await cases.list(request.headers, input.query) }),
+    cases,
   ),
 );
 
@@ -26,11 +27,8 @@ app.http(
   c.casesSearch.name,
   route(
     c.casesSearch,
-    async (input, request) => {
-      const body = await input.body();
-      return { body: await (await sharedEngine()).cases.search(request.headers, body) };
-    },
-    people,
+    async (input, { cases }, request) => ({ body: await cases.search(request.headers, await input.body()) }),
+    cases,
   ),
 );
 
@@ -38,11 +36,11 @@ app.http(
   c.casesNext.name,
   route(
     c.casesNext,
-    async (input, request) => {
-      const found = await (await sharedEngine()).cases.next(request.headers, input.query);
+    async (input, { cases }, request) => {
+      const found = await cases.next(request.headers, input.query);
       return found === undefined ? { status: 204 } : { body: { case: found } };
     },
-    people,
+    cases,
   ),
 );
 
@@ -50,10 +48,8 @@ app.http(
   c.casesAnalytics.name,
   route(
     c.casesAnalytics,
-    async (input, request) => ({
-      body: await (await sharedEngine()).cases.analytics(request.headers, input.query),
-    }),
-    people,
+    async (input, { cases }, request) => ({ body: await cases.analytics(request.headers, input.query) }),
+    cases,
   ),
 );
 
@@ -61,10 +57,8 @@ app.http(
   c.casesGet.name,
   route(
     c.casesGet,
-    async (input, request) => ({
-      body: await (await sharedEngine()).cases.get(request.headers, input.param('id')),
-    }),
-    people,
+    async (input, { cases }, request) => ({ body: await cases.get(request.headers, input.param('id')) }),
+    cases,
   ),
 );
 
@@ -72,12 +66,11 @@ app.http(
   c.casesNotes.name,
   route(
     c.casesNotes,
-    async (input, request) => {
-      const engine = await sharedEngine();
+    async (input, { cases }, request) => {
       const body = await input.body();
-      return { body: { case: await engine.cases.addNote(request.headers, input.param('id'), body) } };
+      return { body: { case: await cases.addNote(request.headers, input.param('id'), body) } };
     },
-    people,
+    cases,
   ),
 );
 
@@ -85,13 +78,12 @@ app.http(
   c.casesVerdict.name,
   route(
     c.casesVerdict,
-    async (input, request) => {
-      const engine = await sharedEngine();
+    async (input, { cases, governance }, request) => {
       const body = await input.body();
-      const v = await engine.governance.audit.verdict(engine.cases, request.headers, input.param('id'), body);
+      const v = await governance.audit.verdict(cases, request.headers, input.param('id'), body);
       return { body: { case: v.case, label: v.label as c.CaseLabel } };
     },
-    people,
+    audited,
   ),
 );
 
@@ -99,17 +91,16 @@ app.http(
   c.casesAssign.name,
   route(
     c.casesAssign,
-    async (input, request) => {
-      const engine = await sharedEngine();
+    async (input, { cases, governance }, request) => {
       const body = await input.body();
-      const assigned = await engine.governance.audit.assign(engine.cases, request.headers, input.param('id'), body);
+      const assigned = await governance.audit.assign(cases, request.headers, input.param('id'), body);
       return { body: { case: assigned } };
     },
-    people,
+    audited,
   ),
 );
 
 app.http(
   c.me.name,
-  route(c.me, async (_input, request) => ({ body: (await sharedEngine()).cases.me(request.headers) }), people),
+  route(c.me, async (_input, { cases }, request) => ({ body: cases.me(request.headers) }), cases),
 );

@@ -1,6 +1,6 @@
 import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
 import { app } from '@azure/functions';
-import { sharedEngine } from '../lib/app';
+import { subsystems } from '../lib/app';
 import { healthLive, healthReady } from '../lib/contracts/score';
 import { route } from '../lib/http/route';
 
@@ -20,10 +20,14 @@ app.http(
  */
 app.http(
   healthReady.name,
-  route(healthReady, async () => {
-    const r = (await sharedEngine()).ready();
-    return r.status === 'ready'
-      ? { body: r }
-      : { status: 503, body: r, headers: { 'retry-after': String(NOT_READY_RETRY_AFTER_SEC) } };
-  }),
+  route(
+    healthReady,
+    async (_input, { engine }) => {
+      const r = engine.ready();
+      return r.status === 'ready'
+        ? { body: r }
+        : { status: 503, body: r, headers: { 'retry-after': String(NOT_READY_RETRY_AFTER_SEC) } };
+    },
+    { uses: subsystems('engine') },
+  ),
 );

@@ -1,17 +1,17 @@
 import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
 import { app } from '@azure/functions';
-import { peopleRoutesAuthLevel, sharedEngine } from '../lib/app';
+import { peopleRoutesAuthLevel, subsystems } from '../lib/app';
 import * as c from '../lib/contracts/insights';
 import { route } from '../lib/http/route';
 
 /** The console's read-only views (docs/console.md; lib/contracts/insights.ts); an analyst or a lead. */
-const people = { people: peopleRoutesAuthLevel() };
+const people = { people: peopleRoutesAuthLevel(), uses: subsystems('insights') };
 
 app.http(
   c.insightsRules.name,
   route(
     c.insightsRules,
-    async (input, request) => ({ body: await (await sharedEngine()).insights.rules(request.headers, input.query) }),
+    async (input, { insights }, request) => ({ body: await insights.rules(request.headers, input.query) }),
     people,
   ),
 );
@@ -20,7 +20,7 @@ app.http(
   c.insightsDrift.name,
   route(
     c.insightsDrift,
-    async (input, request) => ({ body: await (await sharedEngine()).insights.drift(request.headers, input.query) }),
+    async (input, { insights }, request) => ({ body: await insights.drift(request.headers, input.query) }),
     people,
   ),
 );
@@ -29,7 +29,7 @@ app.http(
   c.insightsServing.name,
   route(
     c.insightsServing,
-    async (_input, request) => ({ body: (await (await sharedEngine()).insights.serving(request.headers)) as object }),
+    async (_input, { insights }, request) => ({ body: (await insights.serving(request.headers)) as object }),
     people,
   ),
 );
@@ -38,7 +38,7 @@ app.http(
   c.insightsRuleset.name,
   route(
     c.insightsRuleset,
-    async (_input, request) => ({ body: await (await sharedEngine()).insights.ruleset(request.headers) }),
+    async (_input, { insights }, request) => ({ body: await insights.ruleset(request.headers) }),
     people,
   ),
 );

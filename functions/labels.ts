@@ -1,6 +1,6 @@
 import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
 import { app } from '@azure/functions';
-import { sharedEngine } from '../lib/app';
+import { subsystems } from '../lib/app';
 import { labels } from '../lib/contracts/score';
 import { route } from '../lib/http/route';
 
@@ -10,9 +10,12 @@ import { route } from '../lib/http/route';
  */
 app.http(
   labels.name,
-  route(labels, async (input) => {
-    const engine = await sharedEngine();
-    const body = await input.body(engine.config.http.batchBodyLimitBytes);
-    return { body: await engine.addLabels(body) };
-  }),
+  route(
+    labels,
+    async (input, { engine }) => {
+      const body = await input.body(engine.config.http.batchBodyLimitBytes);
+      return { body: await engine.addLabels(body) };
+    },
+    { uses: subsystems('engine') },
+  ),
 );

@@ -1,7 +1,8 @@
 import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
 import { app, type InvocationContext } from '@azure/functions';
 import { ResourceFactoryResolver, type ModelBindingData } from '@azure/functions-extensions-base';
-import { sharedEngine } from '../lib/app';
+import { subsystems } from '../lib/app';
+import { using } from '../lib/http/route';
 import { describeOutcome } from '../lib/pointer/upload-pipeline';
 import { BLOB_BINDING_SOURCE, blobReferenceFactory, isBlobReference } from '../lib/rollout/blob-reference';
 
@@ -29,24 +30,28 @@ app.storageBlob('modelBlob', {
   connection: 'ModelStorage',
   source: 'EventGrid',
   sdkBinding: true,
-  handler: async (blob: unknown, context: InvocationContext) => {
-    const tm = context.triggerMetadata ?? {};
-    const engine = await sharedEngine();
-    const blobPath = isBlobReference(blob)
-      ? `${blob.container}/${blob.blobName}`
-      : typeof tm['blobTrigger'] === 'string'
-        ? tm['blobTrigger']
-        : '';
-    // the content only if a runtime without deferred binding delivered it anyway (then its size is checked after the fact)
-    const bytes = Buffer.isBuffer(blob) || blob instanceof Uint8Array ? blob : undefined;
-    const metadata =
-      typeof tm['metadata'] === 'object' && tm['metadata'] !== null ? (tm['metadata'] as Record<string, unknown>) : {};
-    const outcome = await engine.models.handleUpload(
-      bytes === undefined ? { blobPath } : { blobPath, bytes, metadata }, // by reference: metadata from the blob's properties
-    );
-    const { warn, text } = describeOutcome('model', outcome);
-    if (warn) context.warn(text);
-    else context.log(text);
-    await engine.governance.audit.upload('model', outcome); // throws (retried) when the entry cannot be recorded
-  },
+  handler: using(
+    subsystems('models', 'governance'),
+    async ({ models, governance }, blob: unknown, context: InvocationContext) => {
+      const tm = context.triggerMetadata ?? {};
+      const blobPath = isBlobReference(blob)
+        ? `${blob.container}/${blob.blobName}`
+        : typeof tm['blobTrigger'] === 'string'
+          ? tm['blobTrigger']
+          : '';
+      // the content only if a runtime without deferred binding delivered it anyway (then its size is checked after the fact)
+      const bytes = Buffer.isBuffer(blob) || blob instanceof Uint8Array ? blob : undefined;
+      const metadata =
+        typeof tm['metadata'] === 'object' && tm['metadata'] !== null
+          ? (tm['metadata'] as Record<string, unknown>)
+          : {};
+      const outcome = await models.handleUpload(
+        bytes === undefined ? { blobPath } : { blobPath, bytes, metadata }, // by reference: metadata from the blob's properties
+      );
+      const { warn, text } = describeOutcome('model', outcome);
+      if (warn) context.warn(text);
+      else context.log(text);
+      await governance.audit.upload('model', outcome); // throws (retried) when the entry cannot be recorded
+    },
+  ),
 });

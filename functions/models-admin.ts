@@ -1,6 +1,6 @@
 import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
 import { app } from '@azure/functions';
-import { sharedEngine } from '../lib/app';
+import { subsystems } from '../lib/app';
 import * as c from '../lib/contracts/models';
 import { adminContractRoutes } from '../lib/http/admin-contract-routes';
 import { route } from '../lib/http/route';
@@ -12,17 +12,17 @@ import { route } from '../lib/http/route';
  */
 const routes = adminContractRoutes(
   { status: c.modelsStatus, promote: c.modelsPromote, rollback: c.modelsRollback, traffic: c.modelsTraffic },
-  async (request) => {
-    const engine = await sharedEngine();
-    return engine.governance.admin('model', engine.models, request.headers, engine.models.fourEyes);
-  },
+  subsystems('governance', 'models'),
+  ({ governance, models }, request) => governance.admin('model', models, request.headers, models.fourEyes),
 );
 
 app.http(c.modelsStatus.name, routes.status);
 
 app.http(
   c.modelsHealth.name,
-  route(c.modelsHealth, async () => ({ body: (await sharedEngine()).healthDetail() })),
+  route(c.modelsHealth, (_input, { engine }) => Promise.resolve({ body: engine.healthDetail() }), {
+    uses: subsystems('engine'),
+  }),
 );
 
 app.http(c.modelsPromote.name, routes.promote);

@@ -1,6 +1,6 @@
 import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
 import { app } from '@azure/functions';
-import { peopleRoutesAuthLevel, sharedEngine } from '../lib/app';
+import { peopleRoutesAuthLevel, subsystems } from '../lib/app';
 import * as c from '../lib/contracts/drafts';
 import { readJsonBody } from '../lib/http/http-io';
 import { route } from '../lib/http/route';
@@ -9,20 +9,20 @@ import { route } from '../lib/http/route';
  * Rule changes (docs/governance.md; lib/contracts/drafts.ts): drafts of the served ruleset, their backtest on past
  * payments, and the approval by a second lead. Who acts comes from Easy Auth's `x-ms-client-principal` (or the
  * development identity under `npm start`), as on the case API; leads draft, run backtests, submit and decide, analysts
- * read. The drafts service checks the bodies.
+ * read. The drafts service checks the bodies. Without a ruleset (`RULESET_NAME=none`) or a case database
+ * (`CASE_STORE=none`) drafts are off: every route answers 404, decided when the functions register.
  */
-const people = { people: peopleRoutesAuthLevel() };
+const people = { people: peopleRoutesAuthLevel(), uses: subsystems('drafts') };
 
 type Input = { param(name: string): string | undefined };
 const nameOf = (input: Input): string => input.param('name') ?? '';
 const versionOf = (input: Input): string => input.param('version') ?? '';
-const drafts = async () => (await sharedEngine()).drafts;
 
 app.http(
   c.rulesetDrafts.name,
   route(
     c.rulesetDrafts,
-    async (input, request) => ({ body: (await (await drafts()).list(request.headers, nameOf(input))) as never }),
+    async (input, { drafts }, request) => ({ body: (await drafts.list(request.headers, nameOf(input))) as never }),
     people,
   ),
 );
@@ -31,10 +31,9 @@ app.http(
   c.rulesetDraftCreate.name,
   route(
     c.rulesetDraftCreate,
-    async (input, request) => {
-      const d = await drafts();
+    async (input, { drafts }, request) => {
       const body = await readJsonBody(request, c.DRAFT_BODY_LIMIT_BYTES);
-      return { body: (await d.create(request.headers, nameOf(input), body)) as never };
+      return { body: (await drafts.create(request.headers, nameOf(input), body)) as never };
     },
     people,
   ),
@@ -44,8 +43,8 @@ app.http(
   c.rulesetDraft.name,
   route(
     c.rulesetDraft,
-    async (input, request) => ({
-      body: (await (await drafts()).get(request.headers, nameOf(input), versionOf(input))) as never,
+    async (input, { drafts }, request) => ({
+      body: (await drafts.get(request.headers, nameOf(input), versionOf(input))) as never,
     }),
     people,
   ),
@@ -55,8 +54,8 @@ app.http(
   c.rulesetDraftBacktest.name,
   route(
     c.rulesetDraftBacktest,
-    async (input, request) => ({
-      body: (await (await drafts()).backtestOf(request.headers, nameOf(input), versionOf(input))) as never,
+    async (input, { drafts }, request) => ({
+      body: (await drafts.backtestOf(request.headers, nameOf(input), versionOf(input))) as never,
     }),
     people,
   ),
@@ -66,10 +65,9 @@ app.http(
   c.rulesetDraftBacktestRun.name,
   route(
     c.rulesetDraftBacktestRun,
-    async (input, request) => {
-      const d = await drafts();
+    async (input, { drafts }, request) => {
       const body = await readJsonBody(request, c.DRAFT_SMALL_BODY_LIMIT_BYTES);
-      const r = await d.backtest(request.headers, nameOf(input), versionOf(input), body);
+      const r = await drafts.backtest(request.headers, nameOf(input), versionOf(input), body);
       return { status: r.status, body: r.backtest as never };
     },
     people,
@@ -85,10 +83,9 @@ for (const [contract, action] of [
     contract.name,
     route(
       contract,
-      async (input, request) => {
-        const d = await drafts();
+      async (input, { drafts }, request) => {
         const body = await readJsonBody(request, c.DRAFT_SMALL_BODY_LIMIT_BYTES);
-        return { body: (await d[action](request.headers, nameOf(input), versionOf(input), body)) as never };
+        return { body: (await drafts[action](request.headers, nameOf(input), versionOf(input), body)) as never };
       },
       people,
     ),
@@ -98,7 +95,9 @@ app.http(
   c.rulesetDraftDiff.name,
   route(
     c.rulesetDraftDiff,
-    async (input, request) => ({ body: await (await drafts()).diff(request.headers, nameOf(input), versionOf(input)) }),
+    async (input, { drafts }, request) => ({
+      body: await drafts.diff(request.headers, nameOf(input), versionOf(input)),
+    }),
     people,
   ),
 );
@@ -108,13 +107,11 @@ app.http(
   c.rulesetDraftPromote.name,
   route(
     c.rulesetDraftPromote,
-    async (input, request) => {
-      const engine = await sharedEngine();
-      const audit = engine.governance.audit;
-      const admin = (actor: string) => audit.admin('ruleset', engine.rulesetAdmin, actor);
-      const answer = await engine.drafts.promote(request.headers, nameOf(input), versionOf(input), admin);
+    async (input, { drafts, governance, rulesetAdmin }, request) => {
+      const admin = (actor: string) => governance.audit.admin('ruleset', rulesetAdmin, actor);
+      const answer = await drafts.promote(request.headers, nameOf(input), versionOf(input), admin);
       return { body: answer as never };
     },
-    people,
+    { people: people.people, uses: subsystems('drafts', 'governance', 'rulesetAdmin') },
   ),
 );

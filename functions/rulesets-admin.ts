@@ -1,6 +1,6 @@
 import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
 import { app } from '@azure/functions';
-import { sharedEngine } from '../lib/app';
+import { subsystems } from '../lib/app';
 import { rulesetsAdmin as c } from '../lib/contracts/admin';
 import { adminContractRoutes } from '../lib/http/admin-contract-routes';
 
@@ -8,9 +8,8 @@ import { adminContractRoutes } from '../lib/http/admin-contract-routes';
  * The ruleset admin routes (lib/contracts/admin.ts; host master key): status, promote, rollback and traffic, audited
  * (lib/governance/audit.ts), the same handlers (bodies, errors) as the other kinds'.
  */
-const routes = adminContractRoutes(c, async (request) => {
-  const engine = await sharedEngine();
-  return engine.governance.admin('ruleset', engine.rulesetAdmin, request.headers);
-});
+const routes = adminContractRoutes(c, subsystems('governance', 'rulesetAdmin'), ({ governance, rulesetAdmin }, r) =>
+  governance.admin('ruleset', rulesetAdmin, r.headers),
+);
 
 for (const op of ['status', 'promote', 'rollback', 'traffic'] as const) app.http(c[op].name, routes[op]);

@@ -1,6 +1,6 @@
 import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
 import { app } from '@azure/functions';
-import { sharedEngine } from '../lib/app';
+import { subsystems } from '../lib/app';
 import { scoreBatch } from '../lib/contracts/score';
 import { route } from '../lib/http/route';
 import { DEADLINE_HEADER, headerDeadlineMs } from '../lib/inference/deadline';
@@ -14,23 +14,26 @@ import { DEADLINE_HEADER, headerDeadlineMs } from '../lib/inference/deadline';
  */
 app.http(
   scoreBatch.name,
-  route(scoreBatch, async (input, request) => {
-    const engine = await sharedEngine();
-    const arrivedAt = engine.arrival();
-    const deadlineMs = headerDeadlineMs(request.headers.get(DEADLINE_HEADER), engine.config.inference);
-    const body = await input.body(engine.config.http.batchBodyLimitBytes);
-    const result = await engine.scoreBatch(body, { arrivedAt, ...(deadlineMs === undefined ? {} : { deadlineMs }) });
-    // the version(s) that scored this batch (two while a canary splits its users)
-    const versions = [...new Set(result.results.flatMap((r) => ('model' in r ? [r.model.version] : [])))];
-    const rulesets = [
-      ...new Set(result.results.flatMap((r) => ('model' in r && r.ruleset !== undefined ? [r.ruleset.version] : []))),
-    ];
-    return {
-      body: result,
-      headers: {
-        ...(versions.length === 0 ? {} : { 'x-model-version': versions.join(',') }),
-        ...(rulesets.length === 0 ? {} : { 'x-ruleset-version': rulesets.join(',') }),
-      },
-    };
-  }),
+  route(
+    scoreBatch,
+    async (input, { engine }, request) => {
+      const arrivedAt = engine.arrival();
+      const deadlineMs = headerDeadlineMs(request.headers.get(DEADLINE_HEADER), engine.config.inference);
+      const body = await input.body(engine.config.http.batchBodyLimitBytes);
+      const result = await engine.scoreBatch(body, { arrivedAt, ...(deadlineMs === undefined ? {} : { deadlineMs }) });
+      // the version(s) that scored this batch (two while a canary splits its users)
+      const versions = [...new Set(result.results.flatMap((r) => ('model' in r ? [r.model.version] : [])))];
+      const rulesets = [
+        ...new Set(result.results.flatMap((r) => ('model' in r && r.ruleset !== undefined ? [r.ruleset.version] : []))),
+      ];
+      return {
+        body: result,
+        headers: {
+          ...(versions.length === 0 ? {} : { 'x-model-version': versions.join(',') }),
+          ...(rulesets.length === 0 ? {} : { 'x-ruleset-version': rulesets.join(',') }),
+        },
+      };
+    },
+    { uses: subsystems('engine') },
+  ),
 );

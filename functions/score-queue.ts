@@ -1,6 +1,7 @@
 import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
 import { app, output, type InvocationContext } from '@azure/functions';
-import { sharedEngine } from '../lib/app';
+import { subsystems } from '../lib/app';
+import { using } from '../lib/http/route';
 import { batchMessageMeta } from '../lib/async/message-meta';
 import type { RejectedMessage } from '../lib/async/async-scorer';
 
@@ -20,13 +21,11 @@ app.serviceBusQueue('scoreQueue', {
   connection: 'ServiceBusConnection',
   cardinality: 'many',
   extraOutputs: [rejected],
-  handler: async (messages: unknown, context: InvocationContext) => {
+  handler: using(subsystems('engine'), async ({ engine }, messages: unknown, context: InvocationContext) => {
     const bodies = Array.isArray(messages) ? (messages as unknown[]) : [messages];
     const metas = batchMessageMeta(context.triggerMetadata, bodies.length);
     try {
-      const outcomes = await (
-        await sharedEngine()
-      ).processMessages(bodies.map((body, i) => ({ body, meta: metas[i] ?? {} })));
+      const outcomes = await engine.processMessages(bodies.map((body, i) => ({ body, meta: metas[i] ?? {} })));
       const rejections: RejectedMessage[] = [];
       for (const o of outcomes) {
         if (o.kind !== 'rejected') continue;
@@ -45,5 +44,5 @@ app.serviceBusQueue('scoreQueue', {
       );
       throw err;
     }
-  },
+  }),
 });

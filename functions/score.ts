@@ -1,6 +1,6 @@
 import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
 import { app } from '@azure/functions';
-import { sharedEngine } from '../lib/app';
+import { subsystems } from '../lib/app';
 import { score } from '../lib/contracts/score';
 import { route } from '../lib/http/route';
 import { DEADLINE_HEADER, resolveDeadlineMs } from '../lib/inference/deadline';
@@ -14,18 +14,21 @@ import { DEADLINE_HEADER, resolveDeadlineMs } from '../lib/inference/deadline';
  */
 app.http(
   score.name,
-  route(score, async (input, request) => {
-    const engine = await sharedEngine();
-    const arrivedAt = engine.arrival();
-    const deadlineMs = resolveDeadlineMs(request.headers.get(DEADLINE_HEADER), engine.config.inference);
-    const body = await input.body(engine.config.http.scoreBodyLimitBytes);
-    const result = await engine.score(body, { deadlineMs, arrivedAt });
-    return {
-      body: result,
-      headers: {
-        'x-model-version': result.model.version,
-        ...(result.ruleset === undefined ? {} : { 'x-ruleset-version': result.ruleset.version }),
-      },
-    };
-  }),
+  route(
+    score,
+    async (input, { engine }, request) => {
+      const arrivedAt = engine.arrival();
+      const deadlineMs = resolveDeadlineMs(request.headers.get(DEADLINE_HEADER), engine.config.inference);
+      const body = await input.body(engine.config.http.scoreBodyLimitBytes);
+      const result = await engine.score(body, { deadlineMs, arrivedAt });
+      return {
+        body: result,
+        headers: {
+          'x-model-version': result.model.version,
+          ...(result.ruleset === undefined ? {} : { 'x-ruleset-version': result.ruleset.version }),
+        },
+      };
+    },
+    { uses: subsystems('engine') },
+  ),
 );

@@ -1,6 +1,7 @@
 import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
 import { app, type InvocationContext } from '@azure/functions';
-import { sharedEngine } from '../lib/app';
+import { subsystems } from '../lib/app';
+import { using } from '../lib/http/route';
 
 /**
  * A signals document uploaded to `%SIGNALS_CONTAINER%/features/{name}/{version}.json`. Fires on ONE instance: it
@@ -13,14 +14,13 @@ app.storageBlob('signalsBlob', {
   path: '%SIGNALS_CONTAINER%/features/{name}/{version}.json',
   connection: 'ModelStorage',
   source: 'EventGrid',
-  handler: async (blob: unknown, context: InvocationContext) => {
+  handler: using(subsystems('engine'), async ({ engine }, blob: unknown, context: InvocationContext) => {
     const tm = context.triggerMetadata ?? {};
     const blobPath = typeof tm['blobTrigger'] === 'string' ? tm['blobTrigger'] : '';
-    const engine = await sharedEngine();
     // the content the runtime delivered (the pipeline checks its size); none: read from the container, capped
     const bytes = Buffer.isBuffer(blob) || blob instanceof Uint8Array ? blob : undefined;
     const { warn, text } = await engine.signalsUpload(blobPath, bytes);
     if (warn) context.warn(text);
     else context.log(text);
-  },
+  }),
 });

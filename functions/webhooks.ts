@@ -1,23 +1,21 @@
 import '../lib/telemetry/preload'; // first: starts telemetry before the modules it instruments load
 import { app } from '@azure/functions';
-import { peopleRoutesAuthLevel, sharedEngine } from '../lib/app';
+import { peopleRoutesAuthLevel, subsystems } from '../lib/app';
 import * as c from '../lib/contracts/webhooks';
 import { route } from '../lib/http/route';
 
 /**
  * The merchants' webhooks of the case events (docs/webhooks.md; lib/contracts/webhooks.ts), leads only
- * (`x-ms-client-principal`, or the development identity under `npm start`). 404 without a case database.
+ * (`x-ms-client-principal`, or the development identity under `npm start`). Without a case database
+ * (`CASE_STORE=none`) webhooks are off: every route answers 404, decided when the functions register.
  */
-const people = { people: peopleRoutesAuthLevel() };
+const people = { people: peopleRoutesAuthLevel(), uses: subsystems('webhooks') };
 
 app.http(
   c.webhooksCreate.name,
   route(
     c.webhooksCreate,
-    async (input, request) => {
-      const engine = await sharedEngine();
-      return { body: await engine.webhooks.create(request.headers, await input.body()) };
-    },
+    async (input, { webhooks }, request) => ({ body: await webhooks.create(request.headers, await input.body()) }),
     people,
   ),
 );
@@ -26,7 +24,7 @@ app.http(
   c.webhooksList.name,
   route(
     c.webhooksList,
-    async (_input, request) => ({ body: await (await sharedEngine()).webhooks.list(request.headers) }),
+    async (_input, { webhooks }, request) => ({ body: await webhooks.list(request.headers) }),
     people,
   ),
 );
@@ -35,9 +33,7 @@ app.http(
   c.webhooksDeliveries.name,
   route(
     c.webhooksDeliveries,
-    async (input, request) => ({
-      body: await (await sharedEngine()).webhooks.deliveries(request.headers, input.query),
-    }),
+    async (input, { webhooks }, request) => ({ body: await webhooks.deliveries(request.headers, input.query) }),
     people,
   ),
 );
@@ -46,9 +42,7 @@ app.http(
   c.webhooksRedeliver.name,
   route(
     c.webhooksRedeliver,
-    async (input, request) => ({
-      body: await (await sharedEngine()).webhooks.redeliver(request.headers, input.param('id')),
-    }),
+    async (input, { webhooks }, request) => ({ body: await webhooks.redeliver(request.headers, input.param('id')) }),
     people,
   ),
 );
@@ -57,8 +51,8 @@ app.http(
   c.webhooksDelete.name,
   route(
     c.webhooksDelete,
-    async (input, request) => {
-      await (await sharedEngine()).webhooks.remove(request.headers, input.param('id'));
+    async (input, { webhooks }, request) => {
+      await webhooks.remove(request.headers, input.param('id'));
       return {};
     },
     people,
@@ -69,10 +63,9 @@ app.http(
   c.webhooksAddSecret.name,
   route(
     c.webhooksAddSecret,
-    async (input, request) => {
-      const engine = await sharedEngine();
-      return { body: await engine.webhooks.addSecret(request.headers, input.param('id'), await input.body()) };
-    },
+    async (input, { webhooks }, request) => ({
+      body: await webhooks.addSecret(request.headers, input.param('id'), await input.body()),
+    }),
     people,
   ),
 );
@@ -81,8 +74,8 @@ app.http(
   c.webhooksRemoveSecret.name,
   route(
     c.webhooksRemoveSecret,
-    async (input, request) => ({
-      body: await (await sharedEngine()).webhooks.removeSecret(request.headers, input.param('id'), input.param('n')),
+    async (input, { webhooks }, request) => ({
+      body: await webhooks.removeSecret(request.headers, input.param('id'), input.param('n')),
     }),
     people,
   ),

@@ -8,11 +8,14 @@ import * as path from 'node:path';
 import { StaticFiles } from './http/static-files';
 import { appRoot } from './config/app-root';
 import { loadConfig, type Config } from './config/config';
+import { AppError } from './errors/errors';
+import type { Uses } from './http/route';
 import { given, startSubsystems, type AnySubsystem, type Started } from './platform/registry';
 import { baseSubsystems } from './app/base-subsystems';
 import { caseSubsystems } from './app/case-subsystems';
 import type { AppParts, EngineDeps } from './app/parts';
 import { servingSubsystems } from './app/serving-subsystems';
+import { isSwitched, offReason } from './app/switches';
 import { Engine } from './engine';
 
 export type { EngineDeps } from './app/parts';
@@ -72,6 +75,7 @@ function optional<K extends string, V>(name: K, value: V | undefined): { [P in K
 }
 
 let shared: Promise<Engine> | undefined;
+let sharedSettings: Config | undefined;
 
 /**
  * This process's settings, parsed from its environment. With the telemetry preload, the only code under `lib/`,
@@ -82,11 +86,21 @@ export function configFromEnvironment(): Config {
 }
 
 /**
- * The process-wide engine (module scope), created on first use from `process.env`. Every function
+ * The process-wide settings, parsed from `process.env` once: the shared engine is created from them, and the
+ * functions read them when they register (which of the subsystems they use are on, {@link subsystems}).
+ * @throws AppError `config_invalid` naming every bad setting.
+ */
+export function sharedConfig(): Config {
+  sharedSettings ??= configFromEnvironment();
+  return sharedSettings;
+}
+
+/**
+ * The process-wide engine (module scope), created on first use from {@link sharedConfig}. Every function
  * shares it, so a warm instance has one object graph.
  */
 export function sharedEngine(): Promise<Engine> {
-  shared ??= createEngine(configFromEnvironment(), sharedDeps);
+  shared ??= createEngine(sharedConfig(), sharedDeps);
   return shared;
 }
 
@@ -107,6 +121,7 @@ export function configureSharedEngine(deps: EngineDeps): void {
 export async function disposeSharedEngine(): Promise<void> {
   const e = shared;
   shared = undefined;
+  sharedSettings = undefined;
   if (e !== undefined) await (await e).dispose();
 }
 
@@ -127,4 +142,63 @@ let consoleFiles: Promise<StaticFiles> | undefined;
 export function sharedConsoleFiles(): Promise<StaticFiles> {
   consoleFiles ??= StaticFiles.create(path.join(appRoot(), 'dist', 'console'));
   return consoleFiles;
+}
+
+/** The parts of the engine a function can use besides the engine itself: its getters (lib/app/engine-services.ts). */
+type Part =
+  | 'cases'
+  | 'caseIntake'
+  | 'webhooks'
+  | 'governance'
+  | 'insights'
+  | 'models'
+  | 'signals'
+  | 'oip'
+  | 'rulesets'
+  | 'rulesetUpload'
+  | 'rulesetAdmin'
+  | 'lists'
+  | 'drafts';
+
+/** What a function can name in {@link subsystems}: the engine (its entry points) and its parts, each on. */
+export type AdapterSubsystems = { readonly engine: Engine } & { readonly [K in Part]: NonNullable<Engine[K]> };
+
+/**
+ * The subsystems `names` of the shared engine, for `route(contract, handler, { uses })` or `using(uses, handler)`
+ * (lib/http/route.ts): the handler receives them, typed and on. Whether one is off is decided now, when the function
+ * registers, from {@link sharedConfig}: then the function answers 404 `not_found` naming the setting that turns it on,
+ * and never runs its handler. (Settings that fail to parse are left to the engine's creation, which names them.)
+ */
+export function subsystems<K extends keyof AdapterSubsystems>(...names: K[]): Uses<Pick<AdapterSubsystems, K>> {
+  const reason = offAtRegistration(names);
+  return {
+    off: reason === undefined ? undefined : new AppError('not_found', reason),
+    resolve: async () => {
+      const engine = await sharedEngine();
+      const picked: Partial<Record<keyof AdapterSubsystems, unknown>> = {};
+      for (const name of names) {
+        const value: unknown = name === 'engine' ? engine : engine[name as Part];
+        // on at registration, off in the engine: only when injected dependencies differ from the settings
+        if (value === undefined)
+          throw new AppError('not_found', isSwitched(name) ? (offReason(engine.config, name) ?? name) : name);
+        picked[name] = value;
+      }
+      return picked as Pick<AdapterSubsystems, K>;
+    },
+  };
+}
+
+/** Why one of `names` is off under the process's settings; `undefined` when all are on or the settings are bad. */
+function offAtRegistration(names: readonly string[]): string | undefined {
+  let config: Config;
+  try {
+    config = sharedConfig();
+  } catch {
+    return undefined; // the engine's creation fails naming every bad setting, as it did before functions used this
+  }
+  for (const name of names) {
+    const reason = isSwitched(name) ? offReason(config, name) : undefined;
+    if (reason !== undefined) return reason;
+  }
+  return undefined;
 }

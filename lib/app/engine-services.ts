@@ -1,6 +1,7 @@
 /**
  * What the engine exposes of the subsystems it is made of, for the function adapters: the parts, and the getters
- * of the optional ones (each throws the `AppError` its routes answer when the part is off).
+ * of the optional ones, each `undefined` when a setting switches its part off (an adapter names what it uses with
+ * `subsystems(...)` of lib/app.ts, and its function answers a problem decided at registration when one is off).
  * @module
  */
 import type { Insights } from '../console/insights';
@@ -17,7 +18,7 @@ import type { Learning } from '../learning/learning';
 import type { Cases } from '../cases/create-cases';
 import type { IntakeMessage, RejectedCase } from '../cases/case-intake';
 import type { Governance } from '../governance/governance';
-import { requireService, type Webhooks } from '../webhooks/create-webhooks';
+import type { Webhooks } from '../webhooks/create-webhooks';
 import type { WebhookService } from '../webhooks/webhook-service';
 import type { CaseService } from '../cases/case-service';
 import type { ModelRollout } from '../rollout/model-rollout';
@@ -28,7 +29,6 @@ import type { SignalsParts } from '../signals/create-signals';
 import type { SignalsRollout } from '../signals/signals-rollout';
 import type { SignalsServing } from '../signals/signals-serving';
 import type { OipService } from '../oip/oip-service';
-import { AppError } from '../errors/errors';
 import type { Scorer } from '../scoring/scorer';
 import type { Logger } from '../platform/logger';
 import type { Telemetry } from '../telemetry/telemetry';
@@ -72,6 +72,17 @@ export interface EngineParts {
   readonly dispose: () => Promise<void>;
 }
 
+/** A blob upload's handling: the line to log (`warn` for a refusal). */
+export type ArtifactUpload = (
+  blobPath: string,
+  bytes: Uint8Array | undefined,
+) => Promise<{ warn: boolean; text: string }>;
+
+/** Writes a delivery batch of the case intake queue to the case store; the messages rejected for good. */
+export type CaseIntakeWriter = (
+  messages: readonly IntakeMessage[],
+) => Promise<{ readonly opened: number; readonly rejected: RejectedCase[] }>;
+
 /** The engine's parts and the getters of the optional ones (the entry points are `Engine`'s, lib/engine.ts). */
 export class EngineServices {
   constructor(protected readonly parts: EngineParts) {}
@@ -91,44 +102,47 @@ export class EngineServices {
   }
 
   /**
-   * The lists admin operations (`/api/lists/...`) on the active ruleset's lists.
-   * @throws AppError `not_found` when no ruleset is configured (no list is declared).
+   * The lists admin operations (`/api/lists/...`) on the active ruleset's lists; `undefined` when no ruleset is
+   * configured (`RULESET_NAME=none`: no list is declared).
    */
-  get lists(): Decisioning {
-    if (this.parts.decisioning === undefined) throw new AppError('not_found', 'No ruleset is configured: no lists.');
-    return this.parts.decisioning.decisioning;
+  get lists(): Decisioning | undefined {
+    return this.parts.decisioning?.decisioning;
   }
 
   /**
-   * Ruleset rollout: `handleUpload` (blob trigger), `status` / `promote` / `rollback` / `traffic` (admin API).
-   * @throws AppError `not_found` when no ruleset is configured.
+   * Ruleset rollout: `handleUpload` (blob trigger), `status` / `promote` / `rollback` / `traffic` (admin API);
+   * `undefined` when no ruleset is configured (`RULESET_NAME=none`).
    */
-  get rulesets(): RulesetRollout {
-    if (this.parts.decisioning === undefined) throw new AppError('not_found', 'No ruleset is configured.');
-    return this.parts.decisioning.rollout;
+  get rulesets(): RulesetRollout | undefined {
+    return this.parts.decisioning?.rollout;
   }
 
   /**
    * The ruleset admin routes' operations: the rollout's, with the four-eyes rule when drafts are on (a version
-   * whose draft is not approved is never promoted, canaried or shadowed).
-   * @throws AppError `not_found` when no ruleset is configured.
+   * whose draft is not approved is never promoted, canaried or shadowed); `undefined` when no ruleset is configured.
    */
-  get rulesetAdmin(): ArtifactAdmin {
+  get rulesetAdmin(): ArtifactAdmin | undefined {
     const rollout = this.rulesets;
+    if (rollout === undefined) return undefined;
     return this.parts.drafts === undefined ? rollout : this.parts.drafts.gate(rollout);
   }
 
   /**
    * The ruleset blob trigger: published through the rollout, or, with `RULESET_DIRECT_ROLLOUT=false`, kept as a
-   * draft; either way audited (actor `blob-upload`). Returns the line to log (`warn` for a refusal).
-   * @throws transient AppErrors only (retried), and `dependency_unavailable` when its audit entry cannot be recorded.
+   * draft; either way audited (actor `blob-upload`); `undefined` when no ruleset is configured. The upload throws
+   * transient AppErrors only (retried), and `dependency_unavailable` when its audit entry cannot be recorded.
    */
-  async rulesetUpload(blobPath: string, bytes: Uint8Array | undefined): Promise<{ warn: boolean; text: string }> {
+  get rulesetUpload(): ArtifactUpload | undefined {
+    const rollout = this.rulesets;
+    if (rollout === undefined) return undefined;
     const drafts = this.parts.drafts;
-    if (drafts !== undefined && !this.parts.config.decisioning.directRollout) return drafts.upload(blobPath, bytes);
-    const outcome = await this.rulesets.handleUpload(bytes === undefined ? { blobPath } : { blobPath, bytes });
-    await this.parts.governance.audit.upload('ruleset', outcome); // throws (retried) when it cannot be recorded
-    return describeOutcome('ruleset', outcome);
+    if (drafts !== undefined && !this.parts.config.decisioning.directRollout)
+      return (blobPath, bytes) => drafts.upload(blobPath, bytes);
+    return async (blobPath, bytes) => {
+      const outcome = await rollout.handleUpload(bytes === undefined ? { blobPath } : { blobPath, bytes });
+      await this.parts.governance.audit.upload('ruleset', outcome); // throws (retried) when it cannot be recorded
+      return describeOutcome('ruleset', outcome);
+    };
   }
 
   /** Signals rollout: `handleUpload` (blob trigger), `status` / `promote` / `rollback` / `traffic` (admin API). */
@@ -153,14 +167,11 @@ export class EngineServices {
   }
 
   /**
-   * Drafts of the served ruleset (`/api/rulesets/{name}/drafts…`).
-   * @throws AppError `not_found` without a ruleset or a case database (`CASE_STORE=none`).
+   * Drafts of the served ruleset (`/api/rulesets/{name}/drafts…`); `undefined` without a ruleset or a case database
+   * (`CASE_STORE=none`).
    */
-  get drafts(): Drafts {
-    const d = this.parts.drafts;
-    if (d === undefined)
-      throw new AppError('not_found', 'Ruleset drafts need a ruleset and a case database (CASE_STORE).');
-    return d;
+  get drafts(): Drafts | undefined {
+    return this.parts.drafts;
   }
 
   /** The Open Inference Protocol endpoints' operations (`v2/...`). */
@@ -182,33 +193,24 @@ export class EngineServices {
     return this.parts.governance;
   }
 
-  /**
-   * The webhook API (`/api/webhooks`; docs/webhooks.md).
-   * @throws AppError `not_found` without a case database (`CASE_STORE=none`).
-   */
-  get webhooks(): WebhookService {
-    return requireService(this.parts.webhooks);
+  /** The webhook API (`/api/webhooks`; docs/webhooks.md); `undefined` without a case database (`CASE_STORE=none`). */
+  get webhooks(): WebhookService | undefined {
+    return this.parts.webhooks.service;
+  }
+
+  /** The case API's operations (`/api/cases`, `/api/me`); `undefined` without a case store (`CASE_STORE=none`). */
+  get cases(): CaseService | undefined {
+    return this.parts.cases.service;
   }
 
   /**
-   * The case API's operations (`/api/cases`, `/api/me`).
-   * @throws AppError `not_found` when no case store is configured (`CASE_STORE=none`).
+   * Writes a delivery batch of the case intake queue to the case store (the `caseIntake` function); `undefined`
+   * without a case store (`CASE_STORE=none`). It throws `dependency_unavailable` (after a backoff wait) while the
+   * database is unavailable, so the queue redelivers the batch.
    */
-  get cases(): CaseService {
-    const s = this.parts.cases.service;
-    if (s === undefined) throw new AppError('not_found', 'The case queue is not configured (CASE_STORE=none).');
-    return s;
-  }
-
-  /**
-   * Writes a delivery batch of the case intake queue to the case store (the `caseIntake` function).
-   * @throws AppError `not_found` with `CASE_STORE=none`; `dependency_unavailable` (after a backoff wait) while the
-   *   database is unavailable, so the queue redelivers the batch.
-   */
-  intakeCases(
-    messages: readonly IntakeMessage[],
-  ): Promise<{ readonly opened: number; readonly rejected: RejectedCase[] }> {
-    return this.parts.cases.intake(messages);
+  get caseIntake(): CaseIntakeWriter | undefined {
+    const cases = this.parts.cases;
+    return cases.service === undefined ? undefined : (messages) => cases.intake(messages);
   }
 
   /** The console's views: rules, drift, what serves. */

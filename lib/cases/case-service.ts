@@ -6,11 +6,9 @@
  * and time.
  */
 import { AppError } from '../errors/errors';
-import type { Identity } from '../identity/identity';
-import type { Actor } from '../identity/principal';
 import type { OutboxLabel } from './case-outbox';
-import { listAddition, listOptions, type CaseListOption, type CaseLists } from './case-lists';
-import type { Case, CaseAnalytics, CaseChange, CaseEvent, CaseState, CaseStore, CloseTransaction } from './case-store';
+import { listAddition, listOptions } from './case-lists';
+import type { Case, CaseAnalytics, CaseChange } from './case-store';
 import {
   CASE_LIST_PARAMS,
   CASE_SEARCH_PARAMS,
@@ -25,83 +23,28 @@ import {
   searchParams,
   type QueryParams,
 } from './case-requests';
-import { activityOf, signalsView, type ActivityGroup, type SignalsView } from './case-signals';
+import type {
+  AssignChange,
+  CaseDetail,
+  CaseServiceDeps,
+  Lookup,
+  Me,
+  VerdictChange,
+  VerdictStep,
+} from './case-service-types';
+import { activityOf, signalsView } from './case-signals';
 import { withSla, type CaseView } from './case-sla';
 
 export type { CaseListOption, CaseLists } from './case-lists';
-
-/** Request headers and query, as the Functions `HttpRequest` has them. */
-export interface Lookup {
-  get(name: string): string | null;
-}
-
-/** Dependencies of a {@link CaseService}. */
-export interface CaseServiceDeps {
-  readonly store: CaseStore;
-  readonly identity: Identity;
-  /** The lists path (a verdict's `addToList` is checked against it); absent without a ruleset (then 404). */
-  readonly lists?: CaseLists;
-  /** Wall clock, ms. */
-  readonly wallClock: () => number;
-  /** Cases per page of the list. Default 50. */
-  readonly pageSize?: number;
-  /** The user's other cases shown with a case. Default 20. */
-  readonly historyLimit?: number;
-  /** Called right after a verdict commits (wakes the outbox relay). */
-  readonly committed?: () => void;
-  /** Reports each verdict (telemetry counts them by verdict; never any payment data). */
-  readonly on?: { verdict?(e: { readonly verdict: 'fraud' | 'legit' }): void };
-}
-
-/** A verdict given, as {@link CaseService.verdictChange} reports it. */
-export interface VerdictChange {
-  readonly case: Case;
-  /** The transaction's label the verdict makes (delivered to the labels store after the commit). */
-  readonly label: OutboxLabel;
-  /** Who gave it. */
-  readonly actor: string;
-  /** The case before the verdict. */
-  readonly prior: { readonly state: CaseState; readonly assignee?: string };
-  readonly verdict: 'fraud' | 'legit';
-  readonly reason?: string;
-  /** The list the verdict added the case's value to (`addToList`), by name only. */
-  readonly list?: string;
-  /** The case was already closed with this verdict and reason: nothing was written. */
-  readonly repeated: boolean;
-}
-
-/**
- * A step run in the verdict's transaction after the case's update, with the change (the audit trail's row,
- * lib/governance); a throw rolls the verdict back.
- */
-export type VerdictStep = (tx: Pick<CloseTransaction, 'query'>, change: VerdictChange) => Promise<void>;
-
-/** A reassignment, as {@link CaseService.assignChange} reports it. */
-export interface AssignChange {
-  readonly case: Case;
-  /** The lead who reassigned. */
-  readonly actor: string;
-  /** The case before. */
-  readonly prior: { readonly state: CaseState; readonly assignee?: string };
-}
-
-/**
- * What `GET /api/cases/{id}` answers (`signals` and `activity`: absent for a case that kept no signals; `lists`: for
- * a lead on a case not closed, the lists the active ruleset declares, which a verdict's `addToList` may name).
- */
-export interface CaseDetail {
-  readonly case: CaseView;
-  readonly events: readonly CaseEvent[];
-  readonly userCases: readonly Case[];
-  readonly signals?: SignalsView;
-  readonly activity?: readonly ActivityGroup[];
-  readonly lists?: readonly CaseListOption[];
-}
-
-/** What `GET /api/me` answers. */
-export interface Me extends Actor {
-  readonly mode: string;
-}
+export type {
+  AssignChange,
+  CaseDetail,
+  CaseServiceDeps,
+  Lookup,
+  Me,
+  VerdictChange,
+  VerdictStep,
+} from './case-service-types';
 
 const WORKERS = ['analyst', 'lead'] as const;
 

@@ -132,17 +132,7 @@ export async function createContextProvider(
 
   const plan: RedisPlan = deps.redis !== undefined ? { mode: 'url', url: 'injected' } : planRedisConnection(r);
   if (plan.mode === 'none') {
-    const remote: ContextRemote = {
-      description: 'in-process',
-      l2: new MemoryContextCache({ ttlMs: c.l2TtlSec * 1000, ...(now === undefined ? {} : { now }), on }),
-      velocity: new MemoryVelocityStore(
-        deps.maxEventsPerUser === undefined ? {} : { maxEventsPerUser: deps.maxEventsPerUser },
-      ),
-      source: source ?? new MemoryProfileSource(),
-      available: () => true,
-      dispose: () => Promise.resolve(),
-    };
-    provider.attach(remote);
+    provider.attach(memoryRemote(settings, deps, source, on));
     logger.info('context store: in-process (no Redis configured; not shared between instances)');
     return provider;
   }
@@ -150,6 +140,50 @@ export async function createContextProvider(
   logger.info(`context store: ${description}`);
   // a bad REDIS_URL is a settings error: fail fast (the message never repeats the URL)
   if (plan.mode === 'url' && deps.redis === undefined) parseRedisConnectionString(plan.url);
+  await connectRedis({ provider, plan, description, settings, deps, keys, source, on });
+  return provider;
+}
+
+/** The in-process remote used without Redis: an L2 in memory, in-process velocity, the profiles of `source`. */
+function memoryRemote(
+  settings: ContextSettings,
+  deps: ContextProviderDeps,
+  source: ContextSource | undefined,
+  on: Partial<ContextEvents>,
+): ContextRemote {
+  const now = deps.now;
+  return {
+    description: 'in-process',
+    l2: new MemoryContextCache({ ttlMs: settings.context.l2TtlSec * 1000, ...(now === undefined ? {} : { now }), on }),
+    velocity: new MemoryVelocityStore(
+      deps.maxEventsPerUser === undefined ? {} : { maxEventsPerUser: deps.maxEventsPerUser },
+    ),
+    source: source ?? new MemoryProfileSource(),
+    available: () => true,
+    dispose: () => Promise.resolve(),
+  };
+}
+
+/** What {@link connectRedis} connects, and with what. */
+interface RedisSetUp {
+  readonly provider: CachedContextProvider;
+  readonly plan: Exclude<RedisPlan, { readonly mode: 'none' }>;
+  readonly description: string;
+  readonly settings: ContextSettings;
+  readonly deps: ContextProviderDeps;
+  readonly keys: ContextKeys;
+  readonly source: ContextSource | undefined;
+  readonly on: Partial<ContextEvents>;
+}
+
+/**
+ * Connects Redis by `plan` and attaches it to the provider; on a failure, reports it and retries in the background
+ * (backoff 1 s → 60 s) until it succeeds or the provider is disposed. Returns after the first attempt.
+ */
+async function connectRedis(o: RedisSetUp): Promise<void> {
+  const { provider, plan, description, deps, keys, source, on } = o;
+  const { redis: r, context: c } = o.settings;
+  const now = deps.now;
   const timers = deps.timers ?? unrefTimers;
   const connectWaitMs = deps.connectWaitMs ?? 3000;
   let credential = deps.credential;
@@ -201,5 +235,4 @@ export async function createContextProvider(
     }
   };
   await attempt();
-  return provider;
 }

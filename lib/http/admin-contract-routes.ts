@@ -10,7 +10,7 @@ import type { HttpFunctionOptions, HttpRequest } from '@azure/functions';
 import { ADMIN_BODY_LIMIT_BYTES, AwaitingApproval, type ArtifactAdmin } from './admin-routes';
 import type { Contract } from './contract';
 import { readJsonBody } from './http-io';
-import { route, type Reply } from './route';
+import { route, type Reply, type Uses } from './route';
 
 /** The contracts of a kind's admin routes. */
 export interface AdminContracts {
@@ -24,28 +24,43 @@ export interface AdminContracts {
 const answer = (result: unknown): Reply<Contract> =>
   result instanceof AwaitingApproval ? { status: 202, body: result.body as never } : { body: result as never };
 
-/** The `app.http` options of each admin route of a kind, over the rollout `admin` gives for a request. */
-export function adminContractRoutes(
+/**
+ * The `app.http` options of each admin route of a kind, over the rollout `admin` gives for a request from the
+ * subsystems the routes use (`uses`: when one is off, every route answers its problem, decided at registration).
+ */
+export function adminContractRoutes<S>(
   contracts: AdminContracts,
-  admin: (request: HttpRequest) => Promise<ArtifactAdmin>,
+  uses: Uses<S>,
+  admin: (subsystems: S, request: HttpRequest) => ArtifactAdmin,
 ): Record<keyof AdminContracts, HttpFunctionOptions> {
   const name = (input: { param(name: string): string | undefined }): string => input.param('name') ?? '';
+  const options = { uses };
   return {
-    status: route(contracts.status, async (input, request) => ({
-      body: (await (await admin(request)).status(name(input))) as never,
-    })),
-    promote: route(contracts.promote, async (input, request) => {
-      const a = await admin(request);
-      const body = await readJsonBody(request, ADMIN_BODY_LIMIT_BYTES);
-      return answer(await a.promote(name(input), body));
-    }),
-    rollback: route(contracts.rollback, async (input, request) => ({
-      body: (await (await admin(request)).rollback(name(input))) as never,
-    })),
-    traffic: route(contracts.traffic, async (input, request) => {
-      const a = await admin(request);
-      const body = await readJsonBody(request, ADMIN_BODY_LIMIT_BYTES);
-      return answer(await a.traffic(name(input), body));
-    }),
+    status: route(
+      contracts.status,
+      async (input, s, request) => ({ body: (await admin(s, request).status(name(input))) as never }),
+      options,
+    ),
+    promote: route(
+      contracts.promote,
+      async (input, s, request) => {
+        const body = await readJsonBody(request, ADMIN_BODY_LIMIT_BYTES);
+        return answer(await admin(s, request).promote(name(input), body));
+      },
+      options,
+    ),
+    rollback: route(
+      contracts.rollback,
+      async (input, s, request) => ({ body: (await admin(s, request).rollback(name(input))) as never }),
+      options,
+    ),
+    traffic: route(
+      contracts.traffic,
+      async (input, s, request) => {
+        const body = await readJsonBody(request, ADMIN_BODY_LIMIT_BYTES);
+        return answer(await admin(s, request).traffic(name(input), body));
+      },
+      options,
+    ),
   };
 }

@@ -2,7 +2,9 @@
  * The register-helper of the adapters: {@link route} turns a contract and a handler into the `app.http` options of the
  * route (its template, method and auth level from the contract), compiled once: the query's names checked before the
  * handler runs, the body read (bounded, JSON) and validated when the handler asks for it, the answer written by the
- * contract's serializer, and any error answered as problem+json (`withProblems`).
+ * contract's serializer, and any error answered as problem+json (`withProblems`). A route that `uses` subsystems
+ * receives them (typed) as its handler's second argument; when one of them is off (a setting switches it off), the
+ * route answers that problem, decided at registration, and its handler never runs ({@link Uses}, {@link using}).
  * @module
  */
 import type { HttpFunctionOptions, HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
@@ -37,9 +39,41 @@ export type RouteHandler<C extends Contract> = (
   context: InvocationContext,
 ) => Promise<Reply<C>>;
 
+/** A route's handler that uses subsystems: it receives them, typed, after its input. */
+export type UsingHandler<C extends Contract, S> = (
+  input: RouteInput<C>,
+  subsystems: S,
+  request: HttpRequest,
+  context: InvocationContext,
+) => Promise<Reply<C>>;
+
+/**
+ * The subsystems `S` a function uses (lib/app.ts `subsystems(...)`): whether one of them is off is decided when the
+ * function registers, from the settings; otherwise they are resolved at each invocation.
+ */
+export interface Uses<S> {
+  /** The problem the function answers instead of running, when a subsystem it uses is off (decided at registration). */
+  readonly off: AppError | undefined;
+  /** The subsystems, on. */
+  resolve(): Promise<S>;
+}
+
 /** How the adapter resolves `people` (lib/app.ts: `function`, or `anonymous` behind Easy Auth). */
 export interface RouteOptions {
   readonly people?: 'anonymous' | 'function';
+}
+
+/**
+ * A trigger's handler (queue, blob) given the subsystems it uses: when one is off, every invocation fails with the
+ * problem decided at registration (`uses.off`) and `handler` never runs.
+ */
+export function using<S, A extends unknown[], R>(
+  uses: Uses<S>,
+  handler: (subsystems: S, ...args: A) => Promise<R>,
+): (...args: A) => Promise<R> {
+  const off = uses.off;
+  if (off !== undefined) return () => Promise.reject(off);
+  return async (...args) => handler(await uses.resolve(), ...args);
 }
 
 /** Whether a request carries no body (`POST .../secrets` may have none). */
@@ -51,12 +85,28 @@ function hasNoBody(request: HttpRequest): boolean {
 
 const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024;
 
+/**
+ * The `app.http` options of `contract`'s route, running `handler` with the subsystems of `options.uses`; when one of
+ * them is off, the route answers the problem decided at registration (`uses.off`) and `handler` never runs.
+ */
+export function route<C extends Contract, S>(
+  contract: C,
+  handler: UsingHandler<C, S>,
+  options: RouteOptions & { readonly uses: Uses<S> },
+): HttpFunctionOptions;
 /** The `app.http` options of `contract`'s route, running `handler`. */
 export function route<C extends Contract>(
   contract: C,
   handler: RouteHandler<C>,
-  options: RouteOptions = {},
+  options?: RouteOptions & { readonly uses?: undefined },
+): HttpFunctionOptions;
+export function route<C extends Contract, S>(
+  contract: C,
+  handler: RouteHandler<C> | UsingHandler<C, S>,
+  options: RouteOptions & { readonly uses?: Uses<S> } = {},
 ): HttpFunctionOptions {
+  const off = options.uses?.off; // decided at registration: answered before anything of the request is read
+  const run = handlerOf(handler, options.uses);
   const compiled = compileContract(contract);
   if (contract.auth === 'people' && options.people === undefined)
     throw new Error(`${contract.name}: a people route needs options.people`);
@@ -66,6 +116,7 @@ export function route<C extends Contract>(
     methods: [contract.method],
     authLevel,
     handler: withProblems(async (request, context): Promise<HttpResponseInit> => {
+      if (off !== undefined) throw off;
       if (compiled.queryNames.length > 0) {
         const errors = queryNameErrors(request.query, compiled.queryNames);
         if (errors.length > 0)
@@ -80,7 +131,7 @@ export function route<C extends Contract>(
           return compiled.parseBody(raw);
         },
       };
-      const reply = await handler(input, request, context);
+      const reply = await run(input, request, context);
       const headers = { 'cache-control': 'no-store', ...reply.headers };
       if (reply.body === undefined) return { status: reply.status ?? contract.status, headers };
       return {
@@ -90,4 +141,16 @@ export function route<C extends Contract>(
       };
     }),
   };
+}
+
+/** The handler a route runs, chosen at registration: `uses.off` answered when a subsystem it uses is off. */
+function handlerOf<C extends Contract, S>(
+  handler: RouteHandler<C> | UsingHandler<C, S>,
+  uses: Uses<S> | undefined,
+): RouteHandler<C> {
+  if (uses === undefined) return handler as RouteHandler<C>;
+  const h = handler as UsingHandler<C, S>;
+  return using(uses, (subsystems: S, input: RouteInput<C>, request: HttpRequest, context: InvocationContext) =>
+    h(input, subsystems, request, context),
+  );
 }

@@ -99,16 +99,15 @@ export async function readHashKey(
   return v;
 }
 
-/** Builds the learning loop: store, decision log (when enabled), labels, drift monitor. */
-export async function createLearning(config: Config, deps: LearningDeps): Promise<Learning> {
-  const s = config.learning;
-  const store = deps.store ?? learningStore(config, deps.blob);
+/**
+ * The decision log's event handlers: telemetry's and the caller's, and a log line per drop reason at most every
+ * 10 s with the count since the last line (every drop is counted by telemetry).
+ */
+function decisionLogEvents(deps: LearningDeps, wallClock: () => number): Partial<DecisionLogEvents> {
   const logger = deps.logger;
   const metrics = deps.metrics?.events();
-  const wallClock = deps.wallClock ?? Date.now;
-  // one log line per reason at most every 10 s, with the count since the last line (every drop is counted by telemetry)
   const pending = new Map<string, { count: number; at: number }>();
-  const on: Partial<DecisionLogEvents> = {
+  return {
     dropped: (e) => {
       metrics?.dropped?.(e);
       deps.on?.dropped?.(e);
@@ -125,6 +124,15 @@ export async function createLearning(config: Config, deps: LearningDeps): Promis
       deps.on?.written?.(e);
     },
   };
+}
+
+/** Builds the learning loop: store, decision log (when enabled), labels, drift monitor. */
+export async function createLearning(config: Config, deps: LearningDeps): Promise<Learning> {
+  const s = config.learning;
+  const store = deps.store ?? learningStore(config, deps.blob);
+  const logger = deps.logger;
+  const wallClock = deps.wallClock ?? Date.now;
+  const on = decisionLogEvents(deps, wallClock);
   const log = s.decisionLog.enabled
     ? new DecisionLog({
         store,

@@ -20,6 +20,7 @@ import type { Logger } from '../platform/logger';
 import type { ModelSource } from '../models/model-folder';
 import { parseFleetState, type FleetState } from './fleet-state';
 import { BlobModelRepository, blobConfigured, type BlobRepositoryEvents } from './blob-model-repository';
+import { agentLogEvents } from './agent-log-events';
 import { FleetAgent, type FleetAgentEvents } from './fleet-agent';
 import { FleetModelSource } from './fleet-model-source';
 import type { FleetStore } from './fleet-store';
@@ -76,34 +77,6 @@ export interface RolloutPlan {
   complete(w: { readonly sessions: SessionManager; readonly factory: BackendFactory }): Promise<ModelRollout>;
 }
 
-function agentLogEvents(logger: Logger, extra: Partial<FleetAgentEvents> = {}): Partial<FleetAgentEvents> {
-  return {
-    swapped: (e) => (
-      logger.info(e.role === 'active' ? 'model version swapped' : 'candidate version loaded', {
-        model: e.name,
-        from: e.from,
-        to: e.to,
-        generation: e.generation,
-      }),
-      extra.swapped?.(e)
-    ),
-    stale: (e) => (
-      logger.warn(`could not load the ${e.role} version the fleet pointer names; serving the current one`, {
-        model: e.name,
-        desired: e.desired,
-        reason: e.reason,
-      }),
-      extra.stale?.(e)
-    ),
-    storeError: (e) => (
-      e.stage === 'read'
-        ? logger.warn('fleet store unavailable; retrying at the next reconcile', e)
-        : logger.debug('fleet store call failed', e),
-      extra.storeError?.(e)
-    ),
-  };
-}
-
 /**
  * Step one: the fleet store (Redis when configured, else in-process), the models container (blob storage
  * when configured, else the local models folder) and the startup source.
@@ -152,106 +125,152 @@ export function planRollout(config: Config, base: ModelSource, deps: RolloutDeps
 
   return {
     source,
-    async complete({ sessions, factory }) {
-      const wallNow = deps.wallNow ?? Date.now;
-      const timers = deps.timers ?? unrefTimers;
-      const reclaimer = new MemoryReclaimer(timers, 1000, r.reclaimAfterSwap ? fullGc() : undefined);
-      const candidates = await SessionManager.create({
-        source: { load: () => Promise.reject(new AppError('model_not_ready', 'No candidate version is set.')) },
-        factory,
-        on: {
-          released: (e) => {
-            logger.info('candidate version released', { model: e.name, version: e.version });
-            reclaimer.schedule();
-          },
-        },
-      });
-      const { inference } = config;
-      const isolation = {
-        factory: batchedBackendFactory(inferenceSettings(config, { mode: 'workers', workers: 1 })),
-        when: (bytes: number) => resolveMode(inference.mode, bytes) === 'inline',
-      };
-      const validator = new ModelValidator({
-        sessions,
-        features,
-        batchMaxSize: inference.batchMaxSize,
-        batchMaxSizeGpu: inference.batchMaxSizeGpu,
-        isolation,
-        ...(deps.tracer === undefined ? {} : { tracer: deps.tracer }),
-      });
-      const loader = new VersionLoader({ repository, bundled, validator, maxBytes: r.maxModelBytes });
-      const recorder = new ShadowRecorder();
-      const router = new TrafficRouter({ active: sessions, candidate: candidates, recorder });
-      const agent = new FleetAgent({
-        name: config.model.name,
-        instanceId,
-        store,
-        loader,
-        sessions,
-        candidates,
-        router,
-        recorder,
-        timers,
-        intervalMs: r.reconcileIntervalMs,
-        wallNow,
-        on: agentLogEvents(logger, deps.on),
-      });
-      const kind = new ModelKind({
-        modelName: config.model.name,
-        container: r.storage.container,
-        maxBytes: r.maxModelBytes,
-        shiftMax: r.shiftMax,
-        forceKey: r.forceMetadataKey,
-        instanceId,
-        store,
-        repository,
-        validator,
-        loader,
-        sessions,
-        direct: r.directRollout,
-      });
-      const upload = new UploadPipeline({ kind, store, follower: agent, instanceId, wallNow, logger });
-      const admin = new ModelAdmin({
-        modelName: config.model.name,
-        instanceId,
-        store,
-        sessions,
-        agent,
-        wallNow,
-        reportMaxAgeMs: 3 * r.reconcileIntervalMs,
-      });
-      const fourEyes = r.directRollout
-        ? undefined
-        : new FourEyes({
-            kind: 'model',
-            store: createPointerStore<ApprovalState>({
-              kind: `${MODEL_KIND}-approval`,
-              redis: deps.redis,
-              prefix: config.redis.keyPrefix,
-              stateDir: r.stateDir,
-              file: 'model-approvals.json',
-              parse: parseApprovalState,
-              warn: (m) => deps.logger.warn(`rollout: ${m}`),
-            }),
-            bodies: MODEL_BODIES,
-            wallNow,
-            check: (name, change, body) => admin.check(name, change, body),
-          });
-      const rollout = new ModelRollout({
-        ...(fourEyes === undefined ? {} : { fourEyes }),
-        upload,
-        admin,
-        agent,
-        router,
-        repository,
-        store,
-        candidates,
-        loader,
-        reclaimer,
-        ...(deps.tracer === undefined ? {} : { tracer: deps.tracer }),
-      });
-      rollout.start();
-      return rollout;
-    },
+    complete: (w) => completeRollout(config, deps, { instanceId, store, repository, bundled, features }, w),
   };
+}
+
+/** What step one chose, which step two builds on. */
+interface StepOne {
+  readonly instanceId: string;
+  readonly store: FleetStore;
+  readonly repository: ModelRepository;
+  readonly bundled: FolderModelRepository;
+  readonly features: FeatureSupport;
+}
+
+/**
+ * Step two (the plan's `complete`): the candidates' session manager, the validator, the fleet agent, the traffic
+ * router, the upload handler, the admin API and four-eyes; starts following the pointer.
+ */
+async function completeRollout(
+  config: Config,
+  deps: RolloutDeps,
+  one: StepOne,
+  { sessions, factory }: { readonly sessions: SessionManager; readonly factory: BackendFactory },
+): Promise<ModelRollout> {
+  const r = config.rollout;
+  const logger = deps.logger;
+  const { instanceId, store, repository, bundled, features } = one;
+  const wallNow = deps.wallNow ?? Date.now;
+  const timers = deps.timers ?? unrefTimers;
+  const reclaimer = new MemoryReclaimer(timers, 1000, r.reclaimAfterSwap ? fullGc() : undefined);
+  const candidates = await candidateSessions(factory, logger, reclaimer);
+  const validator = modelValidator(config, deps, sessions, features);
+  const loader = new VersionLoader({ repository, bundled, validator, maxBytes: r.maxModelBytes });
+  const recorder = new ShadowRecorder();
+  const router = new TrafficRouter({ active: sessions, candidate: candidates, recorder });
+  const agent = new FleetAgent({
+    name: config.model.name,
+    instanceId,
+    store,
+    loader,
+    sessions,
+    candidates,
+    router,
+    recorder,
+    timers,
+    intervalMs: r.reconcileIntervalMs,
+    wallNow,
+    on: agentLogEvents(logger, deps.on),
+  });
+  const kind = new ModelKind({
+    modelName: config.model.name,
+    container: r.storage.container,
+    maxBytes: r.maxModelBytes,
+    shiftMax: r.shiftMax,
+    forceKey: r.forceMetadataKey,
+    instanceId,
+    store,
+    repository,
+    validator,
+    loader,
+    sessions,
+    direct: r.directRollout,
+  });
+  const upload = new UploadPipeline({ kind, store, follower: agent, instanceId, wallNow, logger });
+  const admin = new ModelAdmin({
+    modelName: config.model.name,
+    instanceId,
+    store,
+    sessions,
+    agent,
+    wallNow,
+    reportMaxAgeMs: 3 * r.reconcileIntervalMs,
+  });
+  const fourEyes = r.directRollout ? undefined : modelFourEyes(config, deps, admin, wallNow);
+  const rollout = new ModelRollout({
+    ...(fourEyes === undefined ? {} : { fourEyes }),
+    upload,
+    admin,
+    agent,
+    router,
+    repository,
+    store,
+    candidates,
+    loader,
+    reclaimer,
+    ...(deps.tracer === undefined ? {} : { tracer: deps.tracer }),
+  });
+  rollout.start();
+  return rollout;
+}
+
+/** The candidate version's session manager (empty until the pointer names one); a release schedules a reclaim. */
+function candidateSessions(
+  factory: BackendFactory,
+  logger: Logger,
+  reclaimer: MemoryReclaimer,
+): Promise<SessionManager> {
+  return SessionManager.create({
+    source: { load: () => Promise.reject(new AppError('model_not_ready', 'No candidate version is set.')) },
+    factory,
+    on: {
+      released: (e) => {
+        logger.info('candidate version released', { model: e.name, version: e.version });
+        reclaimer.schedule();
+      },
+    },
+  });
+}
+
+/** The validator of new versions, which runs a model small enough for inline mode in an isolated worker. */
+function modelValidator(
+  config: Config,
+  deps: RolloutDeps,
+  sessions: SessionManager,
+  features: FeatureSupport,
+): ModelValidator {
+  const { inference } = config;
+  const isolation = {
+    factory: batchedBackendFactory(inferenceSettings(config, { mode: 'workers', workers: 1 })),
+    when: (bytes: number) => resolveMode(inference.mode, bytes) === 'inline',
+  };
+  return new ModelValidator({
+    sessions,
+    features,
+    batchMaxSize: inference.batchMaxSize,
+    batchMaxSizeGpu: inference.batchMaxSizeGpu,
+    isolation,
+    ...(deps.tracer === undefined ? {} : { tracer: deps.tracer }),
+  });
+}
+
+/** Four-eyes of the model's changes (`MODEL_DIRECT_ROLLOUT=false`): the pending approvals beside the pointer. */
+function modelFourEyes(config: Config, deps: RolloutDeps, admin: ModelAdmin, wallNow: () => number): FourEyes {
+  const r = config.rollout;
+  return new FourEyes({
+    kind: 'model',
+    store: createPointerStore<ApprovalState>({
+      kind: `${MODEL_KIND}-approval`,
+      redis: deps.redis,
+      prefix: config.redis.keyPrefix,
+      stateDir: r.stateDir,
+      file: 'model-approvals.json',
+      parse: parseApprovalState,
+      warn: (m) => deps.logger.warn(`rollout: ${m}`),
+    }),
+    bodies: MODEL_BODIES,
+    wallNow,
+    check: (name, change, body) => admin.check(name, change, body),
+  });
 }

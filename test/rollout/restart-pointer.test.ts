@@ -104,21 +104,23 @@ describe('a promoted approved draft, then a restart', () => {
   it('is not ready (naming the ruleset it waits for) until the draft serves, then ready', async () => {
     const first = await start(env);
     await first.start();
+    const { drafts, rulesetAdmin } = first;
+    assert.ok(drafts !== undefined && rulesetAdmin !== undefined, 'drafts are on (a ruleset and a case database)');
     const doc = { ...(JSON.parse(await fs.readFile(SHIPPED_RULESET, 'utf8')) as object), version: '1.1.0' };
-    await first.drafts.create(lead('lead-a'), 'fraud-rules', doc);
+    await drafts.create(lead('lead-a'), 'fraud-rules', doc);
     const now = Date.now();
     const window = { from: new Date(now - 3_600_000).toISOString(), to: new Date(now).toISOString() };
-    await first.drafts.backtest(lead('lead-a'), 'fraud-rules', '1.1.0', window);
+    await drafts.backtest(lead('lead-a'), 'fraud-rules', '1.1.0', window);
     await eventually(
-      () => first.drafts.get(lead('lead-a'), 'fraud-rules', '1.1.0'),
+      () => drafts.get(lead('lead-a'), 'fraud-rules', '1.1.0'),
       (d) => d.backtest?.state === 'done',
       'the backtest of the draft to end',
       30_000,
     );
-    await first.drafts.submit(lead('lead-a'), 'fraud-rules', '1.1.0', {});
-    await first.drafts.approve(lead('lead-b'), 'fraud-rules', '1.1.0', {});
-    await first.rulesetAdmin.promote('fraud-rules', { version: '1.1.0' });
-    assert.equal((await first.rulesets.status('fraud-rules')).serving, '1.1.0');
+    await drafts.submit(lead('lead-a'), 'fraud-rules', '1.1.0', {});
+    await drafts.approve(lead('lead-b'), 'fraud-rules', '1.1.0', {});
+    await rulesetAdmin.promote('fraud-rules', { version: '1.1.0' });
+    assert.equal((await first.rulesets?.status('fraud-rules'))?.serving, '1.1.0');
     await stop(first);
 
     const time = new FakeTimers(); // the follower's timers: no retry and no reconcile run unless advanced
@@ -141,7 +143,7 @@ describe('a promoted approved draft, then a restart', () => {
       'readiness once the approved draft serves',
       30_000,
     );
-    assert.equal((await second.rulesets.status('fraud-rules')).serving, '1.1.0');
+    assert.equal((await second.rulesets?.status('fraud-rules'))?.serving, '1.1.0');
     assert.deepEqual(second.ready(), { status: 'ready', model: { name: 'fraud', version: '1.0.0' } });
     await stop(second);
   });
