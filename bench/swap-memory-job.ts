@@ -12,7 +12,7 @@ import { promises as fs } from 'node:fs';
 import type { InferenceBackend, SessionOptions } from '../lib/inference/backend';
 import { batchedBackendFactory } from '../lib/inference/backend-factory';
 import { inlineBackendFactory } from '../lib/inference/ort-session';
-import { fullGc } from '../lib/rollout/reclaim';
+import { fullGc } from '../lib/model-rollout/reclaim';
 
 const SESSION: SessionOptions = { executionProviders: ['cpu'], intraOpThreads: 1, graphOptimization: 'all' };
 

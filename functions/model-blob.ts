@@ -3,8 +3,8 @@ import { app, type InvocationContext } from '@azure/functions';
 import { ResourceFactoryResolver, type ModelBindingData } from '@azure/functions-extensions-base';
 import { subsystems } from '../lib/app';
 import { using } from '../lib/http/route';
-import { describeOutcome } from '../lib/pointer/upload-pipeline';
-import { BLOB_BINDING_SOURCE, blobReferenceFactory, isBlobReference } from '../lib/rollout/blob-reference';
+import { describeOutcome } from '../lib/rollout/upload-pipeline';
+import { BLOB_BINDING_SOURCE, blobReferenceFactory, isBlobReference } from '../lib/model-rollout/blob-reference';
 
 // Deferred binding: the trigger receives a reference to the blob, never its content (see blob-reference.ts).
 const resolver = ResourceFactoryResolver.getInstance();

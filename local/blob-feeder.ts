@@ -8,8 +8,8 @@
  * `source: 'EventGrid'`, blobs present at start do not fire. A failing invocation is retried on the next polls, 5
  * times at most (the runtime's `maxDequeueCount`). Triggers on another container are reported, not fed.
  */
-import type { ModelBlob, ModelRepository } from '../lib/rollout/model-repository';
-import { blobBindingData } from '../lib/rollout/blob-reference';
+import type { ModelBlob, ModelRepository } from '../lib/model-rollout/model-repository';
+import { blobBindingData } from '../lib/model-rollout/blob-reference';
 import type { FunctionInfo, LocalHost } from './host';
 import { resolveAppSettings } from './invoke';
 import { DeferredBinding } from './rpc';

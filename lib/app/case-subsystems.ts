@@ -4,7 +4,7 @@
  * @module
  */
 import { createCases } from '../cases/create-cases';
-import { Insights } from '../console/insights';
+import { Insights } from '../insights/insights';
 import { createDrafts } from '../governance/create-drafts';
 import { createGovernance } from '../governance/governance';
 import { GOVERNANCE_MIGRATIONS } from '../governance/migrations';

@@ -4,10 +4,10 @@
  * `subsystems(...)` of lib/app.ts, and its function answers a problem decided at registration when one is off).
  * @module
  */
-import type { Insights } from '../console/insights';
+import type { Insights } from '../insights/insights';
 import type { Drafts } from '../governance/drafts';
 import type { ArtifactAdmin } from '../http/admin-routes';
-import { describeOutcome } from '../pointer/upload-pipeline';
+import { describeOutcome } from '../rollout/upload-pipeline';
 import type { Admission } from '../admission/admission';
 import type { AsyncScorer } from '../async/async-scorer';
 import type { Config } from '../config/config';
@@ -21,7 +21,7 @@ import type { Governance } from '../governance/governance';
 import type { Webhooks } from '../webhooks/create-webhooks';
 import type { WebhookService } from '../webhooks/webhook-service';
 import type { CaseService } from '../cases/case-service';
-import type { ModelRollout } from '../rollout/model-rollout';
+import type { ModelRollout } from '../model-rollout/model-rollout';
 import type { Decisioning } from '../decisioning/decisioning';
 import type { DecisioningParts } from '../decisioning/create-decisioning';
 import type { RulesetRollout } from '../decisioning/ruleset-rollout';

@@ -15,7 +15,7 @@ import { currentReadiness } from '../inference/readiness-views';
 import { featureProblems, ModelFolder, type FeatureCheck } from '../models/model-folder';
 import { createOip } from '../oip/create-oip';
 import { subsystemsOf } from '../platform/registry';
-import { createServing } from '../rollout/create-serving';
+import { createServing } from '../model-rollout/create-serving';
 import type { CompiledSignals } from '../signals/compiled-signals';
 import { createSignals } from '../signals/create-signals';
 import { signalsFeatureCheck } from '../signals/feature-check';

@@ -17,10 +17,10 @@ import { ListLookup, type ListLookupEvents } from './list-lookup';
 import { MemoryListStore, type ListStore } from './list-store';
 import { loadRuleset } from './load-ruleset';
 import { RedisListStore } from './redis-list-store';
-import { createPointerStore } from '../pointer/create-pointer-store';
-import type { PointerStore } from '../pointer/pointer-store';
+import { createPointerStore } from '../rollout/create-pointer-store';
+import type { PointerStore } from '../rollout/pointer-store';
 import { parseRulesetState, type RulesetState } from './ruleset-traffic';
-import { openDocumentRepository } from '../pointer/document-repository';
+import { openDocumentRepository } from '../rollout/document-repository';
 import {
   FolderRulesetRepository,
   RULESET_LAYOUT,

@@ -1,7 +1,7 @@
 /**
  * Where ruleset documents are read from: `rulesets/{name}/{version}.json` in a blob container
  * (`RULESETS_CONTAINER`, default the models container), or the shipped `rulesets/` folder (`{name}/{version}.json`),
- * through the one document store of whole-document kinds (`lib/pointer/document-repository.ts`).
+ * through the one document store of whole-document kinds (`lib/rollout/document-repository.ts`).
  */
 import type { ContainerClient } from '@azure/storage-blob';
 import { AppError } from '../errors/errors';
@@ -12,7 +12,7 @@ import {
   parseDocumentPath,
   type DocumentLayout,
   type DocumentRepository,
-} from '../pointer/document-repository';
+} from '../rollout/document-repository';
 
 /** Largest ruleset document accepted, bytes. */
 export const MAX_RULESET_BYTES = 1024 * 1024;

@@ -1,13 +1,13 @@
 /**
- * Ruleset rollout: the ruleset kind of the one rollout of whole documents (`lib/pointer/document-rollout.ts`). An
+ * Ruleset rollout: the ruleset kind of the one rollout of whole documents (`lib/rollout/document-rollout.ts`). An
  * upload (`rulesets/{name}/{version}.json`, blob trigger) is checked (schema, compile with the rule id and column of
  * what does not compile, golden cases, a signal the rules read that the serving signals lack, newer than the active
  * version) and, if good, published as the pointer's active version; every instance swaps its {@link Decisioning}.
  * Admin: status, promote, rollback, traffic (canary and shadow), with every kind's bodies and rules.
  */
-import type { DocumentSpec } from '../pointer/document-kind';
-import { DocumentRollout, type DocumentRolloutDeps, type DocumentStatus } from '../pointer/document-rollout';
-import type { PointerStore } from '../pointer/pointer-store';
+import type { DocumentSpec } from '../rollout/document-kind';
+import { DocumentRollout, type DocumentRolloutDeps, type DocumentStatus } from '../rollout/document-rollout';
+import type { PointerStore } from '../rollout/pointer-store';
 import type { Logger } from '../platform/logger';
 import type { Timers } from '../platform/timers';
 import type { CompiledRuleset, ServingSignals } from './compile-ruleset';
@@ -17,7 +17,7 @@ import { RULESET_BODIES, RULESET_TRAFFIC, type RulesetState } from './ruleset-tr
 import { compileRulesetText } from './ruleset-upload';
 
 export { GOLDEN_THRESHOLDS } from './ruleset-upload';
-export { RETRY_FIRST_MS, RETRY_MAX_MS } from '../pointer/document-rollout';
+export { RETRY_FIRST_MS, RETRY_MAX_MS } from '../rollout/document-rollout';
 
 /** Dependencies of a {@link RulesetRollout}. */
 export interface RulesetRolloutDeps {

@@ -2,13 +2,13 @@
  * The ruleset's traffic split and pointer transitions: a candidate version serves a canary share of users
  * (stable hash of the userId, the same function as the model canary, its own salt so the two canaries are
  * independent) and is evaluated off the decision for a shadow share of payments. The transitions and their rules are
- * every kind's (`lib/pointer/version-traffic.ts`, `lib/pointer/rollout-rules.ts`); admin bodies are checked strictly
+ * every kind's (`lib/rollout/version-traffic.ts`, `lib/rollout/rollout-rules.ts`); admin bodies are checked strictly
  * (every invalid field named). Pure.
  */
-import { AdminBodies, type TrafficSplit } from '../pointer/admin-bodies';
-import { VersionTraffic, type VersionState } from '../pointer/version-traffic';
+import { AdminBodies, type TrafficSplit } from '../rollout/admin-bodies';
+import { VersionTraffic, type VersionState } from '../rollout/version-traffic';
 
-export { MAX_HISTORY } from '../pointer/version-traffic';
+export { MAX_HISTORY } from '../rollout/version-traffic';
 
 /** A candidate version and its shares (percent, 0–100): canary of users, shadow of payments. */
 export type RulesetTraffic = TrafficSplit;

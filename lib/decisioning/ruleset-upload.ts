@@ -1,10 +1,10 @@
 /**
- * What the ruleset kind checks of a document (`lib/pointer/document-kind.ts` does the rest of an upload): the schema,
+ * What the ruleset kind checks of a document (`lib/rollout/document-kind.ts` does the rest of an upload): the schema,
  * the compile (rule id and column of what does not compile), the golden cases, for an upload a signal the rules read
  * that the serving signals lack, and the document's name and version against its path.
  */
 import { AppError } from '../errors/errors';
-import type { DocumentRef } from '../pointer/document-kind';
+import type { DocumentRef } from '../rollout/document-kind';
 import type { CompiledRuleset, ServingSignals } from './compile-ruleset';
 import { loadRuleset } from './load-ruleset';
 

@@ -16,7 +16,7 @@ import { AppError } from '../errors/errors';
 import type { ArtifactAdmin } from '../http/admin-routes';
 import { PRINCIPAL_HEADER, type Identity } from '../identity/identity';
 import { decodePrincipal } from '../identity/principal';
-import type { UploadOutcome } from '../pointer/upload-pipeline';
+import type { UploadOutcome } from '../rollout/upload-pipeline';
 import type { Logger } from '../platform/logger';
 import type { AuditEntry, AuditEvent, AuditLog } from './audit-log';
 import { parseAuditQuery } from './audit-query';

@@ -1,6 +1,6 @@
 /**
  * The governance of changes to what decides: the audit trail (lib/governance/audit.ts), and the four-eyes rule any
- * rollout kind can turn on (lib/pointer/four-eyes.ts), with the leads as the identity names them. Built once by the
+ * rollout kind can turn on (lib/rollout/four-eyes.ts), with the leads as the identity names them. Built once by the
  * composition root (lib/app.ts) beside the case queue, whose database it shares.
  * @module
  */
@@ -9,7 +9,7 @@ import { AppError } from '../errors/errors';
 import type { ArtifactAdmin } from '../http/admin-routes';
 import type { Identity } from '../identity/identity';
 import type { Logger } from '../platform/logger';
-import type { FourEyes } from '../pointer/four-eyes';
+import type { FourEyes } from '../rollout/four-eyes';
 import { Audit } from './audit';
 import { SqlAuditLog } from './sql-audit-log';
 

@@ -6,7 +6,7 @@
  */
 
 /**
- * A change kept until another lead asks for the same (four-eyes, `lib/pointer/four-eyes.ts`): answered 202 with
+ * A change kept until another lead asks for the same (four-eyes, `lib/rollout/four-eyes.ts`): answered 202 with
  * `body`, nothing changed yet.
  */
 export class AwaitingApproval {

@@ -4,8 +4,8 @@
  */
 import type { BackendFactory } from '../inference/backend';
 import type { SessionManager } from '../inference/session-manager';
-import type { FleetStore } from '../rollout/fleet-store';
-import type { TrafficRouter } from '../rollout/traffic-router';
+import type { FleetStore } from '../model-rollout/fleet-store';
+import type { TrafficRouter } from '../model-rollout/traffic-router';
 import { RolloutCatalog, StaticCatalog, type ModelCatalog, type StaticModel } from './model-catalog';
 import { OipService } from './oip-service';
 

@@ -7,9 +7,9 @@ import { AppError } from '../errors/errors';
 import type { BackendFactory, InferenceBackend } from '../inference/backend';
 import type { SessionManager } from '../inference/session-manager';
 import { compareVersions } from '../models/model-folder';
-import type { FleetStore } from '../rollout/fleet-store';
+import type { FleetStore } from '../model-rollout/fleet-store';
 import { readOnnxSignature } from '../inference/onnx-signature';
-import type { TrafficRouter } from '../rollout/traffic-router';
+import type { TrafficRouter } from '../model-rollout/traffic-router';
 import type { ModelView } from './infer-request';
 import { viewOfManifest } from './model-view';
 

@@ -2,7 +2,7 @@
  * Where signals documents are read from: `features/{name}/{version}.json` in a blob container (`SIGNALS_CONTAINER`,
  * default the models container), or folders laid out as `{name}/{version}.json` (on embedded defaults the models
  * folder's `features/`, where uploads land as in the container, then the shipped `signals/` folder), through the one
- * document store of whole-document kinds (`lib/pointer/document-repository.ts`). Every read is capped at
+ * document store of whole-document kinds (`lib/rollout/document-repository.ts`). Every read is capped at
  * {@link MAX_SIGNALS_BYTES}.
  * @module
  */
@@ -14,7 +14,7 @@ import {
   parseDocumentPath,
   type DocumentLayout,
   type DocumentRepository,
-} from '../pointer/document-repository';
+} from '../rollout/document-repository';
 import { MAX_SIGNALS_BYTES, SIGNALS_NAME_RE, SIGNALS_VERSION_RE } from './signals-document';
 
 /** Where signals documents are and how large they may be. */

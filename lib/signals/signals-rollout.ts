@@ -1,5 +1,5 @@
 /**
- * Signals rollout: the signals kind of the one rollout of whole documents (`lib/pointer/document-rollout.ts`). An
+ * Signals rollout: the signals kind of the one rollout of whole documents (`lib/rollout/document-rollout.ts`). An
  * upload (`features/{name}/{version}.json`, blob trigger) is checked (compile, name and version, newer than the
  * active version, compatibility with what serves) and, if good, published as the pointer's active version; every
  * instance swaps its {@link SignalsServing} atomically. Admin: status, promote, rollback, traffic (canary and shadow),
@@ -7,9 +7,9 @@
  * and rollback as on upload.
  * @module
  */
-import type { DocumentSpec } from '../pointer/document-kind';
-import { DocumentRollout, type DocumentRolloutDeps, type DocumentStatus } from '../pointer/document-rollout';
-import type { PointerStore } from '../pointer/pointer-store';
+import type { DocumentSpec } from '../rollout/document-kind';
+import { DocumentRollout, type DocumentRolloutDeps, type DocumentStatus } from '../rollout/document-rollout';
+import type { PointerStore } from '../rollout/pointer-store';
 import type { Logger } from '../platform/logger';
 import type { Timers } from '../platform/timers';
 import type { CompiledSignals } from './compiled-signals';
@@ -19,7 +19,7 @@ import type { SignalsShadow, SignalsShadowReport } from './signals-shadow';
 import { SIGNALS_BODIES, SIGNALS_TRAFFIC, type SignalsState } from './signals-traffic';
 import { checkCompatible, compileSignalsText, type SignalsRequirements } from './signals-upload';
 
-export { RETRY_FIRST_MS, RETRY_MAX_MS } from '../pointer/document-rollout';
+export { RETRY_FIRST_MS, RETRY_MAX_MS } from '../rollout/document-rollout';
 
 /** Dependencies of a {@link SignalsRollout}. */
 export interface SignalsRolloutDeps {

@@ -11,7 +11,7 @@
  * @module
  */
 import type { PaymentEvent } from '../domain/payment-event';
-import type { TrafficSplit } from '../pointer/admin-bodies';
+import type { TrafficSplit } from '../rollout/admin-bodies';
 import type { AggregateInput, AggregatePlan, AggregateSpec, KeyGroup } from './aggregate-store';
 import type { CompiledSignals } from './compiled-signals';
 import { SIGNALS_TRAFFIC } from './signals-traffic';

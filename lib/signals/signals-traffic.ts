@@ -1,11 +1,11 @@
 /**
  * The signals kind's pointer state and transitions: those of every version-swapping kind
- * (`lib/pointer/version-traffic.ts`) with its own salts, so that the signals canary is independent of the model's
+ * (`lib/rollout/version-traffic.ts`) with its own salts, so that the signals canary is independent of the model's
  * and the ruleset's; admin bodies with signals versions (`1.1.0`). Pure.
  * @module
  */
-import { AdminBodies } from '../pointer/admin-bodies';
-import { parseVersionState, VersionTraffic, type VersionState } from '../pointer/version-traffic';
+import { AdminBodies } from '../rollout/admin-bodies';
+import { parseVersionState, VersionTraffic, type VersionState } from '../rollout/version-traffic';
 import { SIGNALS_VERSION_RE } from './signals-document';
 
 /** The signals pointer state (active, previous, candidate and its shares). */

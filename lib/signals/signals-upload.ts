@@ -1,5 +1,5 @@
 /**
- * What the signals kind checks of a document (`lib/pointer/document-kind.ts` does the rest of an upload): the compile
+ * What the signals kind checks of a document (`lib/rollout/document-kind.ts` does the rest of an upload): the compile
  * (`compileSignals`: schema, expressions, references, each refusal naming its field), the document's name and version
  * against its path, and compatibility: the version must compute every signal that what serves reads (the serving
  * ruleset's `signals.<name>`, the serving model versions' input features), else it is refused naming who needs what.

@@ -27,7 +27,7 @@ import type { OutboxRelayEvents } from '../cases/outbox-relay';
 import type { SpanAttributes, StageTracer } from '../platform/stage-tracer';
 import { otelTracer, stageTracer, TRACER_NAME, tracingState } from './tracing';
 import type { ScorerEvents } from '../scoring/scorer';
-import type { BlobRepositoryEvents } from '../rollout/blob-model-repository';
+import type { BlobRepositoryEvents } from '../model-rollout/blob-model-repository';
 
 /** Where a scored payment came in. */
 export type ScoringPath = 'http' | 'batch' | 'queue';

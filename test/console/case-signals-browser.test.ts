@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { copyBundled } from '../rollout/support/models';
+import { copyBundled } from '../model-rollout/support/models';
 import { launchBrowser, newPage, skipWithoutBrowser, violations } from '../support/browser';
 import { stopChild } from '../support/child-process';
 import { validEvent } from '../support/events';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { Insights, type InsightsParts } from '../../lib/console/insights';
+import { Insights, type InsightsParts } from '../../lib/insights/insights';
 import { AppError } from '../../lib/errors/errors';
 import { StaticFiles } from '../../lib/http/static-files';
 import { Identity } from '../../lib/identity/identity';

@@ -16,11 +16,11 @@ import { loadRuleset } from '../../lib/decisioning/load-ruleset';
 import { BlobRulesetRepository, rulesetBlobName } from '../../lib/decisioning/ruleset-repository';
 import { GOLDEN_THRESHOLDS, RulesetRollout } from '../../lib/decisioning/ruleset-rollout';
 import { inRulesetCanary, parseRulesetState } from '../../lib/decisioning/ruleset-traffic';
-import { RedisPointerStore } from '../../lib/pointer/redis-pointer-store';
+import { RedisPointerStore } from '../../lib/rollout/redis-pointer-store';
 import { AppError } from '../../lib/errors/errors';
 import { within } from '../support/eventually';
 import { testRedis } from '../support/redis';
-import { startAzurite, type Azurite } from '../rollout/support/azurite';
+import { startAzurite, type Azurite } from '../model-rollout/support/azurite';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const SHIPPED = readFileSync(path.join(ROOT, 'rulesets/fraud-rules/1.0.0.json'), 'utf8');

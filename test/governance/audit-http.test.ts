@@ -14,7 +14,7 @@ import { encodePrincipal } from '../../lib/identity/principal';
 import { stopChild } from '../support/child-process';
 import { eventually } from '../support/eventually';
 import { startLocalHost, type LocalHost } from '../support/local-host';
-import { copyBundled } from '../rollout/support/models';
+import { copyBundled } from '../model-rollout/support/models';
 
 const SHIPPED = path.resolve(__dirname, '../../../rulesets/fraud-rules/1.0.0.json');
 

@@ -19,7 +19,7 @@ import { startSubsystems, SubsystemError, type AnySubsystem } from '../../lib/pl
 import { testConfig } from '../support/config';
 import { validEvent } from '../support/events';
 import { within } from '../support/eventually';
-import { copyBundled } from '../rollout/support/models';
+import { copyBundled } from '../model-rollout/support/models';
 
 /** `list`, each dispose recorded in `disposed`; `failing`'s throws without disposing (its real one kept in `held`). */
 function recorded(

@@ -20,7 +20,7 @@ import { stopChild } from '../support/child-process';
 import { testConfig } from '../support/config';
 import { within } from '../support/eventually';
 import { startLocalHost } from '../support/local-host';
-import { copyBundled } from '../rollout/support/models';
+import { copyBundled } from '../model-rollout/support/models';
 
 /** The names of every getter of the Engine, its own and inherited. */
 function getterNames(): string[] {

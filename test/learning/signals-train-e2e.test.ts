@@ -28,9 +28,9 @@ import { generatePayments } from '../../lib/training/synthetic-payments';
 import { backtestCommand } from '../../lib/commands/backtest-command';
 import { datasetExport } from '../../lib/commands/dataset-export-command';
 import { parseCli, trainOnDataset } from '../../lib/commands/train-command';
-import { startEmbeddedRollout, type EmbeddedRollout } from '../rollout/support/embedded-rollout';
-import { eventually } from '../rollout/support/eventually';
-import { writeFolderModel } from '../rollout/support/models';
+import { startEmbeddedRollout, type EmbeddedRollout } from '../model-rollout/support/embedded-rollout';
+import { eventually } from '../model-rollout/support/eventually';
+import { writeFolderModel } from '../model-rollout/support/models';
 import { validEvent } from '../support/events';
 
 /** The settings the offline commands read, as their scripts read them (from the environment this test sets). */

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { BlobLearningStore } from '../../lib/learning/blob-store';
 import { FolderLearningStore } from '../../lib/learning/folder-store';
 import type { LearningStore } from '../../lib/learning/learning-store';
-import { startAzurite, type Azurite } from '../rollout/support/azurite';
+import { startAzurite, type Azurite } from '../model-rollout/support/azurite';
 
 function contract(name: string, make: () => Promise<LearningStore>): void {
   describe(`learning store contract: ${name}`, () => {

@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FEATURE_COUNT } from '../../lib/features/featurizer';
-import { eventually } from '../rollout/support/eventually';
-import { startEmbeddedRollout, type EmbeddedRollout } from '../rollout/support/embedded-rollout';
-import { type copyBundled, manifestFor, models, writeFolderModel } from '../rollout/support/models';
+import { eventually } from '../model-rollout/support/eventually';
+import { startEmbeddedRollout, type EmbeddedRollout } from '../model-rollout/support/embedded-rollout';
+import { type copyBundled, manifestFor, models, writeFolderModel } from '../model-rollout/support/models';
 import { http } from '../support/http';
 import { assertError } from './support';
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ContainerClient } from '@azure/storage-blob';
 import { AppError } from '../../lib/errors/errors';
-import { RedisPointerStore } from '../../lib/pointer/redis-pointer-store';
+import { RedisPointerStore } from '../../lib/rollout/redis-pointer-store';
 import { compileSignals } from '../../lib/signals/compile-signals';
 import { MAX_SIGNALS_BYTES } from '../../lib/signals/signals-document';
 import { BlobSignalsRepository, signalsBlobName } from '../../lib/signals/signals-repository';
@@ -16,7 +16,7 @@ import { SignalsServing } from '../../lib/signals/signals-serving';
 import { parseSignalsState, SIGNALS_TRAFFIC } from '../../lib/signals/signals-traffic';
 import { eventually } from '../support/eventually';
 import { testRedis } from '../support/redis';
-import { startAzurite, type Azurite } from '../rollout/support/azurite';
+import { startAzurite, type Azurite } from '../model-rollout/support/azurite';
 import { CARD_USERS, signalsDoc } from './support';
 
 const noTimers = { setTimeout: () => 0, clearTimeout: () => undefined };

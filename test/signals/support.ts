@@ -3,7 +3,7 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { FEATURE_NAMES } from '../../lib/features/featurizer';
-import { MemoryPointerStore } from '../../lib/pointer/pointer-store';
+import { MemoryPointerStore } from '../../lib/rollout/pointer-store';
 import { compileSignals } from '../../lib/signals/compile-signals';
 import { FolderSignalsRepository } from '../../lib/signals/signals-repository';
 import { SignalsRollout } from '../../lib/signals/signals-rollout';

@@ -1,5 +1,5 @@
 /**
- * The transitions every version-swapping kind shares (lib/pointer/version-traffic.ts), as the signals kind uses them:
+ * The transitions every version-swapping kind shares (lib/rollout/version-traffic.ts), as the signals kind uses them:
  * activate keeps the one before for rollback, promote and traffic refuse the active version naming the field, rollback
  * ends the split, traffic at 0/0 ends it; and the signals canary is its own (another salt than the ruleset's).
  */
@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { RULESET_TRAFFIC } from '../../lib/decisioning/ruleset-traffic';
 import { AppError } from '../../lib/errors/errors';
-import { MAX_HISTORY, parseVersionState, type VersionState } from '../../lib/pointer/version-traffic';
+import { MAX_HISTORY, parseVersionState, type VersionState } from '../../lib/rollout/version-traffic';
 import { EMPTY_SIGNALS_STATE, SIGNALS_BODIES, SIGNALS_TRAFFIC } from '../../lib/signals/signals-traffic';
 
 const T = SIGNALS_TRAFFIC;

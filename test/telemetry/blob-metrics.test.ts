@@ -10,11 +10,11 @@ import { MeterProvider, type Histogram } from '@opentelemetry/sdk-metrics';
 import { createEngine } from '../../lib/app';
 import { testConfig } from '../support/config';
 import { AppError } from '../../lib/errors/errors';
-import { BlobModelRepository, type BlobRepositoryEvents } from '../../lib/rollout/blob-model-repository';
+import { BlobModelRepository, type BlobRepositoryEvents } from '../../lib/model-rollout/blob-model-repository';
 import { silentLogger } from '../../lib/platform/logger';
 import { Telemetry } from '../../lib/telemetry/telemetry';
-import { freePort, startAzurite, type Azurite } from '../rollout/support/azurite';
-import { bundledBytes } from '../rollout/support/models';
+import { freePort, startAzurite, type Azurite } from '../model-rollout/support/azurite';
+import { bundledBytes } from '../model-rollout/support/models';
 import { BUNDLED_MODELS } from '../support/models';
 import { collectMetrics, TestReader } from './support';
 

@@ -19,7 +19,7 @@ import { validEvent } from '../support/events';
 import { http } from '../support/http';
 import { startHost } from '../support/local-host';
 import { testRedis } from '../support/redis';
-import { bundledBytes, copyBundled, writeFolderModel } from '../rollout/support/models';
+import { bundledBytes, copyBundled, writeFolderModel } from '../model-rollout/support/models';
 import { collectMetrics, newTraceparent, one, spansOf, TestReader, waitFor } from './support';
 import { FEATURE_COUNT } from '../../lib/features/featurizer';
 

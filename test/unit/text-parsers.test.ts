@@ -13,7 +13,7 @@ import { parseAuditQuery } from '../../lib/governance/audit-query';
 import { checkDocumentText, checkRouteVersion, parseComment, parseWindow } from '../../lib/governance/draft-bodies';
 import { parseLabels } from '../../lib/learning/labels';
 import { parseInferRequest, type ModelView } from '../../lib/oip/infer-request';
-import { AdminBodies } from '../../lib/pointer/admin-bodies';
+import { AdminBodies } from '../../lib/rollout/admin-bodies';
 import { validEvent } from '../support/events';
 
 const NUL = '\u0000';

@@ -1,5 +1,5 @@
 /**
- * The four-eyes decorator of any kind's admin (lib/pointer/four-eyes.ts), on the in-process pointer store: a promote
+ * The four-eyes decorator of any kind's admin (lib/rollout/four-eyes.ts), on the in-process pointer store: a promote
  * or a canary/shadow share takes effect only when a second lead asks for the same change; the same lead again,
  * another change, or a refused check changes nothing; rollback and ending a split stay direct; a request expires.
  */
@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError } from '../../lib/errors/errors';
 import { AwaitingApproval, type ArtifactAdmin } from '../../lib/http/admin-routes';
-import { AdminBodies } from '../../lib/pointer/admin-bodies';
-import { FourEyes, PENDING_TTL_MS, type ApprovalState, type PendingAnswer } from '../../lib/pointer/four-eyes';
-import { MemoryPointerStore } from '../../lib/pointer/pointer-store';
+import { AdminBodies } from '../../lib/rollout/admin-bodies';
+import { FourEyes, PENDING_TTL_MS, type ApprovalState, type PendingAnswer } from '../../lib/rollout/four-eyes';
+import { MemoryPointerStore } from '../../lib/rollout/pointer-store';
 
 const BODIES = new AdminBodies(/^[0-9.]+$/, '1.2.0');
 

@@ -2,10 +2,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError } from '../../lib/errors/errors';
-import { publishVersion, type FleetState, type VersionRecord } from '../../lib/rollout/fleet-state';
-import { MAX_REJECTIONS, memoryFleetStore, type FleetStore, type Rejection } from '../../lib/rollout/fleet-store';
-import { redisFleetStore } from '../../lib/rollout/redis-fleet-reports';
-import { emptyCounts } from '../../lib/rollout/shadow-stats';
+import { publishVersion, type FleetState, type VersionRecord } from '../../lib/model-rollout/fleet-state';
+import { MAX_REJECTIONS, memoryFleetStore, type FleetStore, type Rejection } from '../../lib/model-rollout/fleet-store';
+import { redisFleetStore } from '../../lib/model-rollout/redis-fleet-reports';
+import { emptyCounts } from '../../lib/model-rollout/shadow-stats';
 import { bundledManifest } from '../support/models';
 import { redisPair, storePair, until } from '../support/store-pair';
 

@@ -30,13 +30,13 @@ import { ModelRollout } from './model-rollout';
 import { ModelValidator } from './model-validator';
 import { fullGc, MemoryReclaimer } from './reclaim';
 import { fleetStore, MODEL_KIND } from './redis-fleet-reports';
-import { createPointerStore } from '../pointer/create-pointer-store';
+import { createPointerStore } from '../rollout/create-pointer-store';
 import { ShadowRecorder } from './shadow-stats';
 import { ShippedModelSource } from './shipped-model';
 import { TrafficRouter } from './traffic-router';
 import { ModelKind } from './model-upload';
-import { UploadPipeline } from '../pointer/upload-pipeline';
-import { FourEyes, parseApprovalState, type ApprovalState } from '../pointer/four-eyes';
+import { UploadPipeline } from '../rollout/upload-pipeline';
+import { FourEyes, parseApprovalState, type ApprovalState } from '../rollout/four-eyes';
 import { MODEL_BODIES } from './model-admin';
 import { VersionLoader } from './version-loader';
 

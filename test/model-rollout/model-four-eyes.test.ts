@@ -2,14 +2,14 @@
  * `MODEL_DIRECT_ROLLOUT=false` (the Azure deployment's setting) on embedded defaults with development identities: a
  * model upload is validated but does not serve; its promote takes effect only when a second lead asks for it (the
  * first lead's request is 202 and changes nothing; the same lead again changes nothing; an analyst is refused).
- * The embedded default (direct) is what test/rollout/admin-api.test.ts runs.
+ * The embedded default (direct) is what test/model-rollout/admin-api.test.ts runs.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { encodePrincipal } from '../../lib/identity/principal';
 import type { Role } from '../../lib/identity/principal';
-import type { ModelStatus } from '../../lib/rollout/model-admin';
-import type { PendingAnswer } from '../../lib/pointer/four-eyes';
+import type { ModelStatus } from '../../lib/model-rollout/model-admin';
+import type { PendingAnswer } from '../../lib/rollout/four-eyes';
 import { validEvent } from '../support/events';
 import { startEmbeddedRollout, type EmbeddedRollout } from './support/embedded-rollout';
 import { eventually } from './support/eventually';

@@ -11,11 +11,11 @@ import type { ModelAdmin, ModelStatus } from './model-admin';
 import type { ModelRepository } from './model-repository';
 import type { MemoryReclaimer } from './reclaim';
 import type { TrafficRouter } from './traffic-router';
-import type { ArtifactUpload, UploadOutcome, UploadPipeline } from '../pointer/upload-pipeline';
+import type { ArtifactUpload, UploadOutcome, UploadPipeline } from '../rollout/upload-pipeline';
 import type { ModelPublished, ValidatedModel } from './model-upload';
 import type { VersionLoader } from './version-loader';
 import type { StageTracer } from '../platform/stage-tracer';
-import type { FourEyes } from '../pointer/four-eyes';
+import type { FourEyes } from '../rollout/four-eyes';
 
 /** The parts of a {@link ModelRollout} (built by `createRollout`). */
 export interface ModelRolloutParts {

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { FEATURE_NAMES } from '../../lib/features/featurizer';
 import { ModelFolder } from '../../lib/models/model-folder';
-import { ShippedModelSource, shippedVersion } from '../../lib/rollout/shipped-model';
+import { ShippedModelSource, shippedVersion } from '../../lib/model-rollout/shipped-model';
 import { bundledBytes, copyBundled, manifestFor, writeFolderModel } from './support/models';
 
 let folder: Awaited<ReturnType<typeof copyBundled>>;

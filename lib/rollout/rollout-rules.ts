@@ -3,7 +3,7 @@
  * than the active version), promote (never the active version, never an older one: that is a rollback), rollback (to
  * the previous active version, ending any canary or shadow), the history kept for rollback, and the candidate's
  * traffic split (canary of users, shadow of requests; both 0 end it; a split whose candidate becomes active ends).
- * Each kind's pointer state (`lib/rollout/fleet-state.ts` for models, `version-traffic.ts` for whole documents)
+ * Each kind's pointer state (`lib/model-rollout/fleet-state.ts` for models, `version-traffic.ts` for whole documents)
  * applies these; nothing here knows a kind but by its label. Pure.
  * @module
  */

@@ -1,7 +1,7 @@
 /**
  * The fleet pointer of one model name, and the pure transitions that change it (publish, promote,
  * rollback, traffic). Stores persist it with compare-and-set on `generation`; every instance converges on
- * it. The rules are every kind's (`lib/pointer/rollout-rules.ts`): versions only move forward, except through an
+ * it. The rules are every kind's (`lib/rollout/rollout-rules.ts`): versions only move forward, except through an
  * explicit rollback. What the model kind adds: the pointer of each version (where it is, its hash), its manifest and
  * validation, and the golden set.
  */
@@ -15,9 +15,9 @@ import {
   RolloutRules,
   type RolloutPointers,
   type TrafficSplit,
-} from '../pointer/rollout-rules';
+} from '../rollout/rollout-rules';
 
-export type { TrafficSplit } from '../pointer/rollout-rules';
+export type { TrafficSplit } from '../rollout/rollout-rules';
 
 /** Older active versions kept for rollback (every kind's {@link MAX_HISTORY}). */
 export const MAX_PREVIOUS = MAX_HISTORY;

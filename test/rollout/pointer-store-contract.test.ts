@@ -10,8 +10,8 @@ import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { AppError } from '../../lib/errors/errors';
 import { JsonFileMap } from '../../lib/persistence/json-file-map';
-import { MAX_REJECTIONS, MemoryPointerStore, type PointerStore, type Rejection } from '../../lib/pointer/pointer-store';
-import { RedisPointerStore } from '../../lib/pointer/redis-pointer-store';
+import { MAX_REJECTIONS, MemoryPointerStore, type PointerStore, type Rejection } from '../../lib/rollout/pointer-store';
+import { RedisPointerStore } from '../../lib/rollout/redis-pointer-store';
 import { redisPair, storePair, until } from '../support/store-pair';
 
 interface TestState {

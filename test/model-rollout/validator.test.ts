@@ -15,7 +15,7 @@ import {
   ModelValidator,
   sha256Async,
   type ValidationRequest,
-} from '../../lib/rollout/model-validator';
+} from '../../lib/model-rollout/model-validator';
 import { BUNDLED_MODELS, bundledManifest } from '../support/models';
 import { manifestFor, models } from './support/models';
 

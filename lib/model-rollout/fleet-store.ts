@@ -1,14 +1,14 @@
 /**
- * The model kind's view of the one pointer store (`lib/pointer`): the fleet pointer (a {@link FleetState} per model
+ * The model kind's view of the one pointer store (`lib/rollout`): the fleet pointer (a {@link FleetState} per model
  * name) with its transitions, the rejections, and what only models keep beside it: each instance's report and the
  * shadow statistics ({@link FleetReports}). On Redis (`redisFleetStore`) or in process ({@link memoryFleetStore}).
  */
 import type { JsonFileMap } from '../persistence/json-file-map';
-import { MemoryPointerStore, type PointerStore, type Rejection } from '../pointer/pointer-store';
+import { MemoryPointerStore, type PointerStore, type Rejection } from '../rollout/pointer-store';
 import { parseFleetState, type FleetState, type Transition } from './fleet-state';
 import { addCounts, emptyCounts, MAX_SHADOW_PAIRS, type ShadowCounts } from './shadow-stats';
 
-export { MAX_REJECTIONS, type Rejection } from '../pointer/pointer-store';
+export { MAX_REJECTIONS, type Rejection } from '../rollout/pointer-store';
 
 /** Which validation step refused a model. */
 export type RejectCheck =

@@ -3,7 +3,7 @@
  * rollback and traffic split. Bodies are validated strictly (every invalid field named, problem+json).
  */
 import { AppError } from '../errors/errors';
-import { AdminBodies } from '../pointer/admin-bodies';
+import { AdminBodies } from '../rollout/admin-bodies';
 import type { FleetReadiness } from '../inference/readiness-views';
 import type { SessionManager } from '../inference/session-manager';
 import { MODEL_NAME_RE, MODEL_VERSION_RE } from '../models/manifest';

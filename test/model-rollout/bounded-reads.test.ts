@@ -16,9 +16,13 @@ import { after, before, describe, it } from 'node:test';
 import type { ContainerClient } from '@azure/storage-blob';
 import { configureSharedEngine, sharedEngine } from '../../lib/app';
 import { AppError } from '../../lib/errors/errors';
-import { BlobModelRepository } from '../../lib/rollout/blob-model-repository';
-import { blobBindingData } from '../../lib/rollout/blob-reference';
-import { FolderModelRepository, MANIFEST_MAX_BYTES, type ModelRepository } from '../../lib/rollout/model-repository';
+import { BlobModelRepository } from '../../lib/model-rollout/blob-model-repository';
+import { blobBindingData } from '../../lib/model-rollout/blob-reference';
+import {
+  FolderModelRepository,
+  MANIFEST_MAX_BYTES,
+  type ModelRepository,
+} from '../../lib/model-rollout/model-repository';
 import type { LocalHost } from '../../local/host';
 import { DeferredBinding } from '../../local/rpc';
 import { startHost } from '../support/local-host';

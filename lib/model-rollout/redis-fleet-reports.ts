@@ -1,15 +1,15 @@
 /**
- * The fleet store on Redis: the model kind's pointer on the one Redis pointer store (`lib/pointer`), and beside it
+ * The fleet store on Redis: the model kind's pointer on the one Redis pointer store (`lib/rollout`), and beside it
  * (prefix = `REDIS_KEY_PREFIX`):
  * - `{prefix}model:v1:{name}:instances`: hash instanceId → report;
  * - `…:shadow:{active}:{candidate}`: hash of additive counters (expires after 7 days).
  */
 import type { Redis } from 'ioredis';
 import type { RedisCall } from '../platform/redis/call';
-import { pointerKeys, RedisPointerStore } from '../pointer/redis-pointer-store';
+import { pointerKeys, RedisPointerStore } from '../rollout/redis-pointer-store';
 import { parseFleetState, type FleetState } from './fleet-state';
 import { FleetStore, MemoryFleetReports, type FleetReports, type InstanceReport } from './fleet-store';
-import type { PointerStore } from '../pointer/pointer-store';
+import type { PointerStore } from '../rollout/pointer-store';
 import { emptyCounts, SHADOW_BINS, type ShadowCounts } from './shadow-stats';
 
 const SHADOW_TTL_SEC = 7 * 86_400;

@@ -13,12 +13,12 @@ import {
   setTraffic,
   type FleetState,
   type VersionRecord,
-} from '../../lib/rollout/fleet-state';
-import { parseModelBlobPath } from '../../lib/rollout/model-path';
-import { warmupBatchSizes } from '../../lib/rollout/model-validator';
+} from '../../lib/model-rollout/fleet-state';
+import { parseModelBlobPath } from '../../lib/model-rollout/model-path';
+import { warmupBatchSizes } from '../../lib/model-rollout/model-validator';
 import { readOnnxSignature, signatureProblems } from '../../lib/inference/onnx-signature';
-import { ShadowRecorder, shadowReport } from '../../lib/rollout/shadow-stats';
-import { BUCKETS, inShare, routingBucket } from '../../lib/rollout/traffic-router';
+import { ShadowRecorder, shadowReport } from '../../lib/model-rollout/shadow-stats';
+import { BUCKETS, inShare, routingBucket } from '../../lib/model-rollout/traffic-router';
 import { bundledManifest, linearModel } from '../support/models';
 import { models } from './support/models';
 

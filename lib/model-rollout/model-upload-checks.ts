@@ -6,7 +6,7 @@
 import { AppError } from '../errors/errors';
 import type { ModelManifest } from '../models/manifest';
 import { parseManifest } from '../models/model-folder';
-import { UploadRefused } from '../pointer/upload-pipeline';
+import { UploadRefused } from '../rollout/upload-pipeline';
 import { MODEL_RULES, type FleetState, type VersionRecord } from './fleet-state';
 import type { ModelRef } from './model-path';
 

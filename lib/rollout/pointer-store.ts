@@ -4,7 +4,7 @@
  * keeps in its own state type), stored by compare-and-set on `generation` and announced to every instance; and the
  * last rejected uploads, newest first. On Redis ({@link RedisPointerStore}, shared by every instance) or in process
  * ({@link MemoryPointerStore}, one instance; kept in a JSON file when a state dir is set). One contract suite runs
- * against both (`test/pointer/pointer-store-contract.test.ts`).
+ * against both (`test/rollout/pointer-store-contract.test.ts`).
  * @module
  */
 import type { ErrorCode, FieldError } from '../errors/errors';

@@ -13,7 +13,7 @@ import type { FleetStore } from './fleet-store';
 import type { ShadowRecorder } from './shadow-stats';
 import type { TrafficRouter } from './traffic-router';
 import type { VersionLoader } from './version-loader';
-import { PointerFollower } from '../pointer/pointer-follower';
+import { PointerFollower } from '../rollout/pointer-follower';
 
 /** A failure's message (our AppErrors' are safe to show; others are I/O errors without secrets). */
 function reasonOf(err: unknown): string {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PointerFollower } from '../../lib/pointer/pointer-follower';
+import { PointerFollower } from '../../lib/rollout/pointer-follower';
 import { FakeTimers, settle } from '../support/clock';
 
 /** A follower whose passes report the given outcomes in turn (then complete), recording when each ran. */

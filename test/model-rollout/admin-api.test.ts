@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { ModelStatus } from '../../lib/rollout/model-admin';
+import type { ModelStatus } from '../../lib/model-rollout/model-admin';
 import type { LocalHost } from '../../local/host';
 import { validEvent } from '../support/events';
 import { startEmbeddedRollout, type EmbeddedRollout } from './support/embedded-rollout';

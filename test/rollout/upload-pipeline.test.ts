@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError } from '../../lib/errors/errors';
-import { MemoryPointerStore } from '../../lib/pointer/pointer-store';
+import { MemoryPointerStore } from '../../lib/rollout/pointer-store';
 import {
   describeOutcome,
   UploadPipeline,
@@ -14,7 +14,7 @@ import {
   type ArtifactBytes,
   type ArtifactKind,
   type Published,
-} from '../../lib/pointer/upload-pipeline';
+} from '../../lib/rollout/upload-pipeline';
 import { silentLogger } from '../../lib/platform/logger';
 
 /** Documents `kind/{name}/{version}`: the text `ok` validates, `same` is already published, `down` is a transient failure. */

@@ -1,5 +1,5 @@
 /**
- * The model kind of the upload pipeline (`lib/pointer/upload-pipeline.ts`): what differs for models. Reads a blob
+ * The model kind of the upload pipeline (`lib/rollout/upload-pipeline.ts`): what differs for models. Reads a blob
  * by reference (size from its properties, then capped and hashed while streaming), validates it (manifest uploaded
  * first or derived, in a worker, with the score shift against the active version) and publishes it to the fleet
  * pointer; the validated backend is offered to this instance's loader, so it swaps without loading it again.
@@ -7,7 +7,7 @@
 import { AppError } from '../errors/errors';
 import type { InferenceBackend } from '../inference/backend';
 import type { SessionManager } from '../inference/session-manager';
-import { UploadRefused, type ArtifactBytes, type ArtifactKind, type Published } from '../pointer/upload-pipeline';
+import { UploadRefused, type ArtifactBytes, type ArtifactKind, type Published } from '../rollout/upload-pipeline';
 import { publishVersion, type FleetState, type ValidationSummary, type VersionRecord } from './fleet-state';
 import type { FleetStore } from './fleet-store';
 import { checkVersion, goldenOf, manifestOf, uploadMode } from './model-upload-checks';
