@@ -233,7 +233,7 @@ async function main(): Promise<void> {
         `${perArm['service']?.process_us.median}; main_ratio ${cpu.per_decision.main_ratio}, process_ratio ` +
         `${cpu.per_decision.process_ratio}\nmarginal: ${JSON.stringify(marginal)} (process: ` +
         `${JSON.stringify(marginalProcess)}); refusals at ${RATE} req/s: ${refusals}\n` +
-        `wrote bench/results/cpu.json (${result.settings.duration_total_s} s)\n`,
+        `wrote bench/results/${RESULT_FILE} (${result.settings.duration_total_s} s)\n`,
     );
   } finally {
     await Promise.all(ARMS.map((a) => servers[a]?.stop()));
