@@ -6,7 +6,7 @@ import type { Scorer } from '../scoring/scorer';
 import type { Logger } from '../platform/logger';
 import type { StageTracer } from '../platform/stage-tracer';
 import { AsyncScorer } from './async-scorer';
-import type { MessageSender } from './message-bus';
+import { NO_BUS, type MessageSender } from './message-bus';
 import { InProcessTopicPublisher, NoTopicPublisher, type ResultPublisher } from './result-publisher';
 import { MemoryResultStore, RedisResultStore } from './result-store';
 import { LocalTransactionGuard, RedisTransactionGuard } from './transaction-guard';
@@ -66,9 +66,7 @@ export async function createAsyncScorer(
     w.logger.info('results publisher: Service Bus topic', { topic: serviceBus.resultsTopic });
   }
   if (publisher === undefined && w.bus === undefined)
-    w.logger.warn('results publisher: none (no Service Bus namespace, no bus from the host); async results fail', {
-      setting: 'ServiceBusConnection__fullyQualifiedNamespace',
-    });
+    w.logger.warn(`results publisher: none, so every async result fails to publish: ${NO_BUS.message}`);
   publisher ??=
     w.bus === undefined ? new NoTopicPublisher() : new InProcessTopicPublisher(w.bus, serviceBus.resultsTopic);
   const asyncScorer = new AsyncScorer({

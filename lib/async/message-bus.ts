@@ -5,6 +5,7 @@
  * lib/cases/service-bus-handoff.ts).
  * @module
  */
+import type { FieldError } from '../errors/errors';
 
 /** A message to send to a queue or topic. */
 export interface OutgoingMessage {
@@ -25,3 +26,12 @@ export interface MessageSender {
    */
   sendMany(entity: string, messages: readonly OutgoingMessage[], detectDuplicates: boolean): number;
 }
+
+/**
+ * The setting to name when a part that sends (the async results publisher, the case hand-off) has no Service Bus
+ * namespace and no bus from the host: the field error of its `config_invalid`.
+ */
+export const NO_BUS: FieldError = {
+  path: 'ServiceBusConnection__fullyQualifiedNamespace',
+  message: 'set ServiceBusConnection__fullyQualifiedNamespace, or run under a host that passes its bus (npm start)',
+};

@@ -1,5 +1,5 @@
 import { AppError } from '../errors/errors';
-import type { MessageSender, OutgoingMessage } from './message-bus';
+import { NO_BUS, type MessageSender, type OutgoingMessage } from './message-bus';
 
 /**
  * Publishes `risk-completed` results. The message id is the transaction id, so the topic's duplicate
@@ -36,10 +36,7 @@ export class InProcessTopicPublisher implements ResultPublisher {
 export class NoTopicPublisher implements ResultPublisher {
   publish(): Promise<void> {
     return Promise.reject(
-      new AppError(
-        'config_invalid',
-        'No results topic: set ServiceBusConnection__fullyQualifiedNamespace, or run under a host that passes its bus.',
-      ),
+      new AppError('config_invalid', `No results topic to publish to: ${NO_BUS.message}.`, { errors: [NO_BUS] }),
     );
   }
   dispose(): Promise<void> {

@@ -3,7 +3,7 @@
  * (opened in the background), the intake queue it hands cases to, the writer, the sweep and the intake.
  */
 import type { TokenCredential } from '@azure/identity';
-import type { MessageSender } from '../async/message-bus';
+import { NO_BUS, type MessageSender } from '../async/message-bus';
 import type { Config } from '../config/config';
 import { AppError } from '../errors/errors';
 import type { Logger } from '../platform/logger';
@@ -194,15 +194,14 @@ export function caseIntake(deps: CasesDeps, store: CaseStore, wallClock: () => n
   });
 }
 
-/** The intake queue: Service Bus when a namespace is configured, else the embedded bus (`npm start`). */
+/** The intake queue: Service Bus when a namespace is configured, else the host's bus (`npm start`: its embedded bus). */
 export async function caseHandOff(config: Config, deps: CasesDeps): Promise<CaseHandOff> {
   const sb = config.serviceBus;
   if (sb.fullyQualifiedNamespace === undefined) {
     if (deps.bus === undefined)
-      throw new AppError(
-        'config_invalid',
-        'cases: no intake queue to hand cases to: set ServiceBusConnection__fullyQualifiedNamespace, or run under a host that passes its bus (npm start).',
-      );
+      throw new AppError('config_invalid', `cases: no intake queue to hand cases to: ${NO_BUS.message}`, {
+        errors: [NO_BUS],
+      });
     return new BusCaseHandOff(deps.bus, config.cases.intakeQueue);
   }
   // the Azure SDKs load only here, when a namespace is configured (start-up time of `npm start`)
