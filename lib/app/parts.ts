@@ -51,10 +51,10 @@ export interface EngineDeps {
   /**
    * The host's message bus (`npm start`: its embedded bus, local/in-process-bus.ts), where results and review cases go
    * when no Service Bus namespace is configured. Default none: then async results fail to publish and the case queue
-   * (`CASE_STORE` on) fails to start, each naming the settings.
+   * (`CASE_STORE` on) fails to start, each naming the setting.
    */
   readonly bus?: MessageSender;
-  /** Where async results go; default the Service Bus topic if a namespace is configured, else the embedded bus. */
+  /** Where async results go; default the Service Bus topic if a namespace is configured, else the topic on `bus`. */
   readonly publisher?: ResultPublisher;
   /**
    * Models served as they are through the Open Inference Protocol only (no manifest, no fraud validation),
