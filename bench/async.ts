@@ -12,9 +12,10 @@
 import { promises as fs, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import Redis from 'ioredis';
-import { inProcessBus } from '../lib/app';
+import { configureSharedEngine } from '../lib/app';
 import { appRoot } from '../lib/config/app-root';
 import { LocalHost } from '../local/host';
+import { InProcessBus } from '../local/in-process-bus';
 import { ServiceBusEmulator } from '../local/service-bus-emulator';
 import { runJob } from './children';
 import type { TargetCheck } from './report';
@@ -68,7 +69,8 @@ async function drainJob(): Promise<void> {
   const single = mode === 'single';
   const batchSize = single ? 1 : settings.maxMessageBatchSize;
   const concurrency = single ? settings.maxConcurrentCalls : 1;
-  const bus = inProcessBus();
+  const bus = new InProcessBus();
+  configureSharedEngine({ bus });
   const sb = new ServiceBusEmulator({
     bus,
     maxMessageBatchSize: batchSize,

@@ -19,7 +19,6 @@ import { isSwitched, offReason } from './app/switches';
 import { Engine } from './engine';
 
 export type { EngineDeps } from './app/parts';
-export { inProcessBus } from './app/defaults';
 
 /** Every subsystem of the engine, given `config` and `deps` (the order here is not the construction order). */
 export function appSubsystems(config: Config, deps: EngineDeps): AnySubsystem<AppParts>[] {

@@ -6,7 +6,7 @@
  * client.
  * @module
  */
-import { InProcessBus, type OutgoingMessage } from '../lib/async/in-process-bus';
+import type { MessageSender, OutgoingMessage } from '../lib/async/message-bus';
 
 /** A send forwarded to the host's process. */
 export interface ForwardedSend {
@@ -16,13 +16,11 @@ export interface ForwardedSend {
   readonly detectDuplicates: boolean;
 }
 
-/** An {@link InProcessBus} whose sends are forwarded (`forward`); nothing is delivered in this process. */
-export class ForwardingBus extends InProcessBus {
-  constructor(private readonly forward: (m: ForwardedSend) => void) {
-    super();
-  }
+/** A bus whose sends are forwarded (`forward`) to the host's embedded bus; nothing is delivered in this process. */
+export class ForwardingBus implements MessageSender {
+  constructor(private readonly forward: (m: ForwardedSend) => void) {}
 
-  override sendMany(name: string, msgs: readonly OutgoingMessage[], detectDuplicates = false): number {
+  sendMany(name: string, msgs: readonly OutgoingMessage[], detectDuplicates = false): number {
     this.forward({ t: 'bus', name, msgs, detectDuplicates });
     return msgs.length; // duplicates are dropped in the host's bus, as the broker drops them
   }

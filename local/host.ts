@@ -11,7 +11,7 @@
  * ```
  * @module
  */
-import type { InProcessBus } from '../lib/async/in-process-bus';
+import type { InProcessBus } from './in-process-bus';
 import { type CoreLogEntry, type CoreRegistry, type RegisteredFunction, installCoreShim } from './core-shim';
 import type { RpcBindingInfo, RpcInvocationRequest, RpcInvocationResponse, RpcLogLevel } from './core-types';
 import { DEFAULT_FUNCTION_TIMEOUT_MS, FunctionTimeoutError, withFunctionTimeout } from './function-timeout';

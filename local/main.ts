@@ -12,8 +12,8 @@ import '../lib/telemetry/preload'; // then telemetry, before the modules it inst
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { configureSharedEngine, sharedEngine } from '../lib/app';
-import { BusJournal } from '../lib/async/bus-journal';
-import { InProcessBus } from '../lib/async/in-process-bus';
+import { BusJournal } from './bus-journal';
+import { InProcessBus } from './in-process-bus';
 import { InProcessTopicPublisher } from '../lib/async/result-publisher';
 import { LocalHost } from './host';
 import { hostJsonFunctionTimeout, hostJsonHttp, hostJsonServiceBus } from './host-json';

@@ -8,7 +8,7 @@
  * as `…Array` keys, one batch at a time; a throw abandons the whole batch, success completes all of it. Also serves the `/local/queues/…` and `/local/topics/…` endpoints.
  */
 import type * as http from 'node:http';
-import type { BusMessage, InProcessBus } from '../lib/async/in-process-bus';
+import type { BusMessage, InProcessBus } from './in-process-bus';
 import type { FunctionInfo, LocalHost } from './host';
 import { resolveAppSettings } from './invoke';
 import { invocationTraceContext } from './trace-context';

@@ -14,7 +14,7 @@ import { combineHandlers } from '../platform/combine-handlers';
 import { subsystemsOf } from '../platform/registry';
 import { createWebhooks } from '../webhooks/create-webhooks';
 import { WEBHOOK_MIGRATIONS } from '../webhooks/migrations';
-import { caseHandlers, INSIGHTS_MAX_RECORDS, INSIGHTS_TTL_MS, inProcessBus } from './defaults';
+import { caseHandlers, INSIGHTS_MAX_RECORDS, INSIGHTS_TTL_MS } from './defaults';
 import type { AppParts } from './parts';
 
 const define = subsystemsOf<AppParts>();
@@ -35,7 +35,7 @@ export const caseSubsystems = [
         logger,
         addLabels: (body) => learning.addLabels(body),
         ...(decisioning === undefined ? {} : { lists: decisioning.decisioning, rulesets: decisioning.decisioning }),
-        bus: deps.bus ?? inProcessBus(),
+        ...(deps.bus === undefined ? {} : { bus: deps.bus }),
         migrations: [GOVERNANCE_MIGRATIONS, WEBHOOK_MIGRATIONS], // their tables live in the case database
         ...deps.cases,
         committed: () => links.webhooks.value?.wake(),

@@ -1,7 +1,6 @@
-/** Production defaults of the composition root that are not subsystems: the embedded bus, server info, escalation. */
+/** Production defaults of the composition root that are not subsystems: server info, escalation, case handlers. */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { InProcessBus } from '../async/in-process-bus';
 import type { CasesDeps } from '../cases/create-cases';
 import { appRoot } from '../config/app-root';
 import type { Config } from '../config/config';
@@ -17,13 +16,6 @@ import type { EngineDeps } from './parts';
 export function serverInfo(): { readonly name: string; readonly version: string } {
   const pkg = JSON.parse(readFileSync(path.join(appRoot(), 'package.json'), 'utf8')) as Record<string, unknown>;
   return { name: String(pkg['name']), version: String(pkg['version']) };
-}
-
-let processBus: InProcessBus | undefined;
-
-/** The process-wide embedded message bus (queues and topics of `npm start`). */
-export function inProcessBus(): InProcessBus {
-  return (processBus ??= new InProcessBus());
 }
 
 /**

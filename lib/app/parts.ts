@@ -6,7 +6,7 @@
 import type { Redis } from 'ioredis';
 import type { Admission } from '../admission/admission';
 import type { AsyncScorer } from '../async/async-scorer';
-import type { InProcessBus } from '../async/in-process-bus';
+import type { MessageSender } from '../async/message-bus';
 import type { ResultPublisher } from '../async/result-publisher';
 import type { Cases, CasesDeps } from '../cases/create-cases';
 import type { Config } from '../config/config';
@@ -48,9 +48,13 @@ export interface EngineDeps {
   readonly now?: () => number;
   /** Metrics and spans; default: on the process's providers (set up by `lib/telemetry/preload.ts`). */
   readonly telemetry?: Telemetry;
-  /** The embedded message bus (`npm start`); default the process-wide one (`inProcessBus()` of lib/app.ts). */
-  readonly bus?: InProcessBus;
-  /** Where async results go; default the Service Bus topic if a namespace is configured, else the embedded bus. */
+  /**
+   * The host's message bus (`npm start`: its embedded bus, local/in-process-bus.ts), where results and review cases go
+   * when no Service Bus namespace is configured. Default none: then async results fail to publish and the case queue
+   * (`CASE_STORE` on) fails to start, each naming the setting.
+   */
+  readonly bus?: MessageSender;
+  /** Where async results go; default the Service Bus topic if a namespace is configured, else the topic on `bus`. */
   readonly publisher?: ResultPublisher;
   /**
    * Models served as they are through the Open Inference Protocol only (no manifest, no fraud validation),

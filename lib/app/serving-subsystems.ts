@@ -23,7 +23,7 @@ import { allRequirements, modelRequirements, rulesetRequirements } from '../sign
 import { tracedCatalog } from '../telemetry/traced-catalog';
 import { tracedPublisher } from '../telemetry/traced-components';
 import { unrefTimers } from '../platform/timers';
-import { createEscalation, inProcessBus, serverInfo } from './defaults';
+import { createEscalation, serverInfo } from './defaults';
 import type { AppParts } from './parts';
 import { scorerSubsystem } from './scorer-subsystem';
 
@@ -116,7 +116,7 @@ export const servingSubsystems = [
         sessions: serving.sessions,
         logger,
         redis,
-        bus: deps.bus ?? inProcessBus(),
+        ...(deps.bus === undefined ? {} : { bus: deps.bus }),
         ...(deps.publisher === undefined ? {} : { publisher: deps.publisher }),
         decoratePublisher: (p) => tracedPublisher(p, telemetry, config.serviceBus.resultsTopic, clocks.now),
         tracer: telemetry.tracer,

@@ -6,8 +6,8 @@ import type { Scorer } from '../scoring/scorer';
 import type { Logger } from '../platform/logger';
 import type { StageTracer } from '../platform/stage-tracer';
 import { AsyncScorer } from './async-scorer';
-import type { InProcessBus } from './in-process-bus';
-import { InProcessTopicPublisher, type ResultPublisher } from './result-publisher';
+import { NO_BUS, type MessageSender } from './message-bus';
+import { InProcessTopicPublisher, NoTopicPublisher, type ResultPublisher } from './result-publisher';
 import { MemoryResultStore, RedisResultStore } from './result-store';
 import { LocalTransactionGuard, RedisTransactionGuard } from './transaction-guard';
 import { azureCredential } from '../platform/credential';
@@ -19,8 +19,8 @@ export interface AsyncScorerWiring {
   readonly logger: Logger;
   /** The engine's shared Redis client, if Redis is configured (it may be set up later). */
   readonly redis: (() => Redis | undefined) | undefined;
-  /** The embedded bus, used when no Service Bus namespace is configured. */
-  readonly bus: InProcessBus;
+  /** The host's bus (`npm start`: its embedded bus), used when no Service Bus namespace is configured. */
+  readonly bus?: MessageSender;
   /** Overrides the publisher (tests). */
   readonly publisher?: ResultPublisher;
   /** Wraps the publisher the scorer uses (telemetry: `publish` span, `traceparent` on each result). */
@@ -35,7 +35,8 @@ export interface AsyncScorerWiring {
 /**
  * Builds asynchronous scoring: results and published marks in Redis (`SET NX`) and a renewed Redis lock per
  * transaction when Redis is configured, else a bounded in-process store with the same TTL; results published
- * to the Service Bus topic (message id = transactionId) when a namespace is configured, else to the embedded bus.
+ * to the Service Bus topic (message id = transactionId) when a namespace is configured, else to the host's bus (none
+ * without one: each publish fails, {@link NoTopicPublisher}).
  */
 export async function createAsyncScorer(
   config: Config,
@@ -64,7 +65,10 @@ export async function createAsyncScorer(
     );
     w.logger.info('results publisher: Service Bus topic', { topic: serviceBus.resultsTopic });
   }
-  publisher ??= new InProcessTopicPublisher(w.bus, serviceBus.resultsTopic);
+  if (publisher === undefined && w.bus === undefined)
+    w.logger.warn(`results publisher: none, so every async result fails to publish: ${NO_BUS.message}`);
+  publisher ??=
+    w.bus === undefined ? new NoTopicPublisher() : new InProcessTopicPublisher(w.bus, serviceBus.resultsTopic);
   const asyncScorer = new AsyncScorer({
     scorer: w.scorer,
     sessions: w.sessions,

@@ -11,7 +11,7 @@ import {
   type ServiceBusSender,
 } from '@azure/service-bus';
 import { AppError } from '../errors/errors';
-import type { OutgoingMessage } from './in-process-bus';
+import type { OutgoingMessage } from './message-bus';
 import type { ResultPublisher } from './result-publisher';
 
 /** Where {@link ServiceBusTopicPublisher} connects: a namespace with a credential (production), or a connection string. */

@@ -3,9 +3,9 @@
  * function drains into the case store (lib/cases/case-intake.ts). Message id = transaction id, so the queue's
  * duplicate detection drops a repeat; the store's `ON CONFLICT (transaction_id) DO NOTHING` drops what gets through.
  * Azure: a Service Bus queue (lib/cases/service-bus-handoff.ts). `npm start`: the embedded bus, whose intake queue
- * is journalled on disk (lib/async/bus-journal.ts).
+ * is journalled on disk (local/bus-journal.ts).
  */
-import type { InProcessBus, OutgoingMessage } from '../async/in-process-bus';
+import type { MessageSender, OutgoingMessage } from '../async/message-bus';
 import type { NewCase } from './case-store';
 
 /** A durable queue cases are handed to. */
@@ -31,7 +31,7 @@ export function caseMessage(c: NewCase): OutgoingMessage & { readonly messageId:
 /** The embedded bus's intake queue (`npm start`), with duplicate detection as the Service Bus queue has it. */
 export class BusCaseHandOff implements CaseHandOff {
   constructor(
-    private readonly bus: InProcessBus,
+    private readonly bus: MessageSender,
     private readonly queue: string,
   ) {}
 

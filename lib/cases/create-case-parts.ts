@@ -3,8 +3,9 @@
  * (opened in the background), the intake queue it hands cases to, the writer, the sweep and the intake.
  */
 import type { TokenCredential } from '@azure/identity';
-import type { InProcessBus } from '../async/in-process-bus';
+import { NO_BUS, type MessageSender } from '../async/message-bus';
 import type { Config } from '../config/config';
+import { AppError } from '../errors/errors';
 import type { Logger } from '../platform/logger';
 import { unrefTimers, type Timers } from '../platform/timers';
 import type { CaseStore } from './case-store';
@@ -41,8 +42,8 @@ export interface CasesDeps {
   readonly migrations?: readonly MigrationSet[];
   /** Entra ID token source of `PG_ENTRA_AUTH`; default a `DefaultAzureCredential` (`AZURE_CLIENT_ID`). */
   readonly credential?: TokenSource;
-  /** The embedded bus (its journalled intake queue) when no Service Bus namespace is configured. */
-  readonly bus?: InProcessBus;
+  /** The host's bus (`npm start`: its embedded bus, with the journalled intake queue) when no Service Bus namespace is configured. */
+  readonly bus?: MessageSender;
   /** Where cases are handed off; default the intake queue (`CASE_INTAKE_QUEUE`) on Service Bus or `bus`. */
   readonly handOff?: CaseHandOff;
   /** Service Bus credential; default a `DefaultAzureCredential` (`ServiceBusConnection__clientId`). */
@@ -193,11 +194,14 @@ export function caseIntake(deps: CasesDeps, store: CaseStore, wallClock: () => n
   });
 }
 
-/** The intake queue: Service Bus when a namespace is configured, else the embedded bus (`npm start`). */
+/** The intake queue: Service Bus when a namespace is configured, else the host's bus (`npm start`: its embedded bus). */
 export async function caseHandOff(config: Config, deps: CasesDeps): Promise<CaseHandOff> {
   const sb = config.serviceBus;
   if (sb.fullyQualifiedNamespace === undefined) {
-    if (deps.bus === undefined) throw new Error('cases: no Service Bus namespace and no embedded bus to hand cases to');
+    if (deps.bus === undefined)
+      throw new AppError('config_invalid', `cases: no intake queue to hand cases to: ${NO_BUS.message}`, {
+        errors: [NO_BUS],
+      });
     return new BusCaseHandOff(deps.bus, config.cases.intakeQueue);
   }
   // the Azure SDKs load only here, when a namespace is configured (start-up time of `npm start`)

@@ -87,10 +87,11 @@ export async function createCases(config: Config, deps: CasesDeps): Promise<Case
   const logger = deps.logger;
   // the queues document is compiled once, before anything starts: a bad one fails the start naming its fields
   const router = await loadQueues(config.cases.queuesFile);
+  // before the store opens: no intake queue to hand cases to fails the start with nothing to close
+  const handOff = deps.handOff ?? (await caseHandOff(config, deps));
   const guarded = await guardedCaseStore(config, deps, router);
   const store: CaseStore = guarded;
   const wallClock = deps.wallClock ?? Date.now;
-  const handOff = deps.handOff ?? (await caseHandOff(config, deps));
   const writer = caseWriter(config, deps, handOff, wallClock);
   const relay = verdictRelay({
     logger,

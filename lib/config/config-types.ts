@@ -70,7 +70,7 @@ export interface Config {
    * holder by `lockTtlMs` (renewed while it runs). `ttlSec` never exceeds the topic's duplicate window (checked).
    */
   readonly idempotency: { readonly ttlSec: number; readonly maxEntries: number; readonly lockTtlMs: number };
-  /** Service Bus: entity names and the namespace for results (unset = the embedded in-process bus). */
+  /** Service Bus: entity names and the namespace for results (unset = the bus the host passes, `npm start`'s embedded bus). */
   readonly serviceBus: {
     readonly scoringQueue: string;
     readonly resultsTopic: string;

@@ -68,7 +68,7 @@ export const storesEnv = {
     .preprocess(emptyToUndefined, z.string().default('scoring-rejected'))
     .describe('Service Bus queue of messages that can never be scored (`%REJECTED_QUEUE%`).'),
   ServiceBusConnection__fullyQualifiedNamespace: optStr.describe(
-    'Service Bus namespace (identity-based connection `ServiceBusConnection`); unset = the embedded in-process bus.',
+    'Service Bus namespace (identity-based connection `ServiceBusConnection`); unset = the bus the host passes (`npm start`: its embedded bus).',
   ),
   ServiceBusConnection__clientId: optStr.describe('Managed identity for Service Bus; unset = `AZURE_CLIENT_ID`.'),
 };

@@ -3,7 +3,7 @@
  * composition root wraps the context provider, the request router and the result publisher with these.
  */
 import { SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
-import type { OutgoingMessage } from '../async/in-process-bus';
+import type { OutgoingMessage } from '../async/message-bus';
 import type { ResultPublisher } from '../async/result-publisher';
 import type { ContextProvider } from '../context/context-provider';
 import type { InferenceBackend, RunOptions, RunResult } from '../inference/backend';

@@ -7,12 +7,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { configureSharedEngine, inProcessBus, sharedEngine } from '../../lib/app';
+import { configureSharedEngine, sharedEngine } from '../../lib/app';
 import { batchMessageMeta } from '../../lib/async/message-meta';
 import { InProcessTopicPublisher, type ResultPublisher } from '../../lib/async/result-publisher';
 import { AppError } from '../../lib/errors/errors';
 import { inlineBackendFactory } from '../../lib/inference/ort-session';
 import type { LocalHost } from '../../local/host';
+import { InProcessBus } from '../../local/in-process-bus';
 import { ServiceBusEmulator } from '../../local/service-bus-emulator';
 import { validEvent } from '../support/events';
 import { faultyFactory, type FaultPlan } from '../support/faults';
@@ -35,7 +36,7 @@ interface Call {
 
 describe('Service Bus batch trigger: one engine call per delivery batch, per-message guarantees', () => {
   const r = testRedis();
-  const bus = inProcessBus();
+  const bus = new InProcessBus();
   const scoring = { fault: none };
   const stats = { runs: 0, rows: 0 };
   /** Transaction ids whose next publish fails once (a transient failure of one message of a batch). */

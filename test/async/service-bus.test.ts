@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { configureSharedEngine, inProcessBus } from '../../lib/app';
+import { configureSharedEngine } from '../../lib/app';
 import { InProcessTopicPublisher } from '../../lib/async/result-publisher';
 import { inlineBackendFactory } from '../../lib/inference/ort-session';
 import type { LocalHost } from '../../local/host';
+import { InProcessBus } from '../../local/in-process-bus';
 import type { ServiceBusEmulator } from '../../local/service-bus-emulator';
 import { startHostWithBus } from '../support/local-host';
 import { validEvent } from '../support/events';
@@ -21,7 +22,7 @@ describe('async scoring on the (embedded) Service Bus, through the real trigger'
   const scoringFaults = { fault: none };
   const publishFaults = { fault: none };
   const stats = { runs: 0, rows: 0 };
-  const bus = inProcessBus();
+  const bus = new InProcessBus();
   let host: LocalHost;
   let sb: ServiceBusEmulator;
 

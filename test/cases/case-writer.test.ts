@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { InProcessBus } from '../../lib/async/in-process-bus';
+import { InProcessBus } from '../../local/in-process-bus';
 import { BusCaseHandOff, type CaseHandOff } from '../../lib/cases/case-handoff';
 import type { NewCase } from '../../lib/cases/case-store';
 import { CaseWriter, type CaseDropReason } from '../../lib/cases/case-writer';

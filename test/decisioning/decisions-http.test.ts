@@ -10,12 +10,13 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { configureSharedEngine, inProcessBus } from '../../lib/app';
+import { configureSharedEngine } from '../../lib/app';
 import { InProcessTopicPublisher } from '../../lib/async/result-publisher';
 import { folderRulesetRepository } from '../../lib/decisioning/ruleset-repository';
 import { inRulesetCanary } from '../../lib/decisioning/ruleset-traffic';
 import { inlineBackendFactory } from '../../lib/inference/ort-session';
 import type { LocalHost } from '../../local/host';
+import { InProcessBus } from '../../local/in-process-bus';
 import type { ServiceBusEmulator } from '../../local/service-bus-emulator';
 import { startHostWithBus } from '../support/local-host';
 import { validEvent } from '../support/events';
@@ -29,7 +30,7 @@ const MANIFEST = JSON.parse(readFileSync(path.join(ROOT, 'models/fraud/1.0.0.jso
 
 describe('decisioning over HTTP and Service Bus (local host, Redis lists)', () => {
   const r = testRedis();
-  const bus = inProcessBus();
+  const bus = new InProcessBus();
   let host: LocalHost;
   let sb: ServiceBusEmulator;
   // the rulesets "container": the shipped 1.0.0 and a candidate 1.1.0 (same rules: only the version differs)

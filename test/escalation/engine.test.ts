@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createEngine } from '../../lib/app';
-import { InProcessBus } from '../../lib/async/in-process-bus';
+import { InProcessBus } from '../../local/in-process-bus';
 import type { AsyncScoreResult } from '../../lib/async/result-store';
 import { testConfig } from '../support/config';
 import type { Engine } from '../../lib/engine';

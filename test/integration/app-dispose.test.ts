@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { appSubsystems, createEngine, engineOf } from '../../lib/app';
 import type { AppParts } from '../../lib/app/parts';
-import { InProcessBus } from '../../lib/async/in-process-bus';
+import { InProcessBus } from '../../local/in-process-bus';
 import type { Config } from '../../lib/config/config';
 import { createJsonLogger } from '../../lib/platform/logger';
 import { startSubsystems, SubsystemError, type AnySubsystem } from '../../lib/platform/registry';

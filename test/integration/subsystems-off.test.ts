@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createEngine } from '../../lib/app';
 import { SWITCHED, offReason } from '../../lib/app/switches';
-import { InProcessBus } from '../../lib/async/in-process-bus';
+import { InProcessBus } from '../../local/in-process-bus';
 import type { Config } from '../../lib/config/config';
 import { Engine } from '../../lib/engine';
 import { createJsonLogger } from '../../lib/platform/logger';

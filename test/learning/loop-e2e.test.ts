@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createEngine } from '../../lib/app';
-import { InProcessBus } from '../../lib/async/in-process-bus';
+import { InProcessBus } from '../../local/in-process-bus';
 import { loadConfig, type Config } from '../../lib/config/config';
 import type { ContextProvider } from '../../lib/context/context-provider';
 import type { UserContext } from '../../lib/domain/user-context';

@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { createEngine } from '../../lib/app';
-import { InProcessBus } from '../../lib/async/in-process-bus';
+import { InProcessBus } from '../../local/in-process-bus';
 import { loadConfig } from '../../lib/config/config';
 import { readDecisions } from '../../lib/learning/decision-reader';
 import { exportDataset } from '../../lib/learning/dataset';

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { InProcessBus } from '../../lib/async/in-process-bus';
+import { InProcessBus } from '../../local/in-process-bus';
 import { LocalHost } from '../../local/host';
 import { hostJsonServiceBus } from '../../local/host-json';
 import { ServiceBusEmulator } from '../../local/service-bus-emulator';

@@ -19,6 +19,7 @@ import { RETRY_FIRST_MS } from '../../lib/decisioning/ruleset-rollout';
 import type { Engine } from '../../lib/engine';
 import { encodePrincipal } from '../../lib/identity/principal';
 import { silentLogger } from '../../lib/platform/logger';
+import { InProcessBus } from '../../local/in-process-bus';
 import { FakeTimers } from '../support/clock';
 import { testConfig } from '../support/config';
 import { eventually } from '../support/eventually';
@@ -39,7 +40,7 @@ async function start(env: Record<string, string>, deps: EngineDeps = {}): Promis
     LOG_LEVEL: 'error',
     ...env,
   });
-  const engine = await createEngine(config, { logger: silentLogger, ...deps });
+  const engine = await createEngine(config, { logger: silentLogger, bus: new InProcessBus(), ...deps });
   engines.add(engine);
   return engine;
 }

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { MeterProvider, MetricReader, type DataPoint } from '@opentelemetry/sdk-metrics';
 import { createEngine } from '../../lib/app';
-import { InProcessBus } from '../../lib/async/in-process-bus';
+import { InProcessBus } from '../../local/in-process-bus';
 import { loadConfig } from '../../lib/config/config';
 import type { BatchItemResult, Engine } from '../../lib/engine';
 import { FEATURE_COUNT } from '../../lib/features/featurizer';

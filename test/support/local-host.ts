@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { InProcessBus } from '../../lib/async/in-process-bus';
+import type { InProcessBus } from '../../local/in-process-bus';
 import { appRoot } from '../../lib/config/app-root';
 import { LocalHost as InProcessHost, type LocalHostOptions } from '../../local/host';
 import { hostJsonHttp } from '../../local/host-json';
@@ -183,7 +183,7 @@ export function startServiceHost(): Promise<InProcessHost> {
 
 /** Settings of {@link startHostWithBus}. */
 export interface HostWithBusOptions {
-  /** The process's bus (`inProcessBus()`), the one the test's publisher writes to. */
+  /** The embedded bus the test's publisher writes to. */
   readonly bus: InProcessBus;
   /** `REDIS_KEY_PREFIX` of the test's Redis (`testRedis().prefix`). */
   readonly redisPrefix: string;

@@ -10,10 +10,11 @@ import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { loadTelemetrySettings } from '../../lib/config/telemetry-settings';
 import { startTracing } from '../../lib/telemetry/tracing';
-import { configureSharedEngine, inProcessBus } from '../../lib/app';
+import { configureSharedEngine } from '../../lib/app';
 import { createJsonLogger } from '../../lib/platform/logger';
 import { Telemetry } from '../../lib/telemetry/telemetry';
 import type { LocalHost } from '../../local/host';
+import { InProcessBus } from '../../local/in-process-bus';
 import { ServiceBusEmulator } from '../../local/service-bus-emulator';
 import { validEvent } from '../support/events';
 import { http } from '../support/http';
@@ -36,6 +37,7 @@ const SECRETS = {
 
 describe('traces and metrics through the local host', () => {
   let host: LocalHost;
+  const embeddedBus = new InProcessBus();
   let bus: ServiceBusEmulator;
   let reader: TestReader;
   const logs: string[] = [];
@@ -55,9 +57,13 @@ describe('traces and metrics through the local host', () => {
     process.env['REDIS_TIMEOUT_MS'] = '5000'; // nor answer them degraded
     reader = new TestReader();
     const telemetry = await Telemetry.create({ meterProvider: new MeterProvider({ readers: [reader] }) });
-    configureSharedEngine({ telemetry, logger: createJsonLogger('debug', (line) => logs.push(line)) });
+    configureSharedEngine({
+      telemetry,
+      logger: createJsonLogger('debug', (line) => logs.push(line)),
+      bus: embeddedBus,
+    });
     host = await startHost((line) => logs.push(line));
-    bus = new ServiceBusEmulator({ bus: inProcessBus(), maxConcurrentCalls: 2, log: (line) => logs.push(line) });
+    bus = new ServiceBusEmulator({ bus: embeddedBus, maxConcurrentCalls: 2, log: (line) => logs.push(line) });
     bus.start(host);
     // the Redis connection is made in the background: wait (bounded) until a lookup reaches it
     const until = Date.now() + 15_000;
@@ -145,15 +151,13 @@ describe('traces and metrics through the local host', () => {
 
   it("a Service Bus message continues the producer's trace, and the result carries the publish span's traceparent", async () => {
     const producer = newTraceparent();
-    inProcessBus().send('payments', {
+    embeddedBus.send('payments', {
       messageId: 'msg-tr-1',
       body: validEvent({ transactionId: 'tr-sb-1' }),
       applicationProperties: { 'Diagnostic-Id': producer.traceparent },
     });
     const result = await waitFor('the risk-completed result', () =>
-      inProcessBus()
-        .messages('risk-completed')
-        .find((m) => m.messageId === 'tr-sb-1'),
+      embeddedBus.messages('risk-completed').find((m) => m.messageId === 'tr-sb-1'),
     );
     const trace = await waitFor('the queue trace', () => {
       const s = spansOf(exporter.getFinishedSpans(), producer.traceId);
@@ -181,7 +185,7 @@ describe('traces and metrics through the local host', () => {
 
   it('a Service Bus message that can never be scored: the validate span counts it as rejected', async () => {
     const producer = newTraceparent();
-    inProcessBus().send('payments', {
+    embeddedBus.send('payments', {
       messageId: 'msg-tr-bad',
       body: { ...validEvent({ transactionId: 'tr-sb-bad' }), amount: 'not a number' },
       applicationProperties: { traceparent: producer.traceparent },
@@ -289,11 +293,9 @@ describe('traces and metrics through the local host', () => {
     });
     const r = await http().post(`${host.url}/api/score`, JSON.stringify(event));
     assert.equal(r.status, 200, JSON.stringify(r.json));
-    inProcessBus().send('payments', { messageId: 'msg-private', body: { ...event, transactionId: 'tr-private-2' } });
+    embeddedBus.send('payments', { messageId: 'msg-private', body: { ...event, transactionId: 'tr-private-2' } });
     await waitFor('the queued private payment', () =>
-      inProcessBus()
-        .messages('risk-completed')
-        .find((m) => m.messageId === 'tr-private-2'),
+      embeddedBus.messages('risk-completed').find((m) => m.messageId === 'tr-private-2'),
     );
     const invalid = await http().post(`${host.url}/api/score`, JSON.stringify({ ...event, amount: 'x' }));
     assert.equal(invalid.status, 400);

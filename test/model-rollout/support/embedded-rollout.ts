@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { sharedEngine } from '../../../lib/app';
+import { configureSharedEngine, sharedEngine } from '../../../lib/app';
 import type { LocalHost } from '../../../local/host';
 import { BlobFeeder } from '../../../local/blob-feeder';
+import { InProcessBus } from '../../../local/in-process-bus';
 import { startHost } from '../../support/local-host';
 import { validEvent } from '../../support/events';
 import { copyBundled } from './models';
@@ -34,6 +35,7 @@ export async function startEmbeddedRollout(settings: Readonly<Record<string, str
     LOG_LEVEL: 'error',
     ...settings,
   });
+  configureSharedEngine({ bus: new InProcessBus() }); // as npm start: the embedded bus (the case intake queue)
   const host = await startHost();
   const feeder = await BlobFeeder.start({
     host,

@@ -9,8 +9,8 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'nod
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { BusJournal } from '../../lib/async/bus-journal';
-import { BusQueueFullError, InProcessBus } from '../../lib/async/in-process-bus';
+import { BusJournal } from '../../local/bus-journal';
+import { BusQueueFullError, InProcessBus } from '../../local/in-process-bus';
 
 describe('bus journal', () => {
   const root = mkdtempSync(path.join(tmpdir(), 'test-bus-journal-'));

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { MessageSender, OutgoingMessage } from '../lib/async/message-bus';
 import type { BusJournal, JournalMessage } from './bus-journal';
 
 /** A message on an in-process queue or topic, as the local endpoints show it. */
@@ -11,15 +12,6 @@ export interface BusMessage {
   deliveryCount: number;
   deadLetterReason?: string;
   deadLetterErrorDescription?: string;
-}
-
-/** What a sender provides. */
-export interface OutgoingMessage {
-  /** Default: a random id. */
-  readonly messageId?: string;
-  readonly correlationId?: string;
-  readonly body: unknown;
-  readonly applicationProperties?: Readonly<Record<string, string | number | boolean>>;
 }
 
 /** Options of {@link InProcessBus}. */
@@ -58,7 +50,7 @@ export class BusQueueFullError extends Error {
  * dead-lettering, and topics with duplicate detection by message id, as Azure Service Bus does them.
  * Bounded: each entity keeps at most `maxMessagesPerEntity` messages.
  */
-export class InProcessBus {
+export class InProcessBus implements MessageSender {
   private readonly entities = new Map<string, Entity>();
   private readonly max: number;
   private readonly windowMs: number;

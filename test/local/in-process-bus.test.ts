@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { InProcessBus } from '../../lib/async/in-process-bus';
+import { InProcessBus } from '../../local/in-process-bus';
 import { FakeClock } from '../support/clock';
 
 describe('in-process bus (Service Bus semantics)', () => {
