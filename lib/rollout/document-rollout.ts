@@ -6,6 +6,7 @@
  * keeps serving. Admin: status, promote, rollback, traffic (canary and shadow), with every kind's bodies and rules.
  * @module
  */
+import { hostname } from 'node:os';
 import { AppError, toAppError } from '../errors/errors';
 import type { ArtifactAdmin } from '../http/admin-routes';
 import type { ArtifactWait } from '../inference/readiness-views';
@@ -45,7 +46,7 @@ export interface DocumentRolloutDeps<C extends Versioned> {
   readonly reconcileMs: number;
   /** Wall clock, epoch ms. */
   readonly wallNow?: () => number;
-  /** This instance, as rejections name it. Default `this-instance`. */
+  /** This instance, as rejections and changes name it. Default `{host}-{pid}`, as the model rollout's. */
   readonly instanceId?: string;
   /** Default silent. */
   readonly logger?: Logger;
@@ -78,7 +79,7 @@ export class DocumentRollout<C extends Versioned, R extends object = object> imp
   private failure: string | undefined;
 
   constructor(private readonly d: DocumentRolloutDeps<C>) {
-    const instanceId = d.instanceId ?? 'this-instance';
+    const instanceId = d.instanceId ?? `${hostname()}-${process.pid}`;
     const wallNow = d.wallNow ?? Date.now;
     this.follower = new PointerFollower({ ...d, name: d.spec.name, intervalMs: d.reconcileMs }, () => this.follow(), {
       retry: { firstMs: RETRY_FIRST_MS, maxMs: RETRY_MAX_MS },
