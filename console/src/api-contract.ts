@@ -639,6 +639,108 @@ export interface ModelVersionView {
   };
 }
 
+/** An Open Inference Protocol error (KServe V2), with the status of its code. */
+export interface OipError {
+  /** The problem, then every invalid field (`path: message`). */
+  readonly error: string;
+}
+
+/** An input tensor of an inference request. */
+export interface OipInferInput {
+  /** One of the model inputs. */
+  readonly name: string;
+  /** The tensor's dims (the model's fixed ones; no empty tensor). */
+  readonly shape: readonly number[];
+  /** A tensor datatype this server runs. */
+  readonly datatype:
+    'BOOL' | 'UINT8' | 'UINT16' | 'UINT32' | 'UINT64' | 'INT8' | 'INT16' | 'INT32' | 'INT64' | 'FP32' | 'FP64';
+  readonly parameters?: OipParameters;
+  /** Row-major elements, flat or nested to the shape: numbers (BOOL: booleans). */
+  readonly data: readonly unknown[];
+}
+
+/** An output tensor of an inference answer. */
+export interface OipInferOutput {
+  readonly name: string;
+  /** A tensor datatype this server runs. */
+  readonly datatype:
+    'BOOL' | 'UINT8' | 'UINT16' | 'UINT32' | 'UINT64' | 'INT8' | 'INT16' | 'INT32' | 'INT64' | 'FP32' | 'FP64';
+  readonly shape: readonly number[];
+  /** Flat, row-major; non-finite as `null`. */
+  readonly data: readonly (number | boolean | null)[];
+}
+
+/** An inference request, parsed by lib/oip/infer-request.ts. */
+export interface OipInferRequest {
+  /** Echoed in the answer. */
+  readonly id?: string;
+  readonly parameters?: OipParameters;
+  /** Every model input, once */
+  readonly inputs: readonly OipInferInput[];
+  /** The outputs to answer (default every one, in the model order) */
+  readonly outputs?: readonly {
+    readonly name: string;
+    readonly parameters?: OipParameters;
+  }[];
+}
+
+/** An inference answer (written by `JSON.stringify`). */
+export interface OipInferResponse {
+  readonly model_name: string;
+  /** The version that ran (also header `x-model-version`). */
+  readonly model_version: string;
+  readonly id?: string;
+  /** `queue_ms`, `inference_ms` (ms) and `batch_size` (rows of the batch it ran in). */
+  readonly parameters: OipParameters;
+  readonly outputs: readonly OipInferOutput[];
+}
+
+/** Live. */
+export interface OipLive {
+  readonly live: true;
+}
+
+/** A model's versions and tensors (from the ONNX graph, or the manifest). */
+export interface OipModelMetadata {
+  readonly name: string;
+  /** The versions this instance serves (active, loaded candidate). */
+  readonly versions: readonly string[];
+  readonly platform: 'onnxruntime_onnx';
+  readonly inputs: readonly OipTensorMetadata[];
+  readonly outputs: readonly OipTensorMetadata[];
+}
+
+/** Ready: the model (or the version named) is loaded here. */
+export interface OipModelReady {
+  readonly name: string;
+  readonly version?: string;
+  readonly ready: true;
+}
+
+/** Parameters: scalar values by name. */
+export type OipParameters = { readonly [key: string]: string | number | boolean };
+
+/** The server: its name, version and protocol extensions (none). */
+export interface OipServerMetadata {
+  readonly name: string;
+  readonly version: string;
+  readonly extensions: readonly string[];
+}
+
+/** Ready: a sample inference through the active model succeeded. */
+export interface OipServerReady {
+  readonly ready: true;
+}
+
+/** A model input or output. */
+export interface OipTensorMetadata {
+  readonly name: string;
+  /** The protocol datatype (`UNSUPPORTED` when the protocol has no name for it). */
+  readonly datatype: string;
+  /** Dims; -1 for a dynamic one; `[]` when the rank is unknown. */
+  readonly shape: readonly number[];
+}
+
 /** The payment event as the merchant sent it. */
 export type Payment = { readonly [key: string]: unknown };
 
@@ -1631,6 +1733,111 @@ export interface ApiRoutes {
     readonly body: TrafficBody;
     readonly response: ModelStatus | PendingAnswer;
   };
+  /** Open Inference Protocol: the server metadata. */
+  readonly oipServerMetadata: {
+    readonly method: 'GET';
+    readonly path: 'v2';
+    readonly params: never;
+    readonly query: never;
+    readonly body: never;
+    readonly response: OipServerMetadata;
+  };
+  /** Open Inference Protocol: the process is up. */
+  readonly oipServerLive: {
+    readonly method: 'GET';
+    readonly path: 'v2/health/live';
+    readonly params: never;
+    readonly query: never;
+    readonly body: never;
+    readonly response: OipLive;
+  };
+  /** Open Inference Protocol: ready when `/api/health/ready` would be (a sample inference through the active model). */
+  readonly oipServerReady: {
+    readonly method: 'GET';
+    readonly path: 'v2/health/ready';
+    readonly params: never;
+    readonly query: never;
+    readonly body: never;
+    readonly response: OipServerReady;
+  };
+  /** Open Inference Protocol: the model metadata (404: unknown model or version). */
+  readonly oipModelMetadata: {
+    readonly method: 'GET';
+    readonly path: 'v2/models/{name}';
+    readonly params: {
+      /** The model name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: never;
+    readonly response: OipModelMetadata;
+  };
+  /** Open Inference Protocol: the model metadata (404: unknown model or version). */
+  readonly oipModelMetadataVersion: {
+    readonly method: 'GET';
+    readonly path: 'v2/models/{name}/versions/{version}';
+    readonly params: {
+      /** The model name. */
+      readonly name: string;
+      /** Exactly this version (loaded here). */
+      readonly version: string;
+    };
+    readonly query: never;
+    readonly body: never;
+    readonly response: OipModelMetadata;
+  };
+  /** Open Inference Protocol: whether the model (or version) is loaded here (404: unknown). */
+  readonly oipModelReady: {
+    readonly method: 'GET';
+    readonly path: 'v2/models/{name}/ready';
+    readonly params: {
+      /** The model name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: never;
+    readonly response: OipModelReady;
+  };
+  /** Open Inference Protocol: whether the model (or version) is loaded here (404: unknown). */
+  readonly oipModelReadyVersion: {
+    readonly method: 'GET';
+    readonly path: 'v2/models/{name}/versions/{version}/ready';
+    readonly params: {
+      /** The model name. */
+      readonly name: string;
+      /** Exactly this version (loaded here). */
+      readonly version: string;
+    };
+    readonly query: never;
+    readonly body: never;
+    readonly response: OipModelReady;
+  };
+  /** Open Inference Protocol: inference on the active version, or exactly the one named (header `x-deadline-ms`; body at most `OIP_BODY_LIMIT_BYTES`). */
+  readonly oipModelInfer: {
+    readonly method: 'POST';
+    readonly path: 'v2/models/{name}/infer';
+    readonly params: {
+      /** The model name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: OipInferRequest;
+    readonly response: OipInferResponse;
+  };
+  /** Open Inference Protocol: inference on the active version, or exactly the one named (header `x-deadline-ms`; body at most `OIP_BODY_LIMIT_BYTES`). */
+  readonly oipModelInferVersion: {
+    readonly method: 'POST';
+    readonly path: 'v2/models/{name}/versions/{version}/infer';
+    readonly params: {
+      /** The model name. */
+      readonly name: string;
+      /** Exactly this version (loaded here). */
+      readonly version: string;
+    };
+    readonly query: never;
+    readonly body: OipInferRequest;
+    readonly response: OipInferResponse;
+  };
 }
 
 /** A route’s name. */
@@ -1697,4 +1904,13 @@ export const API_ROUTES: {
   modelsPromote: { method: 'POST', path: 'models/{name}/promote' },
   modelsRollback: { method: 'POST', path: 'models/{name}/rollback' },
   modelsTraffic: { method: 'PUT', path: 'models/{name}/traffic' },
+  oipServerMetadata: { method: 'GET', path: 'v2' },
+  oipServerLive: { method: 'GET', path: 'v2/health/live' },
+  oipServerReady: { method: 'GET', path: 'v2/health/ready' },
+  oipModelMetadata: { method: 'GET', path: 'v2/models/{name}' },
+  oipModelMetadataVersion: { method: 'GET', path: 'v2/models/{name}/versions/{version}' },
+  oipModelReady: { method: 'GET', path: 'v2/models/{name}/ready' },
+  oipModelReadyVersion: { method: 'GET', path: 'v2/models/{name}/versions/{version}/ready' },
+  oipModelInfer: { method: 'POST', path: 'v2/models/{name}/infer' },
+  oipModelInferVersion: { method: 'POST', path: 'v2/models/{name}/versions/{version}/infer' },
 };

@@ -39,19 +39,7 @@ export const CASE_LIST_PARAMS: readonly string[] = [
 ];
 
 /** The fields of the body of `POST /api/cases/search`: the list's parameters and the ids it searches by. */
-export const CASE_SEARCH_PARAMS: readonly string[] = [
-  'status',
-  'queue',
-  'rule',
-  'merchantId',
-  'minScore',
-  'assignee',
-  'olderThan',
-  'order',
-  'cursor',
-  'transactionId',
-  'userId',
-];
+export const CASE_SEARCH_PARAMS: readonly string[] = [...CASE_LIST_PARAMS, 'transactionId', 'userId'];
 
 /** The parameters `POST /api/cases/next` reads (the list's filters that fit an open, unassigned case). */
 export const CASE_NEXT_PARAMS: readonly string[] = ['queue', 'rule', 'merchantId', 'minScore'];

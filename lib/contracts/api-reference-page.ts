@@ -103,6 +103,9 @@ function routeSection(r: ContractSchemas): string[] {
         ]),
     '',
     `Answers: ${answers.join('; ')}.`,
+    ...(r.error === undefined
+      ? []
+      : ['', `Errors: ${cell(r.error)} (not a problem document), with the status of its code.`]),
     '',
   ];
 }
@@ -128,7 +131,8 @@ export function apiReferencePage(contracts: readonly Contract[]): string {
     '',
     'The routes declared by a contract: each route\u2019s query, body and answer as the service validates and writes them',
     '(the console\u2019s client, console/src/api-contract.ts, is generated from the same declarations). Errors are',
-    'problem documents ([api.md](api.md#errors)); examples and the other routes are in [api.md](api.md).',
+    'problem documents ([api.md](api.md#errors)), except where a route names its own error body; examples and the',
+    'other routes are in [api.md](api.md).',
     '',
     '| route | name | auth level | what it does |',
     '|---|---|---|---|',

@@ -16,6 +16,8 @@ export interface ContractSchemas {
   readonly query?: Schema;
   readonly body?: Schema;
   readonly response?: Schema;
+  /** The errors' body, when the route declares its own (not problem+json). */
+  readonly error?: Schema;
 }
 
 /** Every contract's schemas, and the named types they share (`definitions`, by name). */
@@ -43,6 +45,7 @@ export function schemaSet(contracts: readonly Contract[]): SchemaSet {
     ...(c.query === undefined ? {} : { query: take(jsonSchemaOf(c.query, 'input')) }),
     ...(c.body === undefined ? {} : { body: take(jsonSchemaOf(c.body, 'input')) }),
     ...(c.response === undefined ? {} : { response: take(jsonSchemaOf(c.response)) }),
+    ...(c.error === undefined ? {} : { error: take(jsonSchemaOf(c.error)) }),
   }));
   return { routes, definitions: new Map([...definitions].sort(([a], [b]) => a.localeCompare(b))) };
 }

@@ -10,6 +10,7 @@ import { DRAFT_CONTRACTS } from './drafts';
 import { INSIGHT_CONTRACTS } from './insights';
 import { LIST_CONTRACTS } from './lists';
 import { MODEL_CONTRACTS } from './models';
+import { OIP_CONTRACTS } from './oip';
 import { SCORE_CONTRACTS } from './score';
 import { WEBHOOK_CONTRACTS } from './webhooks';
 
@@ -22,4 +23,5 @@ export const CONTRACTS: readonly Contract[] = [
   ...DRAFT_CONTRACTS,
   ...ADMIN_CONTRACTS,
   ...MODEL_CONTRACTS,
+  ...OIP_CONTRACTS,
 ];

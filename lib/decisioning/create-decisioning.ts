@@ -22,7 +22,7 @@ import type { PointerStore } from '../rollout/pointer-store';
 import { parseRulesetState, type RulesetState } from './ruleset-traffic';
 import { openDocumentRepository } from '../rollout/document-repository';
 import {
-  FolderRulesetRepository,
+  folderRulesetRepository,
   RULESET_LAYOUT,
   WithApprovedDrafts,
   type RulesetRepository,
@@ -81,7 +81,7 @@ async function shipped(
   name: string,
   refused: (e: { version: string; reason: string }) => void,
 ): Promise<CompiledRuleset | undefined> {
-  const folder = new FolderRulesetRepository(config.decisioning.dir);
+  const folder = folderRulesetRepository(config.decisioning.dir);
   const versions = await folder.versions(name);
   let first: unknown;
   for (const version of [...versions].reverse()) {

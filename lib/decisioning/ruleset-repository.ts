@@ -42,18 +42,12 @@ export type RulesetRepository = DocumentRepository;
  * Folders laid out as `{dir}/{name}/{version}.json`, searched in order: on embedded defaults the models folder's
  * `rulesets/` (where uploads land, as in the container) and then the shipped folder.
  */
-export class FolderRulesetRepository extends FolderDocumentRepository {
-  constructor(dir: string | readonly string[]) {
-    super(RULESET_LAYOUT, dir);
-  }
-}
+export const folderRulesetRepository = (dir: string | readonly string[]): RulesetRepository =>
+  new FolderDocumentRepository(RULESET_LAYOUT, dir);
 
 /** A blob container holding `rulesets/{name}/{version}.json`. */
-export class BlobRulesetRepository extends BlobDocumentRepository {
-  constructor(container: ContainerClient) {
-    super(RULESET_LAYOUT, container);
-  }
-}
+export const blobRulesetRepository = (container: ContainerClient): RulesetRepository =>
+  new BlobDocumentRepository(RULESET_LAYOUT, container);
 
 /**
  * A repository that also reads the documents of approved drafts (docs/governance.md) for versions that were not

@@ -31,6 +31,7 @@ export interface OtherAnswer {
 export interface Contract<
   Body extends z.ZodType | undefined = z.ZodType | undefined,
   Res extends z.ZodType | undefined = z.ZodType | undefined,
+  Err extends z.ZodType | undefined = z.ZodType | undefined,
 > {
   /** The function's name (unique), also the console client's name of the route. */
   readonly name: string;
@@ -61,12 +62,25 @@ export interface Contract<
   readonly response?: Res;
   /** Other answers the route gives on success paths (e.g. 204 when nothing matched). */
   readonly otherAnswers?: readonly OtherAnswer[];
+  /**
+   * The answer is written by `JSON.stringify`, not by a serializer compiled from `response` (which then only
+   * documents it): for answers of large numeric arrays that may hold non-finite numbers (written as `null`).
+   */
+  readonly jsonStringify?: boolean;
+  /**
+   * The errors' body, when it is not a problem document: a protocol's own error shape (the route is registered with
+   * that protocol's error writer, e.g. `oipRoute` of lib/oip/oip-http.ts), and the body of the error answers its
+   * handler gives itself (a `Reply` with `error`). Absent: problem+json.
+   */
+  readonly error?: Err;
 }
 
 /** Declares a contract (the identity: keeps the literal types of its schemas). */
-export function defineContract<Body extends z.ZodType | undefined, Res extends z.ZodType | undefined>(
-  c: Contract<Body, Res>,
-): Contract<Body, Res> {
+export function defineContract<
+  Body extends z.ZodType | undefined,
+  Res extends z.ZodType | undefined,
+  Err extends z.ZodType | undefined = undefined,
+>(c: Contract<Body, Res, Err>): Contract<Body, Res, Err> {
   return c;
 }
 
@@ -89,6 +103,14 @@ export type Wire<T> = T extends readonly (infer U)[]
 /** The response type a contract's serializer takes. */
 export type ResponseOf<C> =
   C extends Contract<z.ZodType | undefined, infer R> ? (R extends z.ZodType ? Wire<z.input<R>> : undefined) : never;
+
+/** The error body type a contract declares (`never`: problem+json only). */
+export type ErrorOf<C> =
+  C extends Contract<z.ZodType | undefined, z.ZodType | undefined, infer E>
+    ? E extends z.ZodType
+      ? Wire<z.input<E>>
+      : never
+    : never;
 
 /** A request's query parameters, as the Functions `HttpRequest` has them (`URLSearchParams`). */
 export interface QueryParams {
@@ -147,13 +169,21 @@ export interface CompiledContract<C extends Contract> {
   parseBody(raw: unknown): BodyOf<C>;
   /** The response's serializer (only the declared properties are written). */
   serialize(value: ResponseOf<C>): string;
+  /** The declared error body's serializer. */
+  serializeError(value: ErrorOf<C>): string;
 }
 
 /** Compiles a contract once (at module load): its validator and its serializer. */
 export function compileContract<C extends Contract>(contract: C): CompiledContract<C> {
   const body = contract.body;
   const response = contract.response;
-  const stringify = response === undefined ? undefined : fastJson(jsonSchemaOf(response));
+  const stringify =
+    response === undefined
+      ? undefined
+      : contract.jsonStringify === true
+        ? JSON.stringify
+        : fastJson(jsonSchemaOf(response));
+  const stringifyError = contract.error === undefined ? undefined : fastJson(jsonSchemaOf(contract.error));
   return {
     contract,
     queryNames:
@@ -162,6 +192,10 @@ export function compileContract<C extends Contract>(contract: C): CompiledContra
     serialize: (value) => {
       if (stringify === undefined) throw new Error(`${contract.name} declares no response body`);
       return stringify(value) as string;
+    },
+    serializeError: (value) => {
+      if (stringifyError === undefined) throw new Error(`${contract.name} declares no error body`);
+      return stringifyError(value) as string;
     },
   };
 }

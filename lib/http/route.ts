@@ -2,14 +2,22 @@
  * The register-helper of the adapters: {@link route} turns a contract and a handler into the `app.http` options of the
  * route (its template, method and auth level from the contract), compiled once: the query's names checked before the
  * handler runs, the body read (bounded, JSON) and validated when the handler asks for it, the answer written by the
- * contract's serializer, and any error answered as problem+json (`withProblems`). A route that `uses` subsystems
+ * contract's serializer, and any error answered as problem+json (`withProblems`), or, for a contract that declares a
+ * protocol's own `error` shape, by that protocol's writer (`options.errorResponse`). A route that `uses` subsystems
  * receives them (typed) as its handler's second argument; when one of them is off (a setting switches it off), the
  * route answers that problem, decided at registration, and its handler never runs ({@link Uses}, {@link using}).
  * @module
  */
 import type { HttpFunctionOptions, HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { AppError } from '../errors/errors';
-import { compileContract, queryNameErrors, type BodyOf, type Contract, type ResponseOf } from './contract';
+import {
+  compileContract,
+  queryNameErrors,
+  type BodyOf,
+  type Contract,
+  type ErrorOf,
+  type ResponseOf,
+} from './contract';
 import { readJsonBody, withProblems } from './http-io';
 
 /** What a handler reads of its request, through its contract. */
@@ -23,14 +31,25 @@ export interface RouteInput<C extends Contract> {
    * @throws AppError `unsupported_media_type`, `payload_too_large`, `invalid_json`, `validation_failed`.
    */
   body(limitBytes?: number): Promise<BodyOf<C>>;
+  /**
+   * Reads the JSON body (at most `limitBytes`, default the contract's) without the contract's schema: for a body the
+   * service parses itself (a protocol's strict parser and its messages); the contract's `body` documents its shape.
+   * @throws AppError `unsupported_media_type`, `payload_too_large`, `invalid_json`.
+   */
+  json(limitBytes?: number): Promise<unknown>;
 }
 
-/** A handler's answer: the status (default the contract's), the body (the contract's response) and headers. */
-export interface Reply<C extends Contract> {
-  readonly status?: number;
-  readonly body?: ResponseOf<C>;
-  readonly headers?: Readonly<Record<string, string>>;
-}
+/**
+ * A handler's answer: the status (default the contract's), the body (the contract's response) and headers; or, for a
+ * contract that declares its own `error` body, that error answered with `status`.
+ */
+export type Reply<C extends Contract> =
+  | {
+      readonly status?: number;
+      readonly body?: ResponseOf<C>;
+      readonly headers?: Readonly<Record<string, string>>;
+    }
+  | { readonly status: number; readonly error: ErrorOf<C>; readonly headers?: Readonly<Record<string, string>> };
 
 /** A route's handler. */
 export type RouteHandler<C extends Contract> = (
@@ -61,6 +80,11 @@ export interface Uses<S> {
 /** How the adapter resolves `people` (lib/app.ts: `function`, or `anonymous` behind Easy Auth). */
 export interface RouteOptions {
   readonly people?: 'anonymous' | 'function';
+  /**
+   * How any error is answered: a protocol's own error writer, for a contract that declares its `error` shape (e.g.
+   * `oipRoute` of lib/oip/oip-http.ts). Default problem+json.
+   */
+  readonly errorResponse?: (err: unknown, context: InvocationContext) => HttpResponseInit;
 }
 
 /**
@@ -84,6 +108,11 @@ function hasNoBody(request: HttpRequest): boolean {
 }
 
 const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024;
+
+/** Reads a request's JSON body, at most `limitBytes` (default the contract's, else 16 KiB). */
+function readJson(contract: Contract, request: HttpRequest, limitBytes: number | undefined): Promise<unknown> {
+  return readJsonBody(request, limitBytes ?? contract.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES);
+}
 
 /**
  * The `app.http` options of `contract`'s route, running `handler` with the subsystems of `options.uses`; when one of
@@ -111,6 +140,8 @@ export function route<C extends Contract, S>(
   if (contract.auth === 'people' && options.people === undefined)
     throw new Error(`${contract.name}: a people route needs options.people`);
   const authLevel = contract.auth === 'people' ? (options.people ?? 'function') : contract.auth;
+  if ((contract.error === undefined) !== (options.errorResponse === undefined))
+    throw new Error(`${contract.name}: a declared error shape needs its errorResponse, and only it`);
   return {
     route: contract.route,
     methods: [contract.method],
@@ -127,19 +158,26 @@ export function route<C extends Contract, S>(
         query: request.query,
         body: async (limitBytes) => {
           if (contract.bodyOptional === true && hasNoBody(request)) return undefined as BodyOf<C>;
-          const raw = await readJsonBody(request, limitBytes ?? contract.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES);
-          return compiled.parseBody(raw);
+          return compiled.parseBody(await readJson(contract, request, limitBytes));
         },
+        json: async (limitBytes) =>
+          contract.bodyOptional === true && hasNoBody(request) ? undefined : readJson(contract, request, limitBytes),
       };
       const reply = await run(input, request, context);
       const headers = { 'cache-control': 'no-store', ...reply.headers };
+      if ('error' in reply)
+        return {
+          status: reply.status,
+          body: compiled.serializeError(reply.error),
+          headers: { 'content-type': 'application/json', ...headers },
+        };
       if (reply.body === undefined) return { status: reply.status ?? contract.status, headers };
       return {
         status: reply.status ?? contract.status,
         body: compiled.serialize(reply.body),
         headers: { 'content-type': 'application/json', ...headers },
       };
-    }),
+    }, options.errorResponse),
   };
 }
 

@@ -3,30 +3,18 @@
  * batch is one `Append Block`, atomic and durable when it returns, readable at once, and several writers
  * (instances, restarts) can append to the same blob without a read-modify-commit. Staged blocks would need a
  * `Put Block List` of the whole list after every batch, and two writers committing lists would lose each
- * other's blocks. Labels are block blobs created with `If-None-Match: *` (idempotent).
+ * other's blocks. Labels are block blobs created with `If-None-Match: *` (idempotent). The container is opened the
+ * one way every subsystem opens one (lib/platform/object-storage.ts: the `ModelStorage` settings).
  */
-import type { TokenCredential } from '@azure/identity';
-import type { BlobServiceClient, ContainerClient, StoragePipelineOptions } from '@azure/storage-blob';
+import type { ContainerClient } from '@azure/storage-blob';
 import type { LearningStore } from './learning-store';
-import { azureCredential } from '../platform/credential';
+import { openContainer, type BlobStorageSettings, type OpenContainerOptions } from '../platform/object-storage';
 
 /** Largest `Append Block` body, bytes (4 MiB on every service version). */
 const APPEND_MAX_BYTES = 4 * 1024 * 1024;
 
-/** How to reach the storage account (the models' account: `ModelStorage*`). */
-export interface BlobStoreSettings {
-  readonly connectionString: string | undefined;
-  readonly blobServiceUri: string | undefined;
-  readonly clientId: string | undefined;
-  readonly container: string;
-}
-
-/** Options of {@link BlobLearningStore.create}. */
-export interface BlobStoreOptions {
-  /** For identity-based access. Default `DefaultAzureCredential`. */
-  readonly credential?: TokenCredential;
-  readonly pipeline?: StoragePipelineOptions;
-}
+/** Options of {@link BlobLearningStore.create}: the credential and the storage pipeline (retries, HTTP client). */
+export type BlobStoreOptions = Pick<OpenContainerOptions, 'credential' | 'pipeline'>;
 
 function status(err: unknown): number | undefined {
   const s = (err as { statusCode?: unknown } | null)?.statusCode;
@@ -59,18 +47,14 @@ export class BlobLearningStore implements LearningStore {
 
   private constructor(private readonly container: ContainerClient) {}
 
-  /** @throws Error when neither a connection string nor a service URI is set. */
-  static create(s: BlobStoreSettings, options: BlobStoreOptions = {}): BlobLearningStore {
-    // loaded only when a storage account is configured (the local folder needs no SDK)
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { BlobServiceClient: Client } = require('@azure/storage-blob') as typeof import('@azure/storage-blob');
-    let service: BlobServiceClient;
-    if (s.connectionString !== undefined) service = Client.fromConnectionString(s.connectionString, options.pipeline);
-    else if (s.blobServiceUri !== undefined) {
-      const cred = options.credential ?? azureCredential(s.clientId);
-      service = new Client(s.blobServiceUri, cred, options.pipeline);
-    } else throw new Error('The decision log store needs a connection string or a blob service URI.');
-    return new BlobLearningStore(service.getContainerClient(s.container));
+  /**
+   * The store in the container `s.container` of the storage account `s` names.
+   * @throws AppError `config_invalid` when neither a connection string nor a service URI is set, or the connection
+   *   string is malformed.
+   */
+  static create(s: BlobStorageSettings, options: BlobStoreOptions = {}): BlobLearningStore {
+    const { client } = openContainer(s, s.container, { ...options, label: 'the learning store' });
+    return new BlobLearningStore(client);
   }
 
   /** Creates the container once (a failure is retried on the next call). */

@@ -13,6 +13,7 @@ import { LabelStore } from './labels';
 import { Learning } from './learning';
 import { writerName, type LearningStore } from './learning-store';
 import { azureCredential } from '../platform/credential';
+import { blobConfigured } from '../platform/object-storage';
 
 /** Dependencies of {@link createLearning}; every one has a production default. */
 export interface LearningDeps {
@@ -40,7 +41,7 @@ export interface LearningDeps {
 /** The store the settings name: the decisions container on the models' account, else the local folder. */
 export function learningStore(config: Config, blob: BlobStoreOptions = {}): LearningStore {
   const s = config.rollout.storage;
-  return s.connectionString !== undefined || s.blobServiceUri !== undefined
+  return blobConfigured(s)
     ? BlobLearningStore.create(
         { ...s, container: config.learning.decisionLog.container },
         // bounded: a write (and the flush on shutdown) gives up within about 30 s; its records are counted as dropped

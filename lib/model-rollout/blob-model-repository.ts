@@ -1,11 +1,11 @@
 /**
  * The models container in Azure Blob Storage (or Azurite), read with `@azure/storage-blob`, opened the one way every
- * kind opens its container (`lib/rollout/blob-container.ts`).
+ * kind opens its container (`lib/platform/object-storage.ts`).
  */
 import type { TokenCredential } from '@azure/identity';
 import type { ContainerClient, StoragePipelineOptions } from '@azure/storage-blob';
 import { AppError } from '../errors/errors';
-import { openContainer, type BlobStorageSettings } from '../rollout/blob-container';
+import { openContainer, type BlobStorageSettings } from '../platform/object-storage';
 import { readBounded } from '../http/bounded-read';
 import { manifestBlobName, modelBlobName, type ModelRef } from './model-path';
 import {
@@ -20,7 +20,7 @@ import {
   type ModelRepository,
 } from './model-repository';
 
-export { blobConfigured, type BlobStorageSettings } from '../rollout/blob-container';
+export { blobConfigured, type BlobStorageSettings } from '../platform/object-storage';
 
 /** What the blob repository reports; the telemetry module records it as `scoring.external.duration{dependency=blob}`. */
 export interface BlobRepositoryEvents {

@@ -1,11 +1,14 @@
 /**
- * HTTP mapping of the Open Inference Protocol endpoints: every error is the protocol's
- * `{ "error": "<message>" }` with `content-type: application/json` (not problem+json), with the status of
- * its stable code (`lib/errors/errors.ts`) and `Retry-After` where the code has one.
+ * HTTP mapping of the Open Inference Protocol endpoints: {@link oipRoute} registers a route of lib/contracts/oip.ts
+ * as `route()` does (the contract compiled once, the subsystems it uses), except that every error is the protocol's
+ * `{ "error": "<message>" }` with `content-type: application/json` (not problem+json), with the status of its
+ * stable code (`lib/errors/errors.ts`) and `Retry-After` where the code has one.
  */
-import type { HttpResponseInit, InvocationContext } from '@azure/functions';
+import type { HttpFunctionOptions, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { toAppError } from '../errors/errors';
-import { jsonResponse, withProblems, type HttpHandler } from '../http/http-io';
+import type { Contract } from '../http/contract';
+import { jsonResponse } from '../http/http-io';
+import { route, type RouteHandler, type Uses, type UsingHandler } from '../http/route';
 import type { ReadyAnswer } from './oip-service';
 
 /** The protocol's error message of any thrown value: the detail, then every invalid field (`path: message`). */
@@ -29,12 +32,30 @@ export function oipErrorResponse(err: unknown, context?: InvocationContext): Htt
   return jsonResponse(e.status, { error: oipErrorMessage(e) }, retry);
 }
 
-/** A readiness answer: 200 with `body` when ready; else 400 `{ error: reason }` (the protocol: a 4xx status means false). */
-export function readyResponse(r: ReadyAnswer, body: Record<string, unknown>): HttpResponseInit {
-  return r.ready ? jsonResponse(200, { ...body, ready: true }) : jsonResponse(400, { error: r.reason });
+/** A readiness reply: 200 with `body` and `ready: true` when ready; else 400 `{ error: reason }` (the protocol: a 4xx status means false). */
+export function readyReply<B extends object>(
+  r: ReadyAnswer,
+  body: B,
+): { readonly body: B & { ready: true } } | { readonly status: 400; readonly error: { error: string } } {
+  return r.ready ? { body: { ...body, ready: true } } : { status: 400, error: { error: r.reason } };
 }
 
-/** Wraps a handler so that any error becomes an {@link oipErrorResponse}. */
-export function withOipErrors(handler: HttpHandler): HttpHandler {
-  return withProblems(handler, oipErrorResponse);
+/**
+ * The `app.http` options of an OIP contract's route, running `handler` with the subsystems of `options.uses` (when
+ * one of them is off, the route answers its `not_found` as `{ error }` and `handler` never runs).
+ */
+export function oipRoute<C extends Contract, S>(
+  contract: C,
+  handler: UsingHandler<C, S>,
+  options: { readonly uses: Uses<S> },
+): HttpFunctionOptions;
+/** The `app.http` options of an OIP contract's route, running `handler`. */
+export function oipRoute<C extends Contract>(contract: C, handler: RouteHandler<C>): HttpFunctionOptions;
+export function oipRoute<C extends Contract, S>(
+  contract: C,
+  handler: RouteHandler<C> | UsingHandler<C, S>,
+  options?: { readonly uses: Uses<S> },
+): HttpFunctionOptions {
+  if (options === undefined) return route(contract, handler as RouteHandler<C>, { errorResponse: oipErrorResponse });
+  return route(contract, handler as UsingHandler<C, S>, { uses: options.uses, errorResponse: oipErrorResponse });
 }

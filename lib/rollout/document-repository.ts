@@ -12,7 +12,7 @@ import type { TokenCredential } from '@azure/identity';
 import type { ContainerClient } from '@azure/storage-blob';
 import { AppError } from '../errors/errors';
 import { compareVersions } from '../models/model-folder';
-import { blobConfigured, openContainer, type BlobStorageSettings } from './blob-container';
+import { blobConfigured, openContainer, type BlobStorageSettings } from '../platform/object-storage';
 
 /** Where and how large a kind's documents are. */
 export interface DocumentLayout {

@@ -17,7 +17,7 @@ import type { Logger } from '../platform/logger';
 import { unrefTimers, type Timers } from '../platform/timers';
 import type { CompiledSignals } from './compiled-signals';
 import { openDocumentRepository } from '../rollout/document-repository';
-import { FolderSignalsRepository, SIGNALS_LAYOUT, type SignalsRepository } from './signals-repository';
+import { folderSignalsRepository, SIGNALS_LAYOUT, type SignalsRepository } from './signals-repository';
 import { SignalsRollout } from './signals-rollout';
 import { SignalsServing } from './signals-serving';
 import { parseSignalsState, type SignalsState } from './signals-traffic';
@@ -74,7 +74,7 @@ export async function shippedSignals(
   name: string,
   refused: (e: { version: string; reason: string }) => void,
 ): Promise<CompiledSignals> {
-  const folder = new FolderSignalsRepository(dir);
+  const folder = folderSignalsRepository(dir);
   let first: unknown;
   for (const version of (await folder.versions(name)).reverse()) {
     try {

@@ -39,15 +39,9 @@ export const signalsBlobName = (name: string, version: string): string =>
 export type SignalsRepository = DocumentRepository;
 
 /** Folders laid out as `{dir}/{name}/{version}.json`, searched in order. */
-export class FolderSignalsRepository extends FolderDocumentRepository {
-  constructor(dir: string | readonly string[]) {
-    super(SIGNALS_LAYOUT, dir);
-  }
-}
+export const folderSignalsRepository = (dir: string | readonly string[]): SignalsRepository =>
+  new FolderDocumentRepository(SIGNALS_LAYOUT, dir);
 
 /** A blob container holding `features/{name}/{version}.json`. */
-export class BlobSignalsRepository extends BlobDocumentRepository {
-  constructor(container: ContainerClient) {
-    super(SIGNALS_LAYOUT, container);
-  }
-}
+export const blobSignalsRepository = (container: ContainerClient): SignalsRepository =>
+  new BlobDocumentRepository(SIGNALS_LAYOUT, container);

@@ -12,30 +12,15 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { encodePrincipal } from '../../lib/identity/principal';
 import { exportDataset } from '../../lib/learning/dataset';
 import { readDecisions } from '../../lib/learning/decision-reader';
 import { FolderLearningStore } from '../../lib/learning/folder-store';
 import { launchBrowser, newPage, skipWithoutBrowser, violations } from '../support/browser';
 import { stopChild } from '../support/child-process';
-import { validEvent } from '../support/events';
 import { eventually } from '../support/eventually';
 import { startCaseHost, type LocalHost } from '../support/local-host';
 import { http } from '../support/http';
-
-const LEAD_A = { 'x-ms-client-principal': encodePrincipal('lead-a', ['lead']) };
-const LEAD_B = { 'x-ms-client-principal': encodePrincipal('lead-b', ['lead']) };
-const BLOCK_MERCHANT = {
-  id: 'block-merchant',
-  description: 'Payments to merchant m-bad.',
-  when: 'event.merchantId == "m-bad"',
-  action: 'block',
-};
-
-/** A small payment the shipped ruleset approves, to `merchantId`. */
-function small(tx: string, merchantId: string): Record<string, unknown> {
-  return validEvent({ transactionId: tx, userId: `user-${tx}`, amount: 20, merchantId });
-}
+import { BLOCK_MERCHANT, LEAD_A, LEAD_B, small } from './pages';
 
 describe(
   'a rule change in Chromium under npm start: draft, backtest, four eyes, serving, audit',

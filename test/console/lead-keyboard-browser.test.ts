@@ -15,28 +15,15 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { encodePrincipal } from '../../lib/identity/principal';
 import { launchBrowser, newPage, skipWithoutBrowser, violations } from '../support/browser';
 import { stopChild } from '../support/child-process';
-import { validEvent } from '../support/events';
 import { eventually } from '../support/eventually';
 import { startCaseHost, type LocalHost } from '../support/local-host';
-import { ANALYST, SHOTS, WIDE, open, shot } from './pages';
+import { ANALYST, BLOCK_MERCHANT, LEAD_A, LEAD_B, SHOTS, WIDE, open, shot, small } from './pages';
 import { http } from '../support/http';
 
-const LEAD_A = { 'x-ms-client-principal': encodePrincipal('lead-a', ['lead']) };
-const LEAD_B = { 'x-ms-client-principal': encodePrincipal('lead-b', ['lead']) };
-const BLOCK_MERCHANT = {
-  id: 'block-merchant',
-  description: 'Payments to merchant m-bad.',
-  when: 'event.merchantId == "m-bad"',
-  action: 'block',
-};
 /** Most Tab presses to reach one control. */
 const MAX_TABS = 150;
-
-const small = (tx: string): Record<string, unknown> =>
-  validEvent({ transactionId: tx, userId: `user-${tx}`, amount: 20, merchantId: 'm-bad' });
 
 /** Presses Tab until `target` has the focus (at most {@link MAX_TABS} times). */
 async function tabTo(page: Page, target: Locator, what: string): Promise<void> {

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { configureSharedEngine, inProcessBus } from '../../lib/app';
 import { InProcessTopicPublisher } from '../../lib/async/result-publisher';
-import { FolderRulesetRepository } from '../../lib/decisioning/ruleset-repository';
+import { folderRulesetRepository } from '../../lib/decisioning/ruleset-repository';
 import { inRulesetCanary } from '../../lib/decisioning/ruleset-traffic';
 import { inlineBackendFactory } from '../../lib/inference/ort-session';
 import type { LocalHost } from '../../local/host';
@@ -48,7 +48,7 @@ describe('decisioning over HTTP and Service Bus (local host, Redis lists)', () =
         graphOptimization: 'all',
       }),
       publisher: new InProcessTopicPublisher(bus, 'risk-completed', false),
-      decisioning: { repository: new FolderRulesetRepository(container) },
+      decisioning: { repository: folderRulesetRepository(container) },
     });
     ({ host, sb } = await startHostWithBus({
       bus,

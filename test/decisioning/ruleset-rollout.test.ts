@@ -13,7 +13,7 @@ import { Decisioning } from '../../lib/decisioning/decisioning';
 import { ListLookup } from '../../lib/decisioning/list-lookup';
 import { MemoryListStore } from '../../lib/decisioning/list-store';
 import { loadRuleset } from '../../lib/decisioning/load-ruleset';
-import { BlobRulesetRepository, rulesetBlobName } from '../../lib/decisioning/ruleset-repository';
+import { blobRulesetRepository, rulesetBlobName } from '../../lib/decisioning/ruleset-repository';
 import { GOLDEN_THRESHOLDS, RulesetRollout } from '../../lib/decisioning/ruleset-rollout';
 import { inRulesetCanary, parseRulesetState } from '../../lib/decisioning/ruleset-traffic';
 import { RedisPointerStore } from '../../lib/rollout/redis-pointer-store';
@@ -73,7 +73,7 @@ describe('ruleset rollout (Azurite + Redis, two instances)', () => {
       name: NAME,
       decisioning,
       store: new RedisPointerStore(client(), r.prefix, 'ruleset', parseRulesetState),
-      repository: new BlobRulesetRepository(container),
+      repository: blobRulesetRepository(container),
       timers: noTimers, // pub/sub only: no reconcile tick in this test
       reconcileMs: 60_000,
     });

@@ -35,18 +35,10 @@ async function generated(): Promise<[string, string][]> {
 }
 
 /**
- * Routes not declared by a contract: the console's static files and the problem types (no JSON API), and the Open
- * Inference Protocol: its errors are KServe v2's `{ "error" }` answers (lib/oip/oip-http.ts), not problem+json, and
- * its readiness answers 400 when not ready, which `route()` (problem+json for every error) does not write. A new route
+ * Routes not declared by a contract: the console's static files and the problem types (no JSON API). A new route
  * needs a contract.
  */
-const WITHOUT_CONTRACT = new Set([
-  'console',
-  'consoleFiles',
-  'problemType',
-  ...['Infer', 'Metadata', 'Ready'].flatMap((k) => [`oipModel${k}`, `oipModel${k}Version`]),
-  ...['Live', 'Metadata', 'Ready'].map((k) => `oipServer${k}`),
-]);
+const WITHOUT_CONTRACT = new Set(['console', 'consoleFiles', 'problemType']);
 
 /** The first line where `a` and `b` differ, for the failure message. */
 function firstDifference(a: string, b: string): string {

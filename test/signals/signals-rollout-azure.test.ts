@@ -10,7 +10,7 @@ import { AppError } from '../../lib/errors/errors';
 import { RedisPointerStore } from '../../lib/rollout/redis-pointer-store';
 import { compileSignals } from '../../lib/signals/compile-signals';
 import { MAX_SIGNALS_BYTES } from '../../lib/signals/signals-document';
-import { BlobSignalsRepository, signalsBlobName } from '../../lib/signals/signals-repository';
+import { blobSignalsRepository, signalsBlobName } from '../../lib/signals/signals-repository';
 import { SignalsRollout } from '../../lib/signals/signals-rollout';
 import { SignalsServing } from '../../lib/signals/signals-serving';
 import { parseSignalsState, SIGNALS_TRAFFIC } from '../../lib/signals/signals-traffic';
@@ -36,7 +36,7 @@ describe('signals rollout (Azurite + Redis, two instances)', () => {
       name: 'default',
       serving,
       store: new RedisPointerStore(client, r.prefix, 'signals', parseSignalsState),
-      repository: new BlobSignalsRepository(container),
+      repository: blobSignalsRepository(container),
       requirements: () => [],
       timers: noTimers, // pub/sub only: no reconcile tick in this test
       reconcileMs: 60_000,
@@ -101,7 +101,7 @@ describe('signals rollout (Azurite + Redis, two instances)', () => {
   });
 
   it('the container read is capped and a missing version is not_found', async () => {
-    const repo = new BlobSignalsRepository(container);
+    const repo = blobSignalsRepository(container);
     await upload(' '.repeat(MAX_SIGNALS_BYTES + 1), '3.0.0');
     await assert.rejects(repo.read('default', '3.0.0'), (e) => e instanceof AppError && e.code === 'payload_too_large');
     await assert.rejects(repo.read('default', '9.9.9'), (e) => e instanceof AppError && e.code === 'not_found');

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { FEATURE_NAMES } from '../../lib/features/featurizer';
 import { MemoryPointerStore } from '../../lib/rollout/pointer-store';
 import { compileSignals } from '../../lib/signals/compile-signals';
-import { FolderSignalsRepository } from '../../lib/signals/signals-repository';
+import { folderSignalsRepository } from '../../lib/signals/signals-repository';
 import { SignalsRollout } from '../../lib/signals/signals-rollout';
 import { SignalsServing } from '../../lib/signals/signals-serving';
 import type { SignalsState } from '../../lib/signals/signals-traffic';
@@ -46,7 +46,7 @@ export async function testRollout(): Promise<TestRollout> {
     name: 'default',
     serving,
     store,
-    repository: new FolderSignalsRepository(dir),
+    repository: folderSignalsRepository(dir),
     requirements: () => requirements,
     timers: noTimers,
     reconcileMs: 60_000,

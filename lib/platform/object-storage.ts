@@ -1,14 +1,16 @@
 /**
- * The one way every kind of the rollout reaches its blob container (models, rulesets, signals): by connection string
- * (`UseDevelopmentStorage=true` for Azurite), or identity-based with `{blobServiceUri}` and `DefaultAzureCredential`
- * (a user-assigned managed identity when a client id is given). Without either, each kind reads a local folder laid
- * out as the container. The SDK loads only when a storage account is configured.
+ * The one object storage: how every subsystem reaches a blob container of the storage account the `ModelStorage`
+ * settings name (the rollout's kinds: models, rulesets, signals; the learning loop's decision log and labels): by
+ * connection string (`UseDevelopmentStorage=true` for Azurite), or identity-based with `{blobServiceUri}` and the
+ * one Azure credential (lib/platform/credential.ts; a user-assigned managed identity when a client id is given).
+ * Without either, each user reads a local folder laid out as its container. The SDK loads only when a storage
+ * account is configured.
  * @module
  */
 import type { TokenCredential } from '@azure/identity';
-import { azureCredential } from '../platform/credential';
 import type { BlobServiceClient, ContainerClient, StoragePipelineOptions } from '@azure/storage-blob';
 import { AppError } from '../errors/errors';
+import { azureCredential } from './credential';
 
 /** How to reach the storage account holding the containers. */
 export interface BlobStorageSettings {
@@ -32,13 +34,15 @@ export interface OpenContainerOptions {
   /** For identity-based access. Default the process's credential of `clientId` (lib/platform/credential.ts). */
   readonly credential?: TokenCredential | undefined;
   /** Storage client pipeline options (retries, HTTP client). Default the SDK's. */
-  readonly pipeline?: StoragePipelineOptions;
+  readonly pipeline?: StoragePipelineOptions | undefined;
+  /** What the container holds, for the error messages, e.g. `the decision log`. Default `container "{container}"`. */
+  readonly label?: string;
 }
 
 /**
  * The container `container` of the storage account `s` names, and the account's endpoint (for logs; never a secret).
  * @throws AppError `config_invalid` when neither a connection string nor a service URI is set, or the connection
- *   string is malformed.
+ *   string is malformed (the message names `o.label` and the settings).
  */
 export function openContainer(
   s: BlobStorageSettings,
@@ -46,6 +50,7 @@ export function openContainer(
   o: OpenContainerOptions = {},
 ): { client: ContainerClient; endpoint: string } {
   const pipeline = o.pipeline ?? {};
+  const label = o.label ?? `container "${container}"`;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { BlobServiceClient: Client } = require('@azure/storage-blob') as typeof import('@azure/storage-blob');
   let service: BlobServiceClient;
@@ -53,7 +58,13 @@ export function openContainer(
     try {
       service = Client.fromConnectionString(s.connectionString, pipeline);
     } catch (err) {
-      throw new AppError('config_invalid', 'The model storage connection string is not valid.', { cause: err });
+      throw new AppError(
+        'config_invalid',
+        `The ModelStorage connection string (object storage for ${label}) is not valid.`,
+        {
+          cause: err,
+        },
+      );
     }
   } else if (s.blobServiceUri !== undefined) {
     const cred = o.credential ?? azureCredential(s.clientId);
@@ -61,7 +72,7 @@ export function openContainer(
   } else {
     throw new AppError(
       'config_invalid',
-      'Model storage needs ModelStorage (connection string) or ModelStorage__blobServiceUri.',
+      `Object storage for ${label} needs ModelStorage (connection string) or ModelStorage__blobServiceUri.`,
     );
   }
   const url = new URL(service.url);
