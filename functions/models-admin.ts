@@ -6,7 +6,8 @@ import { adminContractRoutes } from '../lib/http/admin-contract-routes';
 import { route } from '../lib/http/route';
 
 /**
- * The model admin routes (lib/contracts/models.ts; host master key): audited (lib/governance/audit.ts), the same
+ * The model admin routes (lib/contracts/models.ts; host master key): the status view (`GET /api/models/{name}`,
+ * every kind's; `GET /api/models` lists it), audited (lib/governance/audit.ts), the same
  * handlers (bodies, errors) as the rulesets', with the four-eyes rule when `MODEL_DIRECT_ROLLOUT=false` (a promote,
  * canary or shadow needs a second lead: 202 until then).
  */
@@ -17,6 +18,11 @@ const routes = adminContractRoutes(
 );
 
 app.http(c.modelsStatus.name, routes.status);
+
+app.http(
+  c.modelsList.name,
+  route(c.modelsList, async (_input, { models }) => ({ body: await models.list() }), { uses: subsystems('models') }),
+);
 
 app.http(
   c.modelsHealth.name,

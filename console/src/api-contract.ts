@@ -265,23 +265,30 @@ export interface DiffLine {
   readonly text: string;
 }
 
-/** A ruleset's or signals document's rollout (this instance and the fleet). */
+/** A ruleset's or signals document's rollout: every kind's status view (this instance and the fleet). */
 export interface DocumentStatus {
   readonly name: string;
+  /** The pointer's generation (0: nothing published; the shipped version serves). */
+  readonly generation: number;
   /** The version this instance serves. */
   readonly serving?: string;
-  /** The candidate loaded here. */
-  readonly candidate?: string;
-  /** The fleet pointer. */
-  readonly pointer: {
-    readonly generation: number;
-    readonly active?: string;
-    /** Earlier active versions, newest first. */
-    readonly previous: readonly string[];
-    readonly traffic?: TrafficSplit;
-    /** The last refused uploads, newest first. */
-    readonly rejections: readonly Rejection[];
+  /** The candidate loaded on this instance. */
+  readonly servingCandidate?: string;
+  /** The pointer's active version (every instance serves it). */
+  readonly active?: RolloutVersion;
+  /** The pointer's candidate and its shares (percent). */
+  readonly candidate?: {
+    readonly version: string;
+    readonly canaryPercent: number;
+    readonly shadowPercent: number;
   };
+  /** What a rollback goes back to. */
+  readonly previous?: RolloutVersion;
+  /** Earlier active versions, newest first. */
+  readonly history: readonly RolloutVersion[];
+  readonly lastChange?: LastChange;
+  /** The last refused uploads, newest first. */
+  readonly rejections: readonly Rejection[];
   /** The candidate's shadow figures on this instance. */
   readonly shadow?: { readonly [key: string]: unknown };
 }
@@ -441,6 +448,16 @@ export interface LabelsAdded {
   readonly duplicates: number;
 }
 
+/** The pointer's last change. */
+export interface LastChange {
+  readonly kind: 'publish' | 'promote' | 'rollback' | 'traffic';
+  /** The version it concerns (the candidate, for a traffic change). */
+  readonly version: string;
+  /** The instance that applied it. */
+  readonly by: string;
+  readonly at: string;
+}
+
 /** Entries to add. */
 export interface ListAddBody {
   /** 1 to 1000 values of the list's key field. */
@@ -535,86 +552,35 @@ export interface Me {
   readonly mode: string;
 }
 
-/** A published model version. */
-export interface ModelPointer {
-  readonly name: string;
-  readonly version: string;
-  /** `{container}/{name}/{version}.onnx`, or `bundled:{name}/{version}`. */
-  readonly blobPath: string;
-  readonly sha256: string;
-  readonly source: 'repository' | 'bundled';
-  /** The instance that published it. */
-  readonly publishedBy: string;
-  readonly publishedAt: string;
-}
-
 /** The models. */
-export interface ModelsStatus {
+export interface ModelsList {
   readonly models: readonly ModelStatus[];
 }
 
-/** The served model across the fleet. */
+/** The served model's rollout: every kind's status view, and the fleet. */
 export interface ModelStatus {
   readonly name: string;
-  /** The pointer's generation (0: nothing published; the bundled model serves). */
+  /** The pointer's generation (0: nothing published; the shipped version serves). */
   readonly generation: number;
-  readonly active?: ModelVersionView;
+  /** The version this instance serves. */
+  readonly serving?: string;
+  /** The candidate loaded on this instance. */
+  readonly servingCandidate?: string;
+  /** The pointer's active version (every instance serves it). */
+  readonly active?: RolloutVersion;
+  /** The pointer's candidate and its shares (percent). */
   readonly candidate?: {
-    readonly name: string;
     readonly version: string;
-    /** `{container}/{name}/{version}.onnx`, or `bundled:{name}/{version}`. */
-    readonly blobPath: string;
-    readonly sha256: string;
-    readonly source: 'repository' | 'bundled';
-    /** The instance that published it. */
-    readonly publishedBy: string;
-    readonly publishedAt: string;
-    /** How the version was validated. */
-    readonly validation?: {
-      readonly sizeBytes: number;
-      readonly batchSizes: readonly number[];
-      readonly goldenRows: number;
-      readonly goldenSource: 'manifest' | 'kept' | 'none';
-      readonly shift?: {
-        readonly against: string;
-        /** Mean absolute score difference over the golden rows. */
-        readonly meanAbs: number;
-        readonly maxAbs: number;
-        readonly rows: number;
-        readonly bound?: number;
-        readonly exceeded: boolean;
-      };
-      readonly forced: boolean;
-      readonly loadMs: number;
-    };
     readonly canaryPercent: number;
     readonly shadowPercent: number;
   };
   /** What a rollback goes back to. */
-  readonly previous?: ModelPointer;
+  readonly previous?: RolloutVersion;
   /** Earlier active versions, newest first. */
-  readonly history: readonly ModelPointer[];
-  /** Validated versions. */
-  readonly versions: readonly string[];
-  readonly lastChange?: {
-    readonly kind: 'publish' | 'promote' | 'rollback' | 'traffic';
-    readonly version: string;
-    readonly by: string;
-    readonly at: string;
-  };
-  /** Instances that reported recently. */
-  readonly instances: readonly {
-    readonly instanceId: string;
-    readonly name: string;
-    readonly activeVersion?: string;
-    readonly candidateVersion?: string;
-    readonly generation: number;
-    readonly stale: boolean;
-    readonly desiredVersion?: string;
-    readonly staleReason?: string;
-    readonly reportedAtMs: number;
-  }[];
-  readonly lastRejection?: Rejection;
+  readonly history: readonly RolloutVersion[];
+  readonly lastChange?: LastChange;
+  /** The last refused uploads, newest first. */
+  readonly rejections: readonly Rejection[];
   /** Both versions' score distributions side by side (fleet-wide). */
   readonly shadow?: {
     readonly active: ShadowDistribution;
@@ -622,18 +588,23 @@ export interface ModelStatus {
     readonly meanAbsDiff: number | null;
     readonly errors: number;
   };
-  readonly thisInstance: {
-    readonly instanceId: string;
-    readonly store: string;
-    /** Generation of the pointer last applied (0: none yet). */
-    readonly generation: number;
-    /** It could not load the version the pointer names and serves an older one. */
-    readonly stale: boolean;
-    readonly desiredVersion?: string;
-    readonly reason?: string;
-    readonly candidateVersion?: string;
-    readonly candidateError?: string;
-    readonly serving?: string;
+  /** What only the model kind shows: validated versions, the instances, this instance. */
+  readonly fleet: {
+    /** Validated versions, newest first. */
+    readonly versions: readonly ModelVersionView[];
+    /** Instances that reported recently. */
+    readonly instances: readonly {
+      readonly instanceId: string;
+      readonly name: string;
+      readonly activeVersion?: string;
+      readonly candidateVersion?: string;
+      readonly generation: number;
+      readonly stale: boolean;
+      readonly desiredVersion?: string;
+      readonly staleReason?: string;
+      readonly reportedAtMs: number;
+    }[];
+    readonly thisInstance: FleetReadiness;
   };
 }
 
@@ -853,6 +824,15 @@ export interface ReplayedRule {
   readonly recall: number;
 }
 
+/** A version, with who made it active and when (when known). */
+export interface RolloutVersion {
+  readonly version: string;
+  /** The instance that made it active. */
+  readonly by?: string;
+  /** When it became active (ISO 8601). */
+  readonly at?: string;
+}
+
 /** The rules page: each rule’s hits, precision and recall. */
 export interface RulesInsight {
   readonly decisions: number;
@@ -948,13 +928,6 @@ export interface TrafficBody {
   readonly canaryPercent?: number;
   /** 0 to 100: the share of the other payments it runs in shadow for. */
   readonly shadowPercent?: number;
-}
-
-/** The candidate's canary and shadow shares. */
-export interface TrafficSplit {
-  readonly candidate: string;
-  readonly canaryPercent: number;
-  readonly shadowPercent: number;
 }
 
 /** A case's verdict. */
@@ -1694,14 +1667,26 @@ export interface ApiRoutes {
     readonly body: TrafficBody;
     readonly response: DocumentStatus;
   };
-  /** Active, candidate and previous versions, each instance, the last rejection, shadow distributions. */
-  readonly modelsStatus: {
+  /** Each served model's status view (this app serves one), as `GET /api/models/{name}` answers it. */
+  readonly modelsList: {
     readonly method: 'GET';
     readonly path: 'models';
     readonly params: never;
     readonly query: never;
     readonly body: never;
-    readonly response: ModelsStatus;
+    readonly response: ModelsList;
+  };
+  /** Every kind's status view: active, candidate and previous versions, the last change and refused uploads, shadow distributions, the fleet. */
+  readonly modelsStatus: {
+    readonly method: 'GET';
+    readonly path: 'models/{name}';
+    readonly params: {
+      /** The model's name. */
+      readonly name: string;
+    };
+    readonly query: never;
+    readonly body: never;
+    readonly response: ModelStatus;
   };
   /** This instance's detailed health: model, execution providers, why not ready, its place in the fleet. */
   readonly modelsHealth: {
@@ -1913,7 +1898,8 @@ export const API_ROUTES: {
   signalsPromote: { method: 'POST', path: 'signals/{name}/promote' },
   signalsRollback: { method: 'POST', path: 'signals/{name}/rollback' },
   signalsTraffic: { method: 'PUT', path: 'signals/{name}/traffic' },
-  modelsStatus: { method: 'GET', path: 'models' },
+  modelsList: { method: 'GET', path: 'models' },
+  modelsStatus: { method: 'GET', path: 'models/{name}' },
   modelsHealth: { method: 'GET', path: 'models/health' },
   modelsPromote: { method: 'POST', path: 'models/{name}/promote' },
   modelsRollback: { method: 'POST', path: 'models/{name}/rollback' },

@@ -1,6 +1,7 @@
 /**
- * The serving page: the model and ruleset versions this instance serves with their candidates, who promoted what
- * and when (the audit trail's rollout entries, for leads), and the status with no server file path in it.
+ * The serving page: the model and ruleset versions this instance serves with their candidates and who made the
+ * active version active when (every kind's status view), who promoted what and when (the audit trail's rollout
+ * entries, for leads), and the status with no server file path in it.
  */
 import { ApiError, call } from './api.js';
 import type { AuditEvent } from './api-contract.js';
@@ -17,23 +18,27 @@ const ROLLOUT_ACTIONS = ['promote', 'rollback', 'traffic'];
 /** The kinds whose rollouts the page lists. */
 const KINDS = ['model', 'ruleset', 'signals'] as const;
 
-/** What serves, from a model's or a ruleset's status: serving version, active, candidate with its shares. */
-export function servingSummary(status: unknown): { name: string; serving: string; candidate: string } {
+/**
+ * What serves, from a status view (every kind's: `serving`, `active` with who made it active and when, `candidate`
+ * with its shares): the version served here, the candidate, and who made the active version active when.
+ */
+export function servingSummary(status: unknown): { name: string; serving: string; candidate: string; since: string } {
   const o = obj(status);
-  const pointer = obj(o['pointer']);
-  const serving =
-    str(o['serving']) ??
-    str(obj(o['thisInstance'])['serving']) ??
-    str(obj(o['active'])['version']) ??
-    str(pointer['active']) ??
-    '—';
-  const c = obj(o['candidate'] ?? pointer['traffic'] ?? o['traffic']);
-  const version = str(c['version']) ?? str(c['candidate']);
+  const active = obj(o['active']);
+  const serving = str(o['serving']) ?? str(active['version']) ?? '—';
+  const c = obj(o['candidate']);
+  const version = str(c['version']);
   const candidate =
     version === undefined
       ? 'none'
       : `${version} (canary ${String(c['canaryPercent'] ?? 0)} %, shadow ${String(c['shadowPercent'] ?? 0)} %)`;
-  return { name: str(o['name']) ?? '—', serving, candidate };
+  const by = str(active['by']);
+  const at = str(active['at']);
+  const since =
+    str(active['version']) === undefined
+      ? 'nothing published: the shipped version serves'
+      : `${String(active['version'])}${by === undefined ? '' : ` by ${by}`}${at === undefined ? '' : `, ${when(at)}`}`;
+  return { name: str(o['name']) ?? '—', serving, candidate, since };
 }
 
 const PATH_KEY = /(path|dir|directory|file|folder)$/i;
@@ -59,10 +64,10 @@ function versions(label: string, list: readonly unknown[]): HTMLElement {
       : [
           table(
             label,
-            ['Name', 'Serving here', 'Candidate'],
+            ['Name', 'Serving here', 'Candidate', 'Made active'],
             list.map((s) => {
               const v = servingSummary(s);
-              return [v.name, v.serving, v.candidate];
+              return [v.name, v.serving, v.candidate, v.since];
             }),
           ),
           h(

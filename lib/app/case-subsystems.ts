@@ -105,7 +105,7 @@ export const caseSubsystems = [
           return rs === undefined ? undefined : { name: rs.name, version: rs.version, document: rs.document };
         },
         serving: async () => ({
-          models: (await rollout.status()).models,
+          models: (await rollout.list()).models,
           rulesets:
             decisioning === undefined || rulesetName === undefined
               ? []

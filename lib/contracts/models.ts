@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { defineContract } from '../http/contract';
 import { TrafficBody, VersionBody } from './admin';
 import { pathParam } from './common';
-import { Rejection } from './rollout';
+import { ROLLOUT_CORE } from './rollout';
 
 const ModelPointer = z
   .strictObject({
@@ -74,39 +74,7 @@ const FleetReadiness = z
 
 export const ModelStatus = z
   .strictObject({
-    name: z.string(),
-    generation: z.number().describe("The pointer's generation (0: nothing published; the bundled model serves)."),
-    active: VersionView.optional(),
-    candidate: z
-      .strictObject({ ...VersionView.shape, canaryPercent: z.number(), shadowPercent: z.number() })
-      .optional(),
-    previous: ModelPointer.optional().describe('What a rollback goes back to.'),
-    history: z.array(ModelPointer).describe('Earlier active versions, newest first.'),
-    versions: z.array(z.string()).describe('Validated versions.'),
-    lastChange: z
-      .strictObject({
-        kind: z.enum(['publish', 'promote', 'rollback', 'traffic']),
-        version: z.string(),
-        by: z.string(),
-        at: z.string(),
-      })
-      .optional(),
-    instances: z
-      .array(
-        z.strictObject({
-          instanceId: z.string(),
-          name: z.string(),
-          activeVersion: z.string().optional(),
-          candidateVersion: z.string().optional(),
-          generation: z.number(),
-          stale: z.boolean(),
-          desiredVersion: z.string().optional(),
-          staleReason: z.string().optional(),
-          reportedAtMs: z.number(),
-        }),
-      )
-      .describe('Instances that reported recently.'),
-    lastRejection: Rejection.optional(),
+    ...ROLLOUT_CORE,
     shadow: z
       .strictObject({
         active: ShadowDistribution,
@@ -116,9 +84,29 @@ export const ModelStatus = z
       })
       .optional()
       .describe("Both versions' score distributions side by side (fleet-wide)."),
-    thisInstance: z.strictObject({ ...FleetReadiness.shape, serving: z.string().optional() }),
+    fleet: z
+      .strictObject({
+        versions: z.array(VersionView).describe('Validated versions, newest first.'),
+        instances: z
+          .array(
+            z.strictObject({
+              instanceId: z.string(),
+              name: z.string(),
+              activeVersion: z.string().optional(),
+              candidateVersion: z.string().optional(),
+              generation: z.number(),
+              stale: z.boolean(),
+              desiredVersion: z.string().optional(),
+              staleReason: z.string().optional(),
+              reportedAtMs: z.number(),
+            }),
+          )
+          .describe('Instances that reported recently.'),
+        thisInstance: FleetReadiness,
+      })
+      .describe('What only the model kind shows: validated versions, the instances, this instance.'),
   })
-  .meta({ id: 'ModelStatus', description: 'The served model across the fleet.' });
+  .meta({ id: 'ModelStatus', description: "The served model's rollout: every kind's status view, and the fleet." });
 
 export const PendingAnswer = z
   .strictObject({
@@ -161,14 +149,26 @@ const name = z.strictObject({ name: pathParam("The model's name.") });
 const changed = { status: 200, response: z.union([ModelStatus, PendingAnswer]) } as const;
 const awaiting = [{ status: 202, description: 'Four-eyes: the request is kept until another lead asks the same.' }];
 
-export const modelsStatus = defineContract({
-  name: 'modelsStatus',
+export const modelsList = defineContract({
+  name: 'modelsList',
   method: 'GET',
   route: 'models',
   auth: 'admin',
-  summary: 'Active, candidate and previous versions, each instance, the last rejection, shadow distributions.',
+  summary: "Each served model's status view (this app serves one), as `GET /api/models/{name}` answers it.",
   status: 200,
-  response: z.strictObject({ models: z.array(ModelStatus) }).meta({ id: 'ModelsStatus', description: 'The models.' }),
+  response: z.strictObject({ models: z.array(ModelStatus) }).meta({ id: 'ModelsList', description: 'The models.' }),
+});
+
+export const modelsStatus = defineContract({
+  name: 'modelsStatus',
+  method: 'GET',
+  route: 'models/{name}',
+  auth: 'admin',
+  summary:
+    "Every kind's status view: active, candidate and previous versions, the last change and refused uploads, shadow distributions, the fleet.",
+  params: name,
+  status: 200,
+  response: ModelStatus,
 });
 
 export const modelsHealth = defineContract({
@@ -217,4 +217,11 @@ export const modelsTraffic = defineContract({
 });
 
 /** The model admin contracts, in the reference page's order. */
-export const MODEL_CONTRACTS = [modelsStatus, modelsHealth, modelsPromote, modelsRollback, modelsTraffic] as const;
+export const MODEL_CONTRACTS = [
+  modelsList,
+  modelsStatus,
+  modelsHealth,
+  modelsPromote,
+  modelsRollback,
+  modelsTraffic,
+] as const;

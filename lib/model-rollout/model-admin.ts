@@ -1,12 +1,18 @@
 /**
- * The admin API's logic (`/api/models…`, authLevel admin): status of the model across the fleet, promote,
- * rollback and traffic split. Bodies are validated strictly (every invalid field named, problem+json).
+ * The model kind of the one admin (`lib/rollout/rollout-admin.ts`; `/api/models…`, authLevel admin): its bodies, the
+ * name it serves, its fleet pointer's transitions (`fleet-state.ts`) and its status view: every kind's view
+ * (`lib/rollout/rollout-status.ts`) with the fleet-wide shadow distributions and the model's own `fleet` field
+ * (validated versions, the instances' reports, this instance's place in the rollout).
+ * @module
  */
 import { AppError } from '../errors/errors';
-import { AdminBodies } from '../rollout/admin-bodies';
 import type { FleetReadiness } from '../inference/readiness-views';
 import type { SessionManager } from '../inference/session-manager';
 import { MODEL_NAME_RE, MODEL_VERSION_RE } from '../models/manifest';
+import { compareVersions } from '../models/model-folder';
+import { AdminBodies } from '../rollout/admin-bodies';
+import { RolloutAdmin, type AdminKind } from '../rollout/rollout-admin';
+import { rolloutStatus, type RolloutStatus, type VersionView as CoreVersionView } from '../rollout/rollout-status';
 import type { FleetAgent } from './fleet-agent';
 import {
   promoteVersion,
@@ -17,39 +23,29 @@ import {
   type Transition,
   type ValidationSummary,
 } from './fleet-state';
-import type { FleetStore, InstanceReport, Rejection } from './fleet-store';
+import type { FleetStore, InstanceReport } from './fleet-store';
 import { shadowReport, type ScoreShadowReport } from './shadow-stats';
 
 /** The admin bodies of models (the same parsing as every kind's; versions like `1.2.0`). */
 export const MODEL_BODIES = new AdminBodies(MODEL_VERSION_RE, '1.2.0');
 
-/** A version as the status shows it. */
+/** A validated version as the model's `fleet` field shows it: where it is, its hash, how it validated. */
 export interface VersionView extends ModelPointer {
   readonly validation?: ValidationSummary;
 }
 
-/** `GET /api/models`: one entry per model name (this app serves one). */
-export interface ModelStatus {
-  readonly name: string;
-  /** The pointer's generation (0: nothing published yet; every instance serves its bundled model). */
-  readonly generation: number;
-  readonly active: VersionView | undefined;
-  readonly candidate: (VersionView & { readonly canaryPercent: number; readonly shadowPercent: number }) | undefined;
-  /** What a rollback goes back to. */
-  readonly previous: ModelPointer | undefined;
-  /** Earlier active versions, newest first. */
-  readonly history: readonly ModelPointer[];
-  /** Validated versions (promotable, or usable as a candidate). */
-  readonly versions: readonly string[];
-  readonly lastChange: FleetState['lastChange'] | undefined;
+/** What only the model kind shows: the fleet. */
+export interface ModelFleet {
+  /** Validated versions (promotable, or usable as a candidate), newest first. */
+  readonly versions: readonly VersionView[];
   /** Instances that reported recently (each reconcile period). */
   readonly instances: readonly InstanceReport[];
-  readonly lastRejection: Rejection | undefined;
-  /** Shadow scoring: both versions' score distributions side by side (fleet-wide). */
-  readonly shadow: ScoreShadowReport | undefined;
-  /** The instance that answered. */
-  readonly thisInstance: FleetReadiness & { readonly serving: string | undefined };
+  /** The instance that answered: its place in the rollout. */
+  readonly thisInstance: FleetReadiness;
 }
+
+/** `GET /api/models/{name}`: every kind's status view, with the fleet-wide shadow distributions and the fleet. */
+export type ModelStatus = RolloutStatus<ScoreShadowReport, { readonly fleet: ModelFleet }>;
 
 /** Dependencies of a {@link ModelAdmin}. */
 export interface ModelAdminDeps {
@@ -64,110 +60,86 @@ export interface ModelAdminDeps {
   readonly reportMaxAgeMs: number;
 }
 
-/** Admin operations on the served model. */
-export class ModelAdmin {
-  constructor(private readonly deps: ModelAdminDeps) {}
+/** A model pointer as every kind's view shows a version: who made it active, when. */
+const core = (p: ModelPointer): CoreVersionView => ({ version: p.version, by: p.publishedBy, at: p.publishedAt });
 
-  /** @throws AppError `not_found` for another model name. */
-  private checkName(name: string): void {
-    if (!MODEL_NAME_RE.test(name) || name !== this.deps.modelName)
-      throw new AppError(
-        'not_found',
-        `No model named "${name.slice(0, 64)}" is served here (this app serves "${this.deps.modelName}").`,
-      );
+/** The model's admin: the one admin over the model kind. */
+export class ModelAdmin extends RolloutAdmin<FleetState, ModelStatus> {
+  constructor(private readonly deps: ModelAdminDeps) {
+    super({ kind: modelKind(deps), instanceId: deps.instanceId, wallNow: deps.wallNow });
   }
 
-  private actor(): { by: string; at: string } {
-    return { by: this.deps.instanceId, at: new Date(this.deps.wallNow()).toISOString() };
+  /** `GET /api/models`: one entry per model name (this app serves one). */
+  async list(): Promise<{ models: ModelStatus[] }> {
+    return { models: [await modelView(this.deps)] };
   }
+}
 
-  private published(name: string, cur: FleetState | undefined): FleetState {
+/** The status view of the served model. */
+async function modelView(d: ModelAdminDeps): Promise<ModelStatus> {
+  const { store, modelName: name, agent } = d;
+  await agent.flushShadow();
+  const [state, rejections, instances] = await Promise.all([
+    store.read(name),
+    store.rejections(name),
+    store.instances(name, d.wallNow() - d.reportMaxAgeMs),
+  ]);
+  const t = state?.traffic;
+  const shadow =
+    t === undefined || state === undefined ? undefined : await store.shadow(name, state.active.version, t.candidate);
+  const readiness = agent.readiness();
+  return rolloutStatus(
+    {
+      name,
+      generation: state?.generation ?? 0,
+      serving: d.sessions.manifest?.version,
+      servingCandidate: readiness.candidateVersion,
+      active: state === undefined ? undefined : core(state.active),
+      previous: (state?.previous ?? []).map(core),
+      traffic: t,
+      lastChange: state?.lastChange,
+      rejections,
+      shadow: shadow === undefined ? undefined : shadowReport(shadow),
+    },
+    { fleet: { versions: versionsOf(state), instances, thisInstance: readiness } },
+  );
+}
+
+/** The validated versions of `state`, newest first. */
+function versionsOf(state: FleetState | undefined): VersionView[] {
+  return Object.values(state?.versions ?? {})
+    .map((r) => ({ ...r.pointer, ...(r.validation === undefined ? {} : { validation: r.validation }) }))
+    .sort((a, b) => compareVersions(b.version, a.version));
+}
+
+/** The model kind as the one admin sees it. */
+function modelKind(d: ModelAdminDeps): AdminKind<FleetState, ModelStatus> {
+  const published = (name: string, cur: FleetState | undefined): FleetState => {
     if (cur === undefined)
       throw new AppError(
         'conflict',
         `Nothing has been published for ${name} yet; every instance serves its bundled model.`,
-        {
-          transient: false,
-        },
+        { transient: false },
       );
     return cur;
-  }
-
-  private async change(name: string, fn: (s: FleetState) => Transition): Promise<ModelStatus> {
-    this.checkName(name);
-    await this.deps.store.update(name, (cur) => fn(this.published(name, cur)));
-    await this.deps.agent.converge();
-    return (await this.status()).models[0] as ModelStatus;
-  }
-
-  /** `GET /api/models`. */
-  async status(): Promise<{ models: ModelStatus[] }> {
-    const { store, modelName: name } = this.deps;
-    await this.deps.agent.flushShadow();
-    const [state, rejections, instances] = await Promise.all([
-      store.read(name),
-      store.rejections(name),
-      store.instances(name, this.deps.wallNow() - this.deps.reportMaxAgeMs),
-    ]);
-    const view = (p: ModelPointer | undefined): VersionView | undefined => {
-      if (p === undefined) return undefined;
-      const v = state?.versions[p.version]?.validation;
-      return { ...p, ...(v === undefined ? {} : { validation: v }) };
-    };
-    const t = state?.traffic;
-    const candidate = t === undefined ? undefined : view(state?.versions[t.candidate]?.pointer);
-    const shadow =
-      t === undefined || state === undefined ? undefined : await store.shadow(name, state.active.version, t.candidate);
-    return {
-      models: [
-        {
-          name,
-          generation: state?.generation ?? 0,
-          active: view(state?.active),
-          candidate:
-            candidate === undefined || t === undefined
-              ? undefined
-              : { ...candidate, canaryPercent: t.canaryPercent, shadowPercent: t.shadowPercent },
-          previous: state?.previous[0],
-          history: state?.previous ?? [],
-          versions: Object.keys(state?.versions ?? {}),
-          lastChange: state?.lastChange,
-          instances,
-          lastRejection: rejections[0],
-          shadow: shadow === undefined ? undefined : shadowReport(shadow),
-          thisInstance: { ...this.deps.agent.readiness(), serving: this.deps.sessions.manifest?.version },
-        },
-      ],
-    };
-  }
-
-  /**
-   * Whether a promote or traffic change would be taken now (the transition run on the pointer, nothing written): what
-   * four-eyes asks before it keeps a lead's request. @throws what the change would throw.
-   */
-  async check(name: string, change: 'promote' | 'traffic', body: unknown): Promise<void> {
-    this.checkName(name);
-    const cur = this.published(name, await this.deps.store.read(name));
-    if (change === 'promote') promoteVersion(cur, MODEL_BODIES.version(body), this.actor());
-    else setTraffic(cur, MODEL_BODIES.traffic(body), this.actor());
-  }
-
-  /** `POST /api/models/{name}/promote` `{ "version": "…" }`. */
-  promote(name: string, body: unknown): Promise<ModelStatus> {
-    this.checkName(name);
-    const v = MODEL_BODIES.version(body);
-    return this.change(name, (s) => promoteVersion(s, v, this.actor()));
-  }
-
-  /** `POST /api/models/{name}/rollback`: back to the previous pointer. */
-  rollback(name: string): Promise<ModelStatus> {
-    return this.change(name, (s) => rollbackVersion(s, this.actor()));
-  }
-
-  /** `PUT /api/models/{name}/traffic` `{ "candidate": "…", "canaryPercent": 0–100, "shadowPercent": 0–100 }`. */
-  traffic(name: string, body: unknown): Promise<ModelStatus> {
-    this.checkName(name);
-    const split = MODEL_BODIES.traffic(body);
-    return this.change(name, (s) => setTraffic(s, split, this.actor()));
-  }
+  };
+  const next = (t: Transition): FleetState | undefined => (t.changed ? t.state : undefined);
+  return {
+    bodies: MODEL_BODIES,
+    checkName: (name) => {
+      if (!MODEL_NAME_RE.test(name) || name !== d.modelName)
+        throw new AppError(
+          'not_found',
+          `No model named "${name.slice(0, 64)}" is served here (this app serves "${d.modelName}").`,
+        );
+    },
+    read: (name) => d.store.read(name),
+    update: (name, fn) => d.store.pointers.update(name, fn),
+    promote: (cur, version, name, stamp) => next(promoteVersion(published(name, cur), version, stamp)),
+    rollback: (cur, name, stamp) => next(rollbackVersion(published(name, cur), stamp)),
+    traffic: (cur, split, name, stamp) => next(setTraffic(published(name, cur), split, stamp)),
+    previousOf: (cur) => cur?.previous[0]?.version,
+    converge: () => d.agent.converge(),
+    status: () => modelView(d),
+  };
 }

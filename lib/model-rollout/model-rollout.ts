@@ -73,9 +73,13 @@ export class ModelRollout implements ArtifactAdmin {
       return outcome;
     });
   }
-  /** `GET /api/models`. */
-  status(): Promise<{ models: ModelStatus[] }> {
-    return this.parts.admin.status();
+  /** `GET /api/models/{name}`: the status view (every kind's, `lib/rollout/rollout-status.ts`). */
+  status(name: string): Promise<ModelStatus> {
+    return this.parts.admin.status(name);
+  }
+  /** `GET /api/models`: one entry per model name (this app serves one). */
+  list(): Promise<{ models: ModelStatus[] }> {
+    return this.parts.admin.list();
   }
   /** `POST /api/models/{name}/promote`. */
   promote(name: string, body: unknown): Promise<ModelStatus> {

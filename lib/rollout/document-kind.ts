@@ -11,7 +11,7 @@ import type { AdminBodies } from './admin-bodies';
 import { parseDocumentPath, type DocumentLayout, type DocumentRepository } from './document-repository';
 import type { PointerStore } from './pointer-store';
 import { UploadRefused, type ArtifactBytes, type ArtifactKind, type Published } from './upload-pipeline';
-import { EMPTY_VERSION_STATE, type VersionState, type VersionTraffic } from './version-traffic';
+import { EMPTY_VERSION_STATE, stamped, type VersionState, type VersionTraffic } from './version-traffic';
 
 /** A compiled document of some version. */
 export interface Versioned {
@@ -55,6 +55,8 @@ export interface DocumentKindDeps<C extends Versioned> {
   readonly serving: () => string | undefined;
   /** Keeps a validated version, so that this instance swaps without compiling it again. */
   readonly keep: (compiled: C) => void;
+  /** This instance, as the pointer's last change names it. */
+  readonly instanceId: string;
 }
 
 /** A whole-document kind, as the upload pipeline sees it. */
@@ -117,12 +119,13 @@ export class DocumentKind<C extends Versioned> implements ArtifactKind<C> {
     return compiled;
   }
 
-  async publish(ref: DocumentRef, compiled: C): Promise<Published> {
+  async publish(ref: DocumentRef, compiled: C, at: string): Promise<Published> {
     this.deps.keep(compiled);
     const serving = this.deps.serving();
     const { traffic } = this.deps.spec;
-    const u = await this.deps.store.update(ref.name, (cur) =>
-      traffic.activate(cur ?? EMPTY_VERSION_STATE, compiled.version, serving),
+    const change = { kind: 'publish', version: compiled.version, by: this.deps.instanceId, at } as const;
+    const u = await this.deps.store.update(ref.name, (cur = EMPTY_VERSION_STATE) =>
+      stamped(cur, traffic.activate(cur, compiled.version, serving), change),
     );
     return { generation: u.state?.generation ?? 0, mode: 'active' };
   }

@@ -6,6 +6,7 @@
  * keeps serving. Admin: status, promote, rollback, traffic (canary and shadow), with every kind's bodies and rules.
  * @module
  */
+import { hostname } from 'node:os';
 import { AppError, toAppError } from '../errors/errors';
 import type { ArtifactAdmin } from '../http/admin-routes';
 import type { ArtifactWait } from '../inference/readiness-views';
@@ -14,10 +15,12 @@ import type { Timers } from '../platform/timers';
 import { DocumentKind, type DocumentSpec, type Versioned } from './document-kind';
 import type { DocumentRepository } from './document-repository';
 import { PointerFollower } from './pointer-follower';
-import type { PointerStore, Rejection } from './pointer-store';
+import type { PointerStore } from './pointer-store';
+import { RolloutAdmin, type AdminKind } from './rollout-admin';
 import type { TrafficSplit } from './rollout-rules';
+import { rolloutStatus, versionView, type RolloutStatus, type VersionView } from './rollout-status';
 import { UploadPipeline, type ArtifactUpload, type UploadOutcome } from './upload-pipeline';
-import { EMPTY_VERSION_STATE, MAX_HISTORY, type VersionState } from './version-traffic';
+import { EMPTY_VERSION_STATE, MAX_HISTORY, stamped, type VersionState } from './version-traffic';
 
 /** What serves the documents on this instance. */
 export interface DocumentTarget<C extends Versioned> {
@@ -43,7 +46,7 @@ export interface DocumentRolloutDeps<C extends Versioned> {
   readonly reconcileMs: number;
   /** Wall clock, epoch ms. */
   readonly wallNow?: () => number;
-  /** This instance, as rejections name it. Default `this-instance`. */
+  /** This instance, as rejections and changes name it. Default `{host}-{pid}`, as the model rollout's. */
   readonly instanceId?: string;
   /** Default silent. */
   readonly logger?: Logger;
@@ -53,18 +56,8 @@ export interface DocumentRolloutDeps<C extends Versioned> {
   };
 }
 
-/** The admin view (`GET /api/{kind}/{name}`), the same for every whole-document kind. */
-export interface DocumentStatus<R extends object = object> {
-  readonly name: string;
-  /** The version this instance serves. */
-  readonly serving: string | undefined;
-  /** The candidate loaded here, if any. */
-  readonly candidate: string | undefined;
-  /** The pointer, and the last refused uploads (newest first). */
-  readonly pointer: VersionState & { readonly rejections: readonly Rejection[] };
-  /** The candidate's shadow figures on this instance, when it has any. */
-  readonly shadow?: R;
-}
+/** The admin view (`GET /api/{kind}/{name}`): every kind's status view, with the kind's shadow figures. */
+export type DocumentStatus<R extends object = object> = RolloutStatus<R>;
 
 /**
  * After a pass that could not load what the pointer names (e.g. an approved draft while the case database is not
@@ -79,12 +72,15 @@ export class DocumentRollout<C extends Versioned, R extends object = object> imp
   private readonly loaded = new Map<string, C>();
   private readonly follower: PointerFollower;
   private readonly upload: UploadPipeline<C>;
+  private readonly admin: RolloutAdmin<VersionState, DocumentStatus<R>>;
   /** The pointer's active version at the last read (`null`: none, the shipped one serves); unset before the first. */
   private desired: string | null | undefined;
   /** Why the pointer's active version could not be loaded at the last pass. */
   private failure: string | undefined;
 
   constructor(private readonly d: DocumentRolloutDeps<C>) {
+    const instanceId = d.instanceId ?? `${hostname()}-${process.pid}`;
+    const wallNow = d.wallNow ?? Date.now;
     this.follower = new PointerFollower({ ...d, name: d.spec.name, intervalMs: d.reconcileMs }, () => this.follow(), {
       retry: { firstMs: RETRY_FIRST_MS, maxMs: RETRY_MAX_MS },
     });
@@ -94,15 +90,17 @@ export class DocumentRollout<C extends Versioned, R extends object = object> imp
       repository: d.repository,
       serving: () => d.target.serving(),
       keep: (c) => this.keep(c),
+      instanceId,
     });
     this.upload = new UploadPipeline({
       kind,
       store: d.store,
       follower: this.follower,
-      instanceId: d.instanceId ?? 'this-instance',
-      wallNow: d.wallNow ?? Date.now,
+      instanceId,
+      wallNow,
       logger: d.logger ?? silentLogger,
     });
+    this.admin = new RolloutAdmin({ kind: this.adminKind(), instanceId, wallNow });
   }
 
   /** Subscribes to pointer changes, converges once, and starts the reconcile loop. */
@@ -206,67 +204,82 @@ export class DocumentRollout<C extends Versioned, R extends object = object> imp
     return this.upload.handle(upload);
   }
 
-  /** Applies a transition to the pointer and converges. */
-  private async change(name: string, fn: (cur: VersionState) => VersionState | undefined): Promise<DocumentStatus<R>> {
-    await this.d.store.update(name, (cur) => fn(cur ?? EMPTY_VERSION_STATE));
-    await this.converge();
-    return this.status(name);
+  /** `GET …/{name}`: the status view (`rollout-status.ts`). @throws AppError `not_found` for another name. */
+  status(name: string): Promise<DocumentStatus<R>> {
+    return this.admin.status(name);
+  }
+
+  /** `POST …/{name}/promote { version }` (see {@link RolloutAdmin.promote}). */
+  promote(name: string, body: unknown): Promise<DocumentStatus<R>> {
+    return this.admin.promote(name, body);
   }
 
   /**
-   * `POST …/{name}/promote { version }`: a version present in the container, newer than the active one, becomes
-   * active (a split whose candidate it is ends). @throws AppError `validation_failed`, `not_found`, the kind's invalid
-   * code (including a version that may not serve beside what serves), `conflict` (the active version, or an older one).
+   * `POST …/{name}/rollback` (see {@link RolloutAdmin.rollback}). For a kind with a compatibility check, the version
+   * rolled back to is checked as a promote is (it served before, so it compiles).
    */
-  async promote(name: string, body: unknown): Promise<DocumentStatus<R>> {
-    this.check(name);
-    const { spec, target } = this.d;
-    const version = spec.bodies.version(body);
-    await this.servable(version); // validated before it is published
-    const serving = target.serving();
-    return this.change(name, (cur) => spec.traffic.promoteTo(cur, version, serving, name));
+  rollback(name: string): Promise<DocumentStatus<R>> {
+    return this.admin.rollback(name);
   }
 
-  /**
-   * `POST …/{name}/rollback`: back to the previous active version; any canary or shadow ends. For a kind with a
-   * compatibility check, the version rolled back to is checked as a promote is (it served before, so it compiles).
-   * @throws AppError `conflict` with nothing to go back to, the kind's invalid code.
-   */
-  async rollback(name: string): Promise<DocumentStatus<R>> {
-    this.check(name);
-    const prev = ((await this.d.store.read(name)) ?? EMPTY_VERSION_STATE).previous[0];
-    if (prev !== undefined && this.d.spec.compatible !== undefined) await this.servable(prev);
-    return this.change(name, (cur) => this.d.spec.traffic.rollBack(cur, name));
+  /** `PUT …/{name}/traffic { candidate, canaryPercent?, shadowPercent? }` (see {@link RolloutAdmin.traffic}). */
+  traffic(name: string, body: unknown): Promise<DocumentStatus<R>> {
+    return this.admin.traffic(name, body);
   }
 
-  /**
-   * `PUT …/{name}/traffic { candidate, canaryPercent?, shadowPercent? }`: the candidate serves `canaryPercent` of
-   * users (stable per user on every instance) and runs off the decision for `shadowPercent` of the other payments;
-   * both 0 ends it. @throws AppError `validation_failed` naming every invalid field, `conflict` (the active version),
-   *   or the candidate's refusal (`not_found`, the kind's invalid code).
-   */
-  async traffic(name: string, body: unknown): Promise<DocumentStatus<R>> {
-    this.check(name);
-    const { spec, target } = this.d;
-    const split = spec.bodies.traffic(body);
-    if (split.canaryPercent > 0 || split.shadowPercent > 0) await this.servable(split.candidate);
-    const serving = target.serving();
-    return this.change(name, (cur) => spec.traffic.setTraffic(cur, split, serving));
-  }
-
-  /** `GET …/{name}`. */
-  async status(name: string): Promise<DocumentStatus<R>> {
-    this.check(name);
-    const { store, target } = this.d;
-    const [state, rejections] = await Promise.all([store.read(name), store.rejections(name)]);
-    const shadow = target.shadow() as R | undefined;
+  /** The kind as the one admin sees it. */
+  private adminKind(): AdminKind<VersionState, DocumentStatus<R>> {
+    const { spec, store, target } = this.d;
+    const serving = (): string | undefined => target.serving();
+    const cur = (s: VersionState | undefined): VersionState => s ?? EMPTY_VERSION_STATE;
     return {
-      name,
-      serving: target.serving(),
-      candidate: target.candidate(),
-      pointer: { ...(state ?? EMPTY_VERSION_STATE), rejections },
-      ...(shadow === undefined ? {} : { shadow }),
+      bodies: spec.bodies,
+      checkName: (name) => this.check(name),
+      read: (name) => store.read(name),
+      update: (name, fn) => store.update(name, fn),
+      promote: (s, version, name, stamp) =>
+        stamped(cur(s), spec.traffic.promoteTo(cur(s), version, serving(), name), {
+          kind: 'promote',
+          version,
+          ...stamp,
+        }),
+      rollback: (s, name, stamp) => {
+        const next = spec.traffic.rollBack(cur(s), name);
+        return stamped(cur(s), next, { kind: 'rollback', version: next?.active ?? '', ...stamp });
+      },
+      traffic: (s, split, _name, stamp) =>
+        stamped(cur(s), spec.traffic.setTraffic(cur(s), split, serving()), {
+          kind: 'traffic',
+          version: split.candidate,
+          ...stamp,
+        }),
+      previousOf: (s) => s?.previous[0],
+      admit: async (version, change) => {
+        if (change !== 'rollback' || spec.compatible !== undefined) await this.servable(version);
+      },
+      converge: () => this.converge(),
+      status: (name) => this.view(name),
     };
+  }
+
+  /** The status view of `name`. */
+  private async view(name: string): Promise<DocumentStatus<R>> {
+    const { store, target } = this.d;
+    const [read, rejections] = await Promise.all([store.read(name), store.rejections(name)]);
+    const state = read ?? EMPTY_VERSION_STATE;
+    const stamp = (v: string): VersionView => versionView(v, state.stamps?.[v]);
+    return rolloutStatus<R>({
+      name,
+      generation: state.generation,
+      serving: target.serving(),
+      servingCandidate: target.candidate(),
+      active: state.active === undefined ? undefined : stamp(state.active),
+      previous: state.previous.map(stamp),
+      traffic: state.traffic,
+      lastChange: state.lastChange,
+      rejections,
+      shadow: target.shadow() as R | undefined,
+    });
   }
 
   private check(name: string): void {

@@ -8,6 +8,7 @@
  */
 import { inShare } from '../domain/traffic-share';
 import { RolloutMachine, RolloutRules, type RolloutPointers, type TrafficSplit } from './rollout-rules';
+import type { ChangeKind, ChangeStamp, LastChange } from './rollout-status';
 
 export { MAX_HISTORY } from './rollout-rules';
 
@@ -19,6 +20,10 @@ export interface VersionState {
   readonly previous: readonly string[];
   /** The candidate: serves its canary share of users, runs off the decision for its shadow share. */
   readonly traffic: TrafficSplit | undefined;
+  /** The last change (absent before the first change that recorded one). */
+  readonly lastChange?: LastChange;
+  /** Who made each kept version (the active one, the earlier ones) active and when. */
+  readonly stamps?: Readonly<Record<string, ChangeStamp>>;
 }
 
 /** The state before anything was published. */
@@ -32,7 +37,35 @@ export function parseVersionState(text: string): VersionState {
     active: typeof s.active === 'string' ? s.active : undefined,
     previous: Array.isArray(s.previous) ? s.previous.filter((v): v is string => typeof v === 'string') : [],
     traffic: s.traffic ?? undefined,
+    ...(s.lastChange === undefined ? {} : { lastChange: s.lastChange }),
+    ...(s.stamps === undefined ? {} : { stamps: s.stamps }),
   };
+}
+
+/**
+ * `next` (a transition's result from `cur`; `undefined`: no change) with the change recorded: its kind, the version
+ * it concerns, who and when; a version published or promoted is stamped with who and when (one back from the history
+ * keeps its stamp), and only the kept versions' stamps stay.
+ */
+export function stamped(
+  cur: VersionState,
+  next: VersionState | undefined,
+  change: { readonly kind: ChangeKind; readonly version: string } & ChangeStamp,
+): VersionState | undefined {
+  if (next === undefined) return undefined;
+  const { by, at } = change;
+  const stamps: Record<string, ChangeStamp> = {};
+  for (const v of next.previous) {
+    const s = cur.stamps?.[v];
+    if (s !== undefined) stamps[v] = s;
+  }
+  if (next.active !== undefined) {
+    // a version back from the history (a rollback) keeps who published or promoted it when, as a model pointer does
+    const kept = next.active === cur.active || change.kind === 'rollback';
+    const s = kept ? cur.stamps?.[next.active] : { by, at };
+    if (s !== undefined) stamps[next.active] = s;
+  }
+  return { ...next, lastChange: { ...change }, stamps };
 }
 
 type Next = VersionState | undefined;

@@ -33,7 +33,7 @@ export interface SignalsRolloutDeps {
   readonly reconcileMs: number;
   /** Wall clock, epoch ms. */
   readonly wallNow?: () => number;
-  /** This instance, as rejections name it. Default `this-instance`. */
+  /** This instance, as rejections and changes name it. Default `{host}-{pid}`. */
   readonly instanceId?: string;
   /** Default silent. */
   readonly logger?: Logger;

@@ -209,8 +209,9 @@ describe('decisioning over HTTP and Service Bus (local host, Redis lists)', () =
     const off = await put({ candidate: '1.1.0' }); // both shares 0: the candidate ends
     assert.equal(off.status, 200);
     const status = (await (await fetch(`${host.url}/api/rulesets/fraud-rules`)).json()) as {
-      pointer: { traffic?: unknown };
+      serving?: string;
+      candidate?: unknown;
     };
-    assert.equal(status.pointer.traffic, undefined);
+    assert.deepEqual([status.serving, status.candidate], ['1.0.0', undefined]);
   });
 });

@@ -142,9 +142,9 @@ describe('ruleset rollout (Azurite + Redis, two instances)', () => {
       'names the rule and column',
     );
     const status = await b.rollout.status(NAME);
-    assert.equal(status.pointer.active, '1.1.0');
-    assert.equal(status.pointer.rejections[0]?.version, '1.2.0');
-    assert.match(status.pointer.rejections[0]?.errors[0]?.message ?? '', /broken-rule/);
+    assert.equal(status.active?.version, '1.1.0');
+    assert.equal(status.rejections[0]?.version, '1.2.0');
+    assert.match(status.rejections[0]?.errors[0]?.message ?? '', /broken-rule/);
     assert.deepEqual([a.decisioning.ruleset?.version, b.decisioning.ruleset?.version], ['1.1.0', '1.1.0']);
   });
 
@@ -234,9 +234,9 @@ describe('ruleset rollout (Azurite + Redis, two instances)', () => {
     }
     assert.ok(canary > n * 0.2 && canary < n * 0.4, `30 % canary: ${canary} of ${n} users`);
     const withCanary = await b.rollout.status(NAME);
-    assert.deepEqual(withCanary.pointer.traffic, { candidate: '2.0.0', canaryPercent: 30, shadowPercent: 0 });
+    assert.deepEqual(withCanary.candidate, { version: '2.0.0', canaryPercent: 30, shadowPercent: 0 });
     assert.deepEqual(
-      [withCanary.serving, withCanary.candidate],
+      [withCanary.serving, withCanary.servingCandidate],
       ['1.1.0', '2.0.0'],
       'the status of every whole-document kind: the version served and the candidate loaded here',
     );
@@ -246,12 +246,12 @@ describe('ruleset rollout (Azurite + Redis, two instances)', () => {
     await bEnded;
     for (let i = 0; i < 50; i++) assert.equal(await decidedBy(b, event(i)), '1.0.0', `user-${i} after rollback`);
     const ended = await a.rollout.status(NAME);
-    assert.deepEqual([ended.pointer.traffic, ended.candidate], [undefined, undefined]);
+    assert.deepEqual([ended.candidate, ended.servingCandidate], [undefined, undefined]);
   });
 
   it("upload and promote follow every kind's rules: never a version older than the active one", async () => {
     const [a] = instances as [Instance];
-    const active = (await a.rollout.status(NAME)).pointer.active ?? '';
+    const active = (await a.rollout.status(NAME)).active?.version ?? '';
     const older = await a.rollout.handleUpload({ blobPath: await upload('0.9.0', variant('0.9.0')) });
     assert.deepEqual(older.kind === 'rejected' ? [older.rejection.check, older.rejection.code] : [older.kind], [
       'version',
@@ -262,7 +262,7 @@ describe('ruleset rollout (Azurite + Redis, two instances)', () => {
       (err: unknown) =>
         err instanceof AppError && err.code === 'conflict' && /older than the active version/.test(err.message),
     );
-    assert.equal((await a.rollout.status(NAME)).pointer.active, active, 'nothing changed');
+    assert.equal((await a.rollout.status(NAME)).active?.version, active, 'nothing changed');
   });
 
   it('refuses a traffic body naming every invalid field, and the active version as candidate', async () => {

@@ -42,7 +42,7 @@ function recordingLogger(): Logger & { errors: { msg: string; fields: unknown }[
   return { debug: none, info: none, warn: none, error: (msg, fields) => errors.push({ msg, fields }), errors };
 }
 
-/** A model rollout's admin in memory, answering with the model status shape (with things the audit must drop). */
+/** A model rollout's admin in memory, answering with its status view (with things the audit must drop). */
 function fakeModels(): ArtifactAdmin {
   let active = '1.0.0';
   let previous: string | undefined;
@@ -50,14 +50,16 @@ function fakeModels(): ArtifactAdmin {
   const view = (): unknown => ({
     name: 'fraud',
     generation: 1,
-    active: { version: active, sha256: 'abc' },
+    active: { version: active, by: 'i1', at: '2026-01-01T00:00:00.000Z' },
     candidate,
     previous: previous === undefined ? undefined : { version: previous },
-    instances: [{ id: 'i1' }],
+    history: previous === undefined ? [] : [{ version: previous }],
+    rejections: [],
     shadow: { bins: [1, 2, 3] },
+    fleet: { versions: [{ version: active, sha256: 'abc' }], instances: [{ id: 'i1' }] },
   });
   return {
-    status: () => Promise.resolve({ models: [view()] }),
+    status: () => Promise.resolve(view()),
     promote: (_n, body) => {
       const v = (body as { version: string }).version;
       if (v === 'nope') return Promise.reject(new AppError('conflict', 'not validated'));
@@ -78,7 +80,7 @@ function fakeModels(): ArtifactAdmin {
   };
 }
 
-/** A ruleset rollout's admin in memory, answering with the ruleset status shape. */
+/** A ruleset rollout's admin in memory, answering with every kind's status view. */
 function fakeRulesets(): ArtifactAdmin {
   let state = {
     generation: 1,
@@ -86,12 +88,25 @@ function fakeRulesets(): ArtifactAdmin {
     previous: [] as string[],
     traffic: undefined as unknown,
   };
-  const view = (): unknown => ({
-    name: 'fraud-rules',
-    serving: state.active,
-    pointer: { ...state, rejections: [] },
-    shadow: { n: 5 },
-  });
+  const split = (): { candidate: string; canaryPercent: number; shadowPercent: number } | undefined =>
+    state.traffic as never;
+  const view = (): unknown => {
+    const t = split();
+    return {
+      name: 'fraud-rules',
+      generation: state.generation,
+      serving: state.active,
+      active: state.active === undefined ? undefined : { version: state.active },
+      candidate:
+        t === undefined
+          ? undefined
+          : { version: t.candidate, canaryPercent: t.canaryPercent, shadowPercent: t.shadowPercent },
+      previous: state.previous[0] === undefined ? undefined : { version: state.previous[0] },
+      history: state.previous.map((version) => ({ version })),
+      rejections: [],
+      shadow: { n: 5 },
+    };
+  };
   return {
     status: () => Promise.resolve(view()),
     promote: (_n, body) => {

@@ -126,23 +126,8 @@ describe('contract serializers: ruleset drafts', () => {
       unchanged: 3,
       fields: [{ field: 'thresholds', lines: [{ op: 'add', text: '"review": 0.5' }] }],
     });
-    roundTrips(drafts.rulesetDraftPromote, {
-      name: 'fraud-rules',
-      serving: '1.1.0',
-      candidate: '1.2.0',
-      pointer: {
-        generation: 4,
-        active: '1.1.0',
-        previous: ['1.0.0'],
-        traffic: { candidate: '1.2.0', canaryPercent: 10, shadowPercent: 5 },
-        rejections: [rejection],
-      },
-      shadow: { evaluated: 10, disagreements: { approve: { review: 1 } } },
-    });
-    roundTrips(drafts.rulesetDraftPromote, {
-      name: 'fraud-rules',
-      pointer: { generation: 0, previous: [], rejections: [] },
-    });
+    roundTrips(drafts.rulesetDraftPromote, documentStatus);
+    roundTrips(drafts.rulesetDraftPromote, { name: 'fraud-rules', generation: 0, history: [], rejections: [] });
   });
 });
 
@@ -170,65 +155,87 @@ const distribution = (version: string) => ({
   mean: 0.2,
   histogram: [{ from: 0, to: 0.1, count: 10 }],
 });
+const lastChange = { kind: 'traffic', version: '1.2.0', by: 'instance-1', at: '2026-01-08T00:00:00.000Z' };
+/** Every kind's status view, every core field set. */
+const core = {
+  generation: 3,
+  serving: '1.1.0',
+  servingCandidate: '1.2.0',
+  active: { version: '1.1.0', by: 'instance-1', at: '2026-01-08T00:00:00.000Z' },
+  candidate: { version: '1.2.0', canaryPercent: 10, shadowPercent: 5 },
+  previous: { version: '1.0.0' },
+  history: [{ version: '1.0.0' }],
+  lastChange,
+  rejections: [rejection],
+};
+const documentStatus = {
+  name: 'fraud-rules',
+  ...core,
+  shadow: { evaluated: 10, disagreements: { approve: { review: 1 } } },
+};
+const thisInstance = {
+  instanceId: 'instance-1',
+  store: 'redis',
+  generation: 3,
+  stale: false,
+  desiredVersion: '1.1.0',
+  reason: 'x',
+  candidateVersion: '1.2.0',
+  candidateError: 'y',
+};
 const modelStatus = {
   name: 'fraud',
-  generation: 3,
-  active: { ...pointer, validation },
-  candidate: { ...pointer, version: '1.2.0', canaryPercent: 10, shadowPercent: 5 },
-  previous: { ...pointer, version: '1.0.0', source: 'bundled' },
-  history: [{ ...pointer, version: '1.0.0' }],
-  versions: ['1.0.0', '1.1.0', '1.2.0'],
-  lastChange: { kind: 'traffic', version: '1.2.0', by: 'lead-a', at: '2026-01-08T00:00:00.000Z' },
-  instances: [
-    {
-      instanceId: 'instance-1',
-      name: 'fraud',
-      activeVersion: '1.1.0',
-      candidateVersion: '1.2.0',
-      generation: 3,
-      stale: true,
-      desiredVersion: '1.2.0',
-      staleReason: 'load failed',
-      reportedAtMs: 1_767_225_600_000,
-    },
-  ],
-  lastRejection: { ...rejection, name: 'fraud' },
+  ...core,
+  rejections: [{ ...rejection, name: 'fraud' }],
   shadow: { active: distribution('1.1.0'), candidate: distribution('1.2.0'), meanAbsDiff: null, errors: 0 },
-  thisInstance: {
-    instanceId: 'instance-1',
-    store: 'redis',
-    generation: 3,
-    stale: false,
-    desiredVersion: '1.1.0',
-    reason: 'x',
-    candidateVersion: '1.2.0',
-    candidateError: 'y',
-    serving: '1.1.0',
+  fleet: {
+    versions: [
+      { ...pointer, version: '1.2.0', validation },
+      pointer,
+      { ...pointer, version: '1.0.0', source: 'bundled' },
+    ],
+    instances: [
+      {
+        instanceId: 'instance-1',
+        name: 'fraud',
+        activeVersion: '1.1.0',
+        candidateVersion: '1.2.0',
+        generation: 3,
+        stale: true,
+        desiredVersion: '1.2.0',
+        staleReason: 'load failed',
+        reportedAtMs: 1_767_225_600_000,
+      },
+    ],
+    thisInstance,
   },
 };
 
 describe('contract serializers: admin routes', () => {
   it('rulesets and signals: the rollout status', () => {
-    const status = {
-      name: 'fraud-rules',
-      serving: '1.0.0',
-      pointer: { generation: 1, active: '1.0.0', previous: [], rejections: [] },
-    };
-    for (const c of [...Object.values(admin.rulesetsAdmin), ...Object.values(admin.signalsAdmin)])
-      roundTrips(c, status);
+    const fewest = { name: 'fraud-rules', generation: 0, history: [], rejections: [] };
+    for (const c of [...Object.values(admin.rulesetsAdmin), ...Object.values(admin.signalsAdmin)]) {
+      roundTrips(c, documentStatus);
+      roundTrips(c, fewest);
+    }
   });
 
   it('models: the status with every field and the fewest, a change kept for four-eyes, the health', () => {
-    roundTrips(models.modelsStatus, { models: [modelStatus] });
+    roundTrips(models.modelsStatus, modelStatus);
+    roundTrips(models.modelsList, { models: [modelStatus] });
     const fewest = {
       name: 'fraud',
       generation: 0,
       history: [],
-      versions: [],
-      instances: [],
-      thisInstance: { instanceId: 'i', store: 'in-process', generation: 0, stale: false },
+      rejections: [],
+      fleet: {
+        versions: [],
+        instances: [],
+        thisInstance: { instanceId: 'i', store: 'in-process', generation: 0, stale: false },
+      },
     };
-    roundTrips(models.modelsStatus, { models: [fewest] });
+    roundTrips(models.modelsStatus, fewest);
+    roundTrips(models.modelsList, { models: [fewest] });
     for (const c of [models.modelsPromote, models.modelsTraffic, models.modelsRollback]) roundTrips(c, modelStatus);
     const pending = {
       name: 'fraud',
@@ -243,7 +250,6 @@ describe('contract serializers: admin routes', () => {
       awaiting: 'another lead asks for the same model change',
     };
     for (const c of [models.modelsPromote, models.modelsTraffic]) roundTrips(c, pending);
-    const { serving: _serving, ...fleet } = modelStatus.thisInstance;
     roundTrips(models.modelsHealth, {
       status: 'not_ready',
       model: { name: 'fraud', version: '1.1.0' },
@@ -253,7 +259,7 @@ describe('contract serializers: admin routes', () => {
       waitingFor: [{ kind: 'ruleset', name: 'fraud-rules', serving: null, active: '1.1.0', reason: 'loading' }],
       lastCheckAt: null,
       probeIntervalSec: 30,
-      fleet,
+      fleet: thisInstance,
     });
   });
 });

@@ -147,8 +147,9 @@ describe('a model trained on a signals version with a new aggregate', () => {
     const onnx = readFileSync(path.join(out, '1.1.0.onnx'));
     await writeFolderModel(folder.dir, '1.1.0', onnx, manifest, { rollout: 'candidate', force: 'true' });
     await eventually(
-      async () => ((await (await fetch(`${api}/models`)).json()) as { models: { versions: string[] }[] }).models[0],
-      (s) => s?.versions.includes('1.1.0') === true,
+      async () =>
+        (await (await fetch(`${api}/models/fraud`)).json()) as { fleet?: { versions: { version: string }[] } },
+      (s) => s.fleet?.versions.some((v) => v.version === '1.1.0') === true,
       'model 1.1.0 published as a candidate',
       60_000,
     );

@@ -36,7 +36,7 @@ async function call(
 }
 
 async function status(): Promise<ModelStatus> {
-  return ((await call('GET', '/models')).json['models'] as ModelStatus[])[0] as ModelStatus;
+  return (await call('GET', '/models/fraud')).json as unknown as ModelStatus;
 }
 
 async function scoreVersion(userId = 'user-1', transactionId = 'tx-1'): Promise<string | null> {
@@ -65,12 +65,20 @@ after(() => rollout.dispose());
 describe('admin API', () => {
   it('shows the active and previous versions, this instance and the in-process store', async () => {
     const s = await status();
+    const bundled = s.fleet.versions.find((v) => v.version === s.previous?.version);
     assert.deepEqual(
-      [s.active?.version, s.previous?.version, s.previous?.source, s.thisInstance.store, s.thisInstance.serving],
+      [s.active?.version, s.previous?.version, bundled?.source, s.fleet.thisInstance.store, s.serving],
       ['1.1.0', '1.0.0', 'bundled', 'in-process', '1.1.0'],
     );
+    const listed = (await call('GET', '/models')).json['models'] as ModelStatus[];
+    assert.deepEqual(
+      listed.map((m) => [m.name, m.active?.version, m.generation]),
+      [[s.name, s.active?.version, s.generation]],
+      'GET /api/models lists the same view',
+    );
+    assert.equal((await call('GET', '/models/other')).status, 404);
     const fns = new Map(host.functions.map((f) => [f.name, f]));
-    for (const n of ['modelsStatus', 'modelsPromote', 'modelsRollback', 'modelsTraffic'])
+    for (const n of ['modelsList', 'modelsStatus', 'modelsPromote', 'modelsRollback', 'modelsTraffic'])
       assert.equal((fns.get(n)?.trigger as { authLevel?: string }).authLevel, 'admin', n);
     const blob = fns.get('modelBlob')?.trigger as Record<string, unknown>;
     assert.deepEqual(
@@ -126,8 +134,8 @@ describe('admin API', () => {
     const shifted = models.shifted();
     const manifest = await manifestFor('1.2.0', shifted, { golden: undefined, explanation: undefined });
     await writeFolderModel(folder.dir, '1.2.0', shifted, manifest, { rollout: 'candidate' });
-    const refused = await eventually(status, (s) => s.lastRejection?.version === '1.2.0', 'shift rejection');
-    assert.deepEqual([refused.lastRejection?.check, refused.lastRejection?.code], ['shift', 'model_shift_exceeded']);
+    const refused = await eventually(status, (s) => s.rejections[0]?.version === '1.2.0', 'shift rejection');
+    assert.deepEqual([refused.rejections[0]?.check, refused.rejections[0]?.code], ['shift', 'model_shift_exceeded']);
     await writeFolderModel(
       folder.dir,
       '1.2.1',
@@ -135,7 +143,11 @@ describe('admin API', () => {
       { ...manifest, version: '1.2.1', file: '1.2.1.onnx' },
       { rollout: 'candidate', force: 'true' },
     );
-    const s = await eventually(status, (x) => x.versions.includes('1.2.1'), 'forced upload published');
+    const s = await eventually(
+      status,
+      (x) => x.fleet.versions.some((v) => v.version === '1.2.1'),
+      'forced upload published',
+    );
     assert.equal(s.active?.version, '1.1.0');
 
     const put = await call('PUT', '/models/fraud/traffic', JSON.stringify({ candidate: '1.2.1', shadowPercent: 100 }));

@@ -156,7 +156,7 @@ describe('bounded reads of the models container', () => {
     await host.invoke('modelBlob', new DeferredBinding(blobBindingData('ModelStorage', 'models', 'fraud/3.0.0.onnx')), {
       BlobTrigger: 'models/fraud/3.0.0.onnx',
     });
-    const rejection = (await (await sharedEngine()).models.status()).models[0]?.lastRejection;
+    const rejection = (await (await sharedEngine()).models.status('fraud')).rejections[0];
     assert.equal(rejection?.version, '3.0.0');
     assert.equal(rejection?.check, 'size');
     const touched = requests.filter((r) => r.path.endsWith('/models/fraud/3.0.0.onnx')).map((r) => r.method);

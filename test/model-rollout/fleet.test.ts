@@ -50,9 +50,9 @@ async function score(
 }
 
 async function status(base: string): Promise<ModelStatus> {
-  const res = await fetch(`${base}/api/models`);
+  const res = await fetch(`${base}/api/models/fraud`);
   assert.equal(res.status, 200);
-  return ((await res.json()) as { models: ModelStatus[] }).models[0] as ModelStatus;
+  return (await res.json()) as ModelStatus;
 }
 
 const bothServe = async (v: string): Promise<void> => {
@@ -99,14 +99,15 @@ describe('model rollout across instances', () => {
     await bothServe('1.1.0');
     const s = await eventually(
       () => status(B.url),
-      (x) => x.instances.filter((i) => i.activeVersion === '1.1.0').length === 2,
+      (x) => x.fleet.instances.filter((i) => i.activeVersion === '1.1.0').length === 2,
       'both instances reported',
     );
+    const active = s.fleet.versions.find((v) => v.version === s.active?.version);
     assert.deepEqual(
-      [s.active?.version, s.active?.publishedBy, s.active?.blobPath, s.previous?.version],
-      ['1.1.0', 'A', 'models/fraud/1.1.0.onnx', '1.0.0'],
+      [s.active?.version, s.active?.by, active?.publishedBy, active?.blobPath, s.previous?.version],
+      ['1.1.0', 'A', 'A', 'models/fraud/1.1.0.onnx', '1.0.0'],
     );
-    assert.equal(s.active?.validation?.goldenRows, 32);
+    assert.equal(active?.validation?.goldenRows, 32);
     const body = (await score(B.url)).body;
     assert.deepEqual(body['model'], { name: 'fraud', version: '1.1.0' });
   });
@@ -132,15 +133,15 @@ describe('model rollout across instances', () => {
       await uploadBlob(container, c.version, c.bytes, manifest);
       const s = await eventually(
         () => status(B.url),
-        (x) => x.lastRejection?.version === c.version,
+        (x) => x.rejections[0]?.version === c.version,
         `rejection of ${c.version} visible on B`,
       );
       assert.deepEqual(
-        [s.lastRejection?.check, s.lastRejection?.code, s.lastRejection?.by],
+        [s.rejections[0]?.check, s.rejections[0]?.code, s.rejections[0]?.by],
         [c.check, 'model_invalid', 'A'],
-        JSON.stringify(s.lastRejection),
+        JSON.stringify(s.rejections[0]),
       );
-      assert.ok((s.lastRejection?.reason.length ?? 0) > 0);
+      assert.ok((s.rejections[0]?.reason.length ?? 0) > 0);
       assert.equal(s.active?.version, '1.1.0');
     }
     assert.deepEqual([(await score(A)).version, (await score(B.url)).version], ['1.1.0', '1.1.0']);
@@ -219,7 +220,7 @@ describe('model rollout across instances', () => {
     await uploadBlob(container, '1.4.0', bytes, await manifestFor('1.4.0', bytes), { rollout: 'candidate' });
     await eventually(
       () => status(A),
-      (x) => x.versions.includes('1.4.0'),
+      (x) => x.fleet.versions.some((v) => v.version === '1.4.0'),
       'candidate published',
     );
     assert.equal((await score(A)).version, '1.1.0', 'a candidate upload does not promote');
@@ -231,7 +232,7 @@ describe('model rollout across instances', () => {
     assert.equal(put.status, 200, await put.clone().text());
     await eventually(
       () => status(A),
-      (x) => x.instances.filter((i) => i.candidateVersion === '1.4.0').length === 2,
+      (x) => x.fleet.instances.filter((i) => i.candidateVersion === '1.4.0').length === 2,
       'candidate loaded on both',
     );
     let canary = 0;

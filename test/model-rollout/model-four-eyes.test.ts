@@ -23,8 +23,8 @@ const as = (name: string, roles: Role[]): Record<string, string> => ({
 });
 
 async function status(): Promise<ModelStatus> {
-  const res = await fetch(`${rollout.api}/models`);
-  return ((await res.json()) as { models: ModelStatus[] }).models[0] as ModelStatus;
+  const res = await fetch(`${rollout.api}/models/fraud`);
+  return (await res.json()) as ModelStatus;
 }
 
 async function promote(name: string, roles: Role[] = ['lead']): Promise<{ status: number; json: unknown }> {
@@ -56,7 +56,12 @@ describe('a model promotion with MODEL_DIRECT_ROLLOUT=false', () => {
   it('an upload is validated but does not serve; a promote needs a second lead', async () => {
     const bytes = await models.same();
     await writeFolderModel(rollout.folder.dir, '1.1.0', bytes, await manifestFor('1.1.0', bytes));
-    const validated = await eventually(status, (s) => s.versions.includes('1.1.0'), 'the upload validated', 60_000);
+    const validated = await eventually(
+      status,
+      (s) => s.fleet.versions.some((v) => v.version === '1.1.0'),
+      'the upload validated',
+      60_000,
+    );
     assert.equal(validated.active?.version, '1.0.0', 'the upload is not made active');
     assert.equal(await scoreVersion(), '1.0.0');
 

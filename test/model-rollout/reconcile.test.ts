@@ -186,10 +186,10 @@ describe('fleet convergence', () => {
     );
     assert.match(B.healthDetail().reason ?? '', /model fraud: serving 1\.2\.0, active 1\.3\.0 \(.*sha256/);
     assert.equal((await B.score(validEvent())).model.version, '1.2.0');
-    const status = (await A.models.status()).models[0];
+    const status = await A.models.status('fraud');
     assert.ok(
-      status?.instances.some((i) => i.instanceId === 'B' && i.stale && i.desiredVersion === '1.3.0'),
-      JSON.stringify(status?.instances),
+      status.fleet.instances.some((i) => i.instanceId === 'B' && i.stale && i.desiredVersion === '1.3.0'),
+      JSON.stringify(status.fleet.instances),
     );
 
     await fs.writeFile(path.join(folder.dir, 'fraud', '1.3.0.onnx'), good); // fixed

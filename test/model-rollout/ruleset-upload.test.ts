@@ -40,11 +40,11 @@ describe('a ruleset upload on embedded defaults', () => {
     await upload({ ...shipped, version: '1.2.0', rules });
     const status = await eventually(
       async () => (await (await fetch(`${rollout.api}/rulesets/fraud-rules`)).json()) as RulesetStatus,
-      (s) => s.pointer.rejections.some((r) => r.version === '1.2.0'),
+      (s) => s.rejections.some((r) => r.version === '1.2.0'),
       'the rejection of 1.2.0 to be recorded',
       30_000,
     );
-    const rejection = status.pointer.rejections.find((r) => r.version === '1.2.0');
+    const rejection = status.rejections.find((r) => r.version === '1.2.0');
     assert.match(rejection?.reason ?? '', /fraud-rules 1\.2\.0.*rulesets\/fraud-rules\/1\.2\.0\.json.*rule broken/);
     assert.ok(rejection?.errors.some((e) => e.rule === 'broken' && e.column === 15));
     assert.equal(await rulesetVersion(), '1.1.0', 'the previous version keeps serving');

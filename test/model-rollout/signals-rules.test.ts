@@ -58,14 +58,14 @@ describe('signals and rules under npm start', () => {
     await upload('fraud-rules-1.1.0.json', 'rulesets/fraud-rules/1.1.0.json');
     const refused = await eventually(
       () =>
-        getJson<{ pointer: { rejections: { version: string; errors: { path: string; message: string }[] }[] } }>(
+        getJson<{ rejections: { version: string; errors: { path: string; message: string }[] }[] }>(
           '/rulesets/fraud-rules',
         ),
-      (s) => s.pointer.rejections.some((r) => r.version === '1.1.0'),
+      (s) => s.rejections.some((r) => r.version === '1.1.0'),
       'the refusal of ruleset 1.1.0 (signals 1.0.0 serve: no card_users_1h)',
       30_000,
     );
-    const errors = refused.pointer.rejections.find((r) => r.version === '1.1.0')?.errors ?? [];
+    const errors = refused.rejections.find((r) => r.version === '1.1.0')?.errors ?? [];
     assert.ok(
       errors.some(
         (e) => /^rules\.\d+\.when$/.test(e.path) && /card-shared-1h/.test(e.message) && /column \d+/.test(e.message),

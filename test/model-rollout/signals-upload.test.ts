@@ -37,17 +37,17 @@ after(() => rollout.dispose());
 describe('a signals upload on embedded defaults', () => {
   it('a version copied into the models folder becomes active; one lacking a model feature is refused and listed', async () => {
     await upload(signalsDoc('1.1.0', { aggregates: [CARD_USERS] }));
-    const active = await eventually(status, (s) => s.pointer.active === '1.1.0', 'signals 1.1.0 active', 30_000);
+    const active = await eventually(status, (s) => s.active?.version === '1.1.0', 'signals 1.1.0 active', 30_000);
     assert.equal(active.serving, '1.1.0');
 
     await upload(signalsDoc('1.2.0', { features: [{ name: 'amount_log', builtin: 'amount_log' }] }));
     const refused = await eventually(
       status,
-      (s) => s.pointer.rejections.some((r) => r.version === '1.2.0'),
+      (s) => s.rejections.some((r) => r.version === '1.2.0'),
       'the rejection of 1.2.0 to be recorded',
       30_000,
     );
-    const r = refused.pointer.rejections.find((x) => x.version === '1.2.0');
+    const r = refused.rejections.find((x) => x.version === '1.2.0');
     assert.equal(r?.check, 'compatibility');
     assert.equal(r?.code, 'signals_invalid');
     assert.ok(
@@ -55,7 +55,7 @@ describe('a signals upload on embedded defaults', () => {
       JSON.stringify(r?.errors),
     );
     assert.deepEqual(
-      [refused.serving, refused.pointer.active],
+      [refused.serving, refused.active?.version],
       ['1.1.0', '1.1.0'],
       'the previous version keeps serving',
     );

@@ -41,7 +41,7 @@ describe('signals rollout', () => {
     assert.equal(o.kind, 'published');
     assert.equal(t.serving.active?.version, '1.1.0');
     const s = await t.rollout.status('default');
-    assert.deepEqual([s.serving, s.pointer.active, s.pointer.previous], ['1.1.0', '1.1.0', ['1.0.0']]);
+    assert.deepEqual([s.serving, s.active?.version, s.history.map((v) => v.version)], ['1.1.0', '1.1.0', ['1.0.0']]);
     const again = await t.rollout.handleUpload({ blobPath: path('1.1.0'), bytes: bytes(signalsDoc('1.1.0')) });
     assert.equal(again.kind, 'unchanged');
   });
@@ -78,7 +78,7 @@ describe('signals rollout', () => {
     assert.deepEqual([big.check, big.code], ['size', 'payload_too_large']);
 
     assert.equal(t.serving.active?.version, '1.1.0', 'the previous version keeps serving');
-    const listed = (await t.rollout.status('default')).pointer.rejections;
+    const listed = (await t.rollout.status('default')).rejections;
     assert.ok(listed.length >= 6 && listed.every((r) => r.by === 'test-instance'));
   });
 
@@ -114,7 +114,7 @@ describe('signals rollout', () => {
     // the version before (1.1.0) lacks it too
     await assert.rejects(t.rollout.rollback('default'), lacks);
     const s = await t.rollout.status('default');
-    assert.deepEqual([s.pointer.active, s.pointer.traffic], ['1.2.0', undefined]);
+    assert.deepEqual([s.active?.version, s.candidate], ['1.2.0', undefined]);
     await assert.rejects(
       t.rollout.promote('default', { version: '9.9.9' }),
       (e) => (e as AppError).code === 'not_found',
@@ -127,15 +127,15 @@ describe('signals rollout', () => {
       signalsDoc('1.4.0', { aggregates: [CARD_USERS, { ...CARD_USERS, name: 'card_users_24h', window: '24h' }] }),
     );
     const s = await t.rollout.traffic('default', { candidate: '1.4.0', canaryPercent: 30 });
-    assert.deepEqual(s.pointer.traffic, { candidate: '1.4.0', canaryPercent: 30, shadowPercent: 0 });
-    assert.equal(s.candidate, '1.4.0');
+    assert.deepEqual(s.candidate, { version: '1.4.0', canaryPercent: 30, shadowPercent: 0 });
+    assert.equal(s.servingCandidate, '1.4.0');
     for (const user of ['u1', 'u2', 'u3', 'u4', 'u5', 'u6', 'u7', 'u8']) {
       const want = SIGNALS_TRAFFIC.inCanary(user, 30) ? '1.4.0' : '1.2.0';
       assert.equal(t.serving.forUser(user)?.version, want, user);
     }
     const p = await t.rollout.promote('default', { version: '1.4.0' });
     assert.deepEqual(
-      [p.serving, p.candidate, p.pointer.traffic, p.pointer.previous[0]],
+      [p.serving, p.servingCandidate, p.candidate, p.previous?.version],
       ['1.4.0', undefined, undefined, '1.2.0'],
     );
     const back = await t.rollout.rollback('default');
