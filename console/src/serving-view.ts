@@ -1,5 +1,5 @@
 /**
- * The serving page: the model and ruleset versions this instance serves with their candidates and who made the
+ * The serving page: the model, ruleset and signals versions this instance serves with their candidates and who made the
  * active version active when (every kind's status view), who promoted what and when (the audit trail's rollout
  * entries, for leads), and the status with no server file path in it.
  */
@@ -134,8 +134,14 @@ async function promotions(): Promise<HTMLElement> {
   );
 }
 
-/** Model and ruleset versions, canaries and shadows, and who changed them when. */
+/** Model, ruleset and signals versions, canaries and shadows, and who changed them when. */
 export async function showServing(): Promise<void> {
   const [s, who] = await Promise.all([call('insightsServing'), promotions()]);
-  showPage('Serving', versions('Models', arr(s['models'])), versions('Rulesets', arr(s['rulesets'])), who);
+  showPage(
+    'Serving',
+    versions('Models', arr(s['models'])),
+    versions('Rulesets', arr(s['rulesets'])),
+    versions('Signals', arr(s['signals'])),
+    who,
+  );
 }

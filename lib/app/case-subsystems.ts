@@ -89,8 +89,8 @@ export const caseSubsystems = [
   }),
   define({
     name: 'insights',
-    needs: ['config', 'deps', 'clocks', 'serving', 'decisioning', 'learning'],
-    create: ({ config, deps, clocks, serving: { sessions, rollout }, decisioning, learning }) => {
+    needs: ['config', 'deps', 'clocks', 'serving', 'decisioning', 'signals', 'learning'],
+    create: ({ config, deps, clocks, serving: { sessions, rollout }, decisioning, signals, learning }) => {
       const rulesetName = config.decisioning.rulesetName;
       const ruleset = () => decisioning?.decisioning.ruleset;
       return new Insights({
@@ -110,6 +110,7 @@ export const caseSubsystems = [
             decisioning === undefined || rulesetName === undefined
               ? []
               : [await decisioning.rollout.status(rulesetName)],
+          signals: [await signals.rollout.status(config.signals.name)],
         }),
         maxRecords: INSIGHTS_MAX_RECORDS,
         ttlMs: INSIGHTS_TTL_MS,

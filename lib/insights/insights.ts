@@ -139,7 +139,7 @@ export class Insights {
     }) as Promise<DriftInsight>;
   }
 
-  /** `GET /api/insights/serving`: the models' and rulesets' admin status. */
+  /** `GET /api/insights/serving`: the models', rulesets' and signals' rollout status views. */
   async serving(headers: Headers): Promise<unknown> {
     this.p.identity.require(headers, ['analyst', 'lead']);
     return this.p.serving();

@@ -197,6 +197,8 @@ describe('the webhooks and serving pages in Chromium under npm start', { skip: s
     assert.equal(rows.length, 2, `promote, rollback and traffic only, newest first: ${rows.join(' | ')}`);
     assert.match(rows[0] ?? '', /(UTC|GMT)\s*lee\s*ruleset\s*fraud-rules\s*promote\s*active 1\.0\.0\s*active 1\.1\.0/);
     assert.match(rows[1] ?? '', /lee\s*model\s*fraud\s*traffic.*candidate 1\.1\.0 \(canary 10 %, shadow 0 %\)/);
+    const signals = await lead.getByRole('table', { name: 'Signals' }).locator('tbody tr').allTextContents();
+    assert.match(signals.join(' | '), /^default\s*1\.0\.0\s*none/, 'the shipped signals version serves here');
     await lead.getByText('Models: the full status').click();
     const text = (await lead.locator('main').textContent()) ?? '';
     assert.ok(!text.includes(process.cwd()), 'no server path');
