@@ -60,29 +60,19 @@ export interface AuditDeps {
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
-/** A model's candidate or a ruleset's traffic: version and shares. */
+/** A status view's candidate: version and shares. */
 function candidateOf(v: unknown): unknown {
   if (!isRecord(v)) return null;
-  const version = str(v['version']) ?? str(v['candidate']);
+  const version = str(v['version']);
   return { version, canaryPercent: v['canaryPercent'] ?? null, shadowPercent: v['shadowPercent'] ?? null };
 }
 
 /**
- * The part of a status view a rollout change moves: the active version, the previous one, the candidate and its
- * shares (never the shadow statistics or the instances). A model's status (`{ models: [...] }` or one model) and a
- * ruleset's (`{ pointer }`).
+ * The part of a status view a rollout change moves (every kind's view, lib/rollout/rollout-status.ts): the active
+ * version, the previous one, the candidate and its shares (never the shadow statistics or the instances).
  */
-export function pointerOf(status: unknown, name: string): unknown {
+export function pointerOf(status: unknown): unknown {
   if (!isRecord(status)) return null;
-  if (Array.isArray(status['models'])) {
-    const models = status['models'] as unknown[];
-    return pointerOf(models.find((m) => isRecord(m) && m['name'] === name) ?? models[0], name);
-  }
-  const p = status['pointer'];
-  if (isRecord(p)) {
-    const previous = Array.isArray(p['previous']) ? str(p['previous'][0]) : null;
-    return { active: str(p['active']), previous, candidate: candidateOf(p['traffic']) };
-  }
   const version = (v: unknown): string | null => (isRecord(v) ? str(v['version']) : null);
   return {
     active: version(status['active']),
@@ -152,9 +142,9 @@ export class Audit {
   admin(kind: 'model' | 'ruleset' | 'signals', inner: ArtifactAdmin, actor: string): ArtifactAdmin {
     const change = async (action: string, name: string, run: () => Promise<unknown>): Promise<unknown> => {
       if (!this.enabled) return run();
-      const oldValue = pointerOf(await inner.status(name), name);
+      const oldValue = pointerOf(await inner.status(name));
       const result = await run();
-      await this.record({ actor, kind, name, action, oldValue, newValue: pointerOf(result, name) });
+      await this.record({ actor, kind, name, action, oldValue, newValue: pointerOf(result) });
       return result;
     };
     return {
