@@ -10,6 +10,7 @@ import { createGovernance } from '../governance/governance';
 import { GOVERNANCE_MIGRATIONS } from '../governance/migrations';
 import { Identity } from '../identity/identity';
 import { createLearning } from '../learning/create-learning';
+import { createRecentDecisions } from '../learning/recent-decisions';
 import { combineHandlers } from '../platform/combine-handlers';
 import { subsystemsOf } from '../platform/registry';
 import { createWebhooks } from '../webhooks/create-webhooks';
@@ -28,11 +29,25 @@ export const caseSubsystems = [
     dispose: (l) => l.dispose(),
   }),
   define({
+    name: 'recent',
+    needs: ['config', 'deps', 'logger', 'learning', 'redis'],
+    create: ({ config, deps, logger, learning, redis }) =>
+      createRecentDecisions(config, {
+        redis,
+        hash: () => learning.keyedHash,
+        logger,
+        ...(deps.learning?.timers === undefined ? {} : { timers: deps.learning.timers }),
+        ...(deps.learning?.wallClock === undefined ? {} : { wallClock: deps.learning.wallClock }),
+      }),
+    dispose: (r) => r.dispose(),
+  }),
+  define({
     name: 'cases',
-    needs: ['config', 'deps', 'logger', 'telemetry', 'learning', 'decisioning', 'links'],
-    create: ({ config, deps, logger, telemetry, learning, decisioning, links }) =>
+    needs: ['config', 'deps', 'logger', 'telemetry', 'learning', 'recent', 'decisioning', 'links'],
+    create: ({ config, deps, logger, telemetry, learning, recent, decisioning, links }) =>
       createCases(config, {
         logger,
+        recent,
         addLabels: (body) => learning.addLabels(body),
         ...(decisioning === undefined ? {} : { lists: decisioning.decisioning, rulesets: decisioning.decisioning }),
         bus: deps.bus ?? inProcessBus(),
