@@ -1,8 +1,8 @@
 /**
  * The case page's recent payments under `npm start` (the in-process store, PGlite, the development identity): one
- * user's payments scored through the app, one the shipped ruleset holds for review, then two decided without
- * review (approved or declined); the case of the held one answers the user's recent decided payments, newest first, the case's own included, with how long
- * they are kept; the raw user id is in no log line.
+ * user's payments scored through the app, one the shipped ruleset holds for review, then two decided without review
+ * (approved or declined); the case of the held one answers the user's recent decided payments, newest first, the
+ * case's own included, with how long they are kept; the raw user id is in no log line.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
