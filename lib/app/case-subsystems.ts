@@ -31,15 +31,18 @@ export const caseSubsystems = [
   define({
     name: 'recent',
     needs: ['config', 'deps', 'logger', 'learning', 'redis'],
+    // nothing to show them without the case API, nothing to key them by without the decision log's hash key
     create: ({ config, deps, logger, learning, redis }) =>
-      createRecentDecisions(config, {
-        redis,
-        hash: () => learning.keyedHash,
-        logger,
-        ...(deps.learning?.timers === undefined ? {} : { timers: deps.learning.timers }),
-        ...(deps.learning?.wallClock === undefined ? {} : { wallClock: deps.learning.wallClock }),
-      }),
-    dispose: (r) => r.dispose(),
+      config.cases.store.kind === 'none' || !config.learning.decisionLog.enabled
+        ? undefined
+        : createRecentDecisions(config, {
+            redis,
+            hash: () => learning.keyedHash,
+            logger,
+            ...(deps.learning?.timers === undefined ? {} : { timers: deps.learning.timers }),
+            ...(deps.learning?.wallClock === undefined ? {} : { wallClock: deps.learning.wallClock }),
+          }),
+    dispose: (r) => r?.dispose(),
   }),
   define({
     name: 'cases',
@@ -47,7 +50,7 @@ export const caseSubsystems = [
     create: ({ config, deps, logger, telemetry, learning, recent, decisioning, links }) =>
       createCases(config, {
         logger,
-        recent,
+        ...(recent === undefined ? {} : { recent }),
         addLabels: (body) => learning.addLabels(body),
         ...(decisioning === undefined ? {} : { lists: decisioning.decisioning, rulesets: decisioning.decisioning }),
         bus: deps.bus ?? inProcessBus(),

@@ -114,8 +114,8 @@ export interface AppParts {
   readonly decisioning: DecisioningParts | undefined;
   readonly signals: SignalsParts;
   readonly learning: Learning;
-  /** The per-user recent decisions the case page shows. */
-  readonly recent: RecentDecisions;
+  /** The per-user recent decisions the case page shows (`undefined` with `CASE_STORE=none` or the decision log off). */
+  readonly recent: RecentDecisions | undefined;
   readonly cases: Cases;
   readonly governance: Governance;
   readonly webhooks: Webhooks;
