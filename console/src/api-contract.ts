@@ -177,6 +177,10 @@ export interface CaseDetail {
   readonly activity?: readonly ActivityGroup[];
   /** For a lead on a case not closed: the lists the active ruleset declares (a verdict's `addToList`). */
   readonly lists?: readonly CaseListOption[];
+  /** The user's recent decided payments (approved, declined or held), newest first, the case's own included; absent when they cannot be read now. */
+  readonly recentPayments?: readonly RecentPayment[];
+  /** How long a user's recent payments are kept after their last payment, days. */
+  readonly recentPaymentsKeptDays?: number;
 }
 
 /** One entry of a case's history. */
@@ -788,6 +792,22 @@ export interface Reason {
   /** Contribution to the logit (log-odds); positive raises risk. */
   readonly contribution: number;
   readonly description: string;
+}
+
+/** One of the user's recent decided payments. */
+export interface RecentPayment {
+  readonly transactionId: string;
+  /** When it was decided (ISO 8601 UTC). */
+  readonly decidedAt: string;
+  readonly amount: number;
+  readonly currency: string;
+  readonly merchantId: string;
+  /** `approve`, `decline`, `review`, … */
+  readonly decision: string;
+  readonly score: number | null;
+  /** The ids of the rules that fired. */
+  readonly rules: readonly string[];
+  readonly modelVersion: string;
 }
 
 /** The deliveries due again. */

@@ -30,7 +30,8 @@ export function userCasesSection(userCases: readonly Case[]): HTMLElement {
       'p',
       { class: 'help' },
       'The other payments of this user that were held for review (newest first, at most 20). Payments that were ' +
-        'approved or declined without review are not kept here; their counts are under Recent activity.',
+        'approved or declined without review are not kept here; they are under Recent payments, their counts under ' +
+        'Recent activity.',
     ),
     userCases.length === 0
       ? h('p', { id: 'user-cases-none' }, 'None: this is the only payment of this user held for review.')

@@ -1,13 +1,14 @@
 /**
  * One case: the verdict first, then the payment's fields in a fixed labelled order, why it was held (the reasons in
  * plain words with their weight as bars, the rules that fired), the versions, the signals and recent activity, the
- * user's recent held payments, and the history and notes. Keys: `f`, `l` (verdict), Escape (undo in the window).
+ * user's recent held payments, the user's recent payments as decided, and the history and notes. Keys: `f`, `l` (verdict), Escape (undo in the window).
  */
 import { call } from './api.js';
 import { paymentFields } from './case-fields.js';
 import { secondOpinion } from './case-opinion.js';
 import { historyList, userCasesSection, verdictWord } from './case-history.js';
 import { reasonsView } from './case-reasons.js';
+import { recentPaymentsSection } from './case-recent.js';
 import { signalSections } from './case-signals.js';
 import { flushVerdict, undoPending, verdictBusy, verdictSection } from './case-verdict.js';
 import { h, say, showPage, typing, when } from './dom.js';
@@ -117,6 +118,7 @@ export async function showCase(id: string, me: Me): Promise<void> {
     ),
     signalSections(d),
     userCasesSection(d.userCases),
+    recentPaymentsSection(d),
     h(
       'section',
       { 'aria-labelledby': 'notes-h' },

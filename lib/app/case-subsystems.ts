@@ -10,6 +10,7 @@ import { createGovernance } from '../governance/governance';
 import { GOVERNANCE_MIGRATIONS } from '../governance/migrations';
 import { Identity } from '../identity/identity';
 import { createLearning } from '../learning/create-learning';
+import { createRecentDecisions } from '../learning/recent-decisions';
 import { combineHandlers } from '../platform/combine-handlers';
 import { subsystemsOf } from '../platform/registry';
 import { createWebhooks } from '../webhooks/create-webhooks';
@@ -28,11 +29,28 @@ export const caseSubsystems = [
     dispose: (l) => l.dispose(),
   }),
   define({
+    name: 'recent',
+    needs: ['config', 'deps', 'logger', 'learning', 'redis'],
+    // nothing to show them without the case API, nothing to key them by without the decision log's hash key
+    create: ({ config, deps, logger, learning, redis }) =>
+      config.cases.store.kind === 'none' || !config.learning.decisionLog.enabled
+        ? undefined
+        : createRecentDecisions(config, {
+            redis,
+            hash: () => learning.keyedHash,
+            logger,
+            ...(deps.learning?.timers === undefined ? {} : { timers: deps.learning.timers }),
+            ...(deps.learning?.wallClock === undefined ? {} : { wallClock: deps.learning.wallClock }),
+          }),
+    dispose: (r) => r?.dispose(),
+  }),
+  define({
     name: 'cases',
-    needs: ['config', 'deps', 'logger', 'telemetry', 'learning', 'decisioning', 'links'],
-    create: ({ config, deps, logger, telemetry, learning, decisioning, links }) =>
+    needs: ['config', 'deps', 'logger', 'telemetry', 'learning', 'recent', 'decisioning', 'links'],
+    create: ({ config, deps, logger, telemetry, learning, recent, decisioning, links }) =>
       createCases(config, {
         logger,
+        ...(recent === undefined ? {} : { recent }),
         addLabels: (body) => learning.addLabels(body),
         ...(decisioning === undefined ? {} : { lists: decisioning.decisioning, rulesets: decisioning.decisioning }),
         ...(deps.bus === undefined ? {} : { bus: deps.bus }),

@@ -23,6 +23,7 @@ import type { BackendFactory } from '../inference/backend';
 import type { ReadinessMonitor } from '../inference/readiness-monitor';
 import type { LearningDeps } from '../learning/create-learning';
 import type { Learning } from '../learning/learning';
+import type { RecentDecisions } from '../learning/recent-decisions';
 import type { FeatureCheck, ModelSource } from '../models/model-folder';
 import type { Oip } from '../oip/create-oip';
 import type { StaticModel } from '../oip/model-catalog';
@@ -117,6 +118,8 @@ export interface AppParts {
   readonly decisioning: DecisioningParts | undefined;
   readonly signals: SignalsParts;
   readonly learning: Learning;
+  /** The per-user recent decisions the case page shows (`undefined` with `CASE_STORE=none` or the decision log off). */
+  readonly recent: RecentDecisions | undefined;
   readonly cases: Cases;
   readonly governance: Governance;
   readonly webhooks: Webhooks;

@@ -21,6 +21,7 @@ export const scorerSubsystem = subsystemsOf<AppParts>()({
     'signals',
     'escalator',
     'learning',
+    'recent',
     'cases',
   ],
   create: (p) => {
@@ -42,15 +43,21 @@ export const scorerSubsystem = subsystemsOf<AppParts>()({
       deadlineMs: config.inference.deadlineMs,
       ...clocks.clock,
       ...(escalator === undefined ? {} : { escalator }),
-      on: combineHandlers(telemetry.scorerEvents(), p.learning.scorerEvents(), p.cases.scorerEvents(), {
-        invalidScore: (e) =>
-          logger.error('model output invalid: answered review (fail closed)', {
-            model: e.model,
-            version: e.modelVersion,
-            kind: e.kind,
-            rows: e.rows,
-          }),
-      }),
+      on: combineHandlers(
+        telemetry.scorerEvents(),
+        p.learning.scorerEvents(),
+        p.recent?.scorerEvents(),
+        p.cases.scorerEvents(),
+        {
+          invalidScore: (e) =>
+            logger.error('model output invalid: answered review (fail closed)', {
+              model: e.model,
+              version: e.modelVersion,
+              kind: e.kind,
+              rows: e.rows,
+            }),
+        },
+      ),
     });
   },
 });

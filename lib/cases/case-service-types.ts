@@ -3,6 +3,7 @@
  * or a reassignment reports (the audit trail's rows, lib/governance).
  */
 import type { Identity } from '../identity/identity';
+import type { RecentDecision } from '../learning/recent-decisions-store';
 import type { Actor } from '../identity/principal';
 import type { OutboxLabel } from './case-outbox';
 import type { CaseListOption, CaseLists } from './case-lists';
@@ -27,10 +28,20 @@ export interface CaseServiceDeps {
   readonly pageSize?: number;
   /** The user's other cases shown with a case. Default 20. */
   readonly historyLimit?: number;
+  /** The user's recent decisions (lib/learning/recent-decisions.ts); absent: the answer has no `recentPayments`. */
+  readonly recent?: RecentPayments;
   /** Called right after a verdict commits (wakes the outbox relay). */
   readonly committed?: () => void;
   /** Reports each verdict (telemetry counts them by verdict; never any payment data). */
   readonly on?: { verdict?(e: { readonly verdict: 'fraud' | 'legit' }): void };
+}
+
+/** The user's recent decisions, as the case answer reads them. */
+export interface RecentPayments {
+  /** Newest first; `undefined` when they cannot be read now (bounded in time, never throws). */
+  forUser(userId: string): Promise<readonly RecentDecision[] | undefined>;
+  /** How long a user's entries are kept after their last decision, ms. */
+  readonly ttlMs: number;
 }
 
 /** A verdict given, as {@link CaseService.verdictChange} reports it. */
@@ -67,7 +78,9 @@ export interface AssignChange {
 
 /**
  * What `GET /api/cases/{id}` answers (`signals` and `activity`: absent for a case that kept no signals; `lists`: for
- * a lead on a case not closed, the lists the active ruleset declares, which a verdict's `addToList` may name).
+ * a lead on a case not closed, the lists the active ruleset declares, which a verdict's `addToList` may name;
+ * `recentPayments`: the user's recent decisions, newest first, the case's own payment included, absent when they
+ * could not be read; `recentPaymentsKeptDays`: how long they are kept).
  */
 export interface CaseDetail {
   readonly case: CaseView;
@@ -76,6 +89,8 @@ export interface CaseDetail {
   readonly signals?: SignalsView;
   readonly activity?: readonly ActivityGroup[];
   readonly lists?: readonly CaseListOption[];
+  readonly recentPayments?: readonly RecentDecision[];
+  readonly recentPaymentsKeptDays?: number;
 }
 
 /** What `GET /api/me` answers. */

@@ -29,6 +29,7 @@ import type {
   CaseServiceDeps,
   Lookup,
   Me,
+  RecentPayments,
   VerdictChange,
   VerdictStep,
 } from './case-service-types';
@@ -42,6 +43,7 @@ export type {
   CaseServiceDeps,
   Lookup,
   Me,
+  RecentPayments,
   VerdictChange,
   VerdictStep,
 } from './case-service-types';
@@ -113,15 +115,20 @@ export class CaseService {
   /**
    * `GET /api/cases/{id}`: the case (with its age and SLA state), its history, the same user's other recent cases,
    * and, when the case kept them, its signals (the ones that mattered first) and the recent activity of its user,
-   * card, device, IP address and email (lib/cases/case-signals.ts); for a lead on a case not closed, the lists a
-   * verdict may add the case's value to.
+   * card, device, IP address and email (lib/cases/case-signals.ts); the user's recent decisions (approved, declined
+   * or held; the case's own payment included), read within a bounded time and left out when they cannot be; for a
+   * lead on a case not closed, the lists a verdict may add the case's value to.
    */
   async get(headers: Lookup, rawId: string | undefined): Promise<CaseDetail> {
     const actor = this.d.identity.require(headers, WORKERS);
     const id = parseCaseId(rawId);
     const found = await this.d.store.get(id);
     if (found === undefined) throw new AppError('not_found', 'No such case.');
-    const userCases = await this.d.store.userCases(found.case.payment.userId, id, this.d.historyLimit ?? 20);
+    const userId = found.case.payment.userId;
+    const [userCases, recent] = await Promise.all([
+      this.d.store.userCases(userId, id, this.d.historyLimit ?? 20),
+      recentOf(this.d.recent, userId),
+    ]);
     const s = found.signals;
     return {
       case: withSla(found.case, this.d.wallClock()),
@@ -129,6 +136,7 @@ export class CaseService {
       userCases,
       ...(s === undefined ? {} : { signals: signalsView(s), activity: activityOf(s, found.case.payment) }),
       ...(actor.roles.includes('lead') && found.case.state !== 'closed' ? { lists: listOptions(this.d.lists) } : {}),
+      ...recent,
     };
   }
 
@@ -242,6 +250,19 @@ export class CaseService {
       // counting or waking must not fail a committed verdict
     }
   }
+}
+
+/** The case answer's `recentPayments` and `recentPaymentsKeptDays` (nothing without a reader; never throws). */
+async function recentOf(
+  recent: RecentPayments | undefined,
+  userId: string,
+): Promise<Pick<CaseDetail, 'recentPayments' | 'recentPaymentsKeptDays'>> {
+  if (recent === undefined) return {};
+  const keptDays = Math.round(recent.ttlMs / 86_400_000);
+  const payments = await recent.forUser(userId).catch(() => undefined);
+  return payments === undefined
+    ? { recentPaymentsKeptDays: keptDays }
+    : { recentPayments: payments, recentPaymentsKeptDays: keptDays };
 }
 
 /** The label a verdict makes for `transactionId` at `at`. */

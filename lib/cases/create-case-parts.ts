@@ -11,6 +11,7 @@ import { unrefTimers, type Timers } from '../platform/timers';
 import type { CaseStore } from './case-store';
 import { loadQueues, type CaseRouter } from './case-queues';
 import type { CaseLists } from './case-lists';
+import type { RecentPayments } from './case-service-types';
 import { CaseSweep, type CaseSweepEvents } from './case-sweep';
 import { CaseWriter, type CaseWriterEvents } from './case-writer';
 import type { CaseRulesets } from './case-signals';
@@ -55,6 +56,8 @@ export interface CasesDeps {
   readonly wallClock?: () => number;
   /** Monotonic clock, ms. */
   readonly now?: () => number;
+  /** The user's recent decisions the case answer shows; absent: none shown. */
+  readonly recent?: RecentPayments;
   /** Called after a change that wrote case events commits (cases opened, a verdict): wakes the webhook relay. */
   readonly committed?: () => void;
   /** Telemetry's handlers of the writer's, the sweep's and the verdicts' events. */

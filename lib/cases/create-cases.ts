@@ -106,6 +106,7 @@ export async function createCases(config: Config, deps: CasesDeps): Promise<Case
     store,
     identity: new Identity(config.cases.identity),
     ...(deps.lists === undefined ? {} : { lists: deps.lists }),
+    ...(deps.recent === undefined ? {} : { recent: deps.recent }),
     wallClock,
     committed: () => {
       relay.wake();

@@ -6,18 +6,47 @@
  * strip. Raw values are hashed with the log's key (`DECISION_LOG_HASH_KEY`, or the Key Vault secret), after the
  * payment schema's normalisation (email domain lower-cased, IPv6 canonical), and never stored or printed. With `--user` and a case store
  * configured (`CASE_STORE`), the user's review cases and their history go too (cases hold the raw id, so `--hash`
- * cannot find them). PGlite serves one process at a time: stop `npm start` before erasing from its database.
+ * cannot find them). PGlite serves one process at a time: stop `npm start` before erasing from its database. With
+ * Redis configured, the user's recent decisions (the case page's recent payments, keyed by the same hash) go too;
+ * without Redis they live in the service's process only and go when it stops.
  */
 import { parseArgs } from 'node:util';
 import type { Config } from '../config/config';
 import { caseStore } from '../cases/create-cases';
 import { canonicalIp, isEmail, normaliseEmail } from '../domain/payment-fields';
 import { eraseUser, type Erased } from '../learning/erase';
+import { recentKey } from '../learning/recent-decisions-redis';
+import { azureCredential } from '../platform/credential';
+import { baseRedisOptions, planRedisConnection } from '../platform/redis/connection';
+import { unrefTimers } from '../platform/timers';
 import { hashFromConfig, storeOf } from './learning-cli';
 
-/** What {@link eraseCommand} removed: decisions and labels, and cases (`undefined`: no case store, or `--hash`). */
+/**
+ * What {@link eraseCommand} removed: decisions and labels, cases (`undefined`: no case store, or `--hash`), and whether
+ * the user had recent decisions in Redis (`undefined`: no Redis configured, or no user given).
+ */
 export interface ErasedWithCases extends Erased {
   readonly cases: number | undefined;
+  readonly recent: boolean | undefined;
+}
+
+/** Deletes the user's recent decisions from the Redis the settings name (`undefined` without Redis). */
+async function eraseRecent(config: Config, userHash: string): Promise<boolean | undefined> {
+  const plan = planRedisConnection(config.redis);
+  if (plan.mode === 'none') return undefined;
+  const { createRedisClient, redisConnection } = await import('../platform/redis/client');
+  const connection = await redisConnection(plan, {
+    credential: () => azureCredential(config.redis.managedIdentityClientId),
+    timers: unrefTimers,
+  });
+  const client = createRedisClient({ ...baseRedisOptions(1000), ...connection.options });
+  try {
+    await client.connect();
+    return (await client.del(recentKey(config.redis.keyPrefix, userHash))) > 0;
+  } finally {
+    connection.auth?.dispose();
+    client.disconnect();
+  }
 }
 
 /** Erases one user; returns what was removed (also printed). */
@@ -64,5 +93,8 @@ export async function eraseCommand(argv: readonly string[], config: Config): Pro
     console.log(`erased ${cases} review case(s) of ${hash ?? 'no user'}`);
   } else if (config.cases.store.kind !== 'none')
     console.log('review cases hold the raw user id: pass --user to erase them');
-  return { ...erased, cases };
+  const recent = hash === undefined ? undefined : await eraseRecent(config, hash);
+  if (recent !== undefined)
+    console.log(`erased the recent decisions of ${hash ?? 'no user'}: ${recent ? 'yes' : 'none kept'}`);
+  return { ...erased, cases, recent };
 }

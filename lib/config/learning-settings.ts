@@ -45,6 +45,15 @@ export const learningEnv = {
   DECISION_LOG_HASH_KEY_SECRET_NAME: optStr.describe(
     'Key Vault secret holding the decision log hash key (needs `KEY_VAULT_URL`); set in Azure.',
   ),
+  RECENT_DECISIONS_PER_USER: int(1, 200, 20).describe(
+    "Decisions kept per user for the case page's recent payments (the newest; keyed by the user id's keyed hash).",
+  ),
+  RECENT_DECISIONS_TTL_DAYS: int(1, 90, 30).describe(
+    "How long a user's recent decisions are kept after their last decision, days.",
+  ),
+  RECENT_DECISIONS_MAX_USERS: int(1, 10_000_000, 100_000).describe(
+    'Most users whose recent decisions are kept in process when there is no Redis (least recently written forgotten first).',
+  ),
   DRIFT_WINDOW: int(100, 1_000_000, 10_000).describe(
     "Payments per model version in the drift monitor's sliding window (PSI against the training bins).",
   ),
@@ -77,6 +86,15 @@ export interface LearningSettings {
   };
   /** Payments in the drift monitor's sliding window, per model version (`DRIFT_WINDOW`, 10 000). */
   readonly driftWindow: number;
+  /** The per-user recent decisions the case page shows (lib/learning/recent-decisions.ts). */
+  readonly recent: {
+    /** Entries per user (`RECENT_DECISIONS_PER_USER`, 20). */
+    readonly perUser: number;
+    /** How long a user's entries live after their last decision, days (`RECENT_DECISIONS_TTL_DAYS`, 30). */
+    readonly ttlDays: number;
+    /** Users kept by the in-process store (`RECENT_DECISIONS_MAX_USERS`, 100 000). */
+    readonly maxUsers: number;
+  };
 }
 
 /** The slice from parsed settings; `KEY_VAULT_URL` is needed with a secret name (the error names it). */
@@ -106,6 +124,11 @@ export function learningSettingsFrom(e: LearningEnv & { readonly KEY_VAULT_URL?:
             },
     },
     driftWindow: e.DRIFT_WINDOW,
+    recent: {
+      perUser: e.RECENT_DECISIONS_PER_USER,
+      ttlDays: e.RECENT_DECISIONS_TTL_DAYS,
+      maxUsers: e.RECENT_DECISIONS_MAX_USERS,
+    },
   };
   return { value, errors };
 }

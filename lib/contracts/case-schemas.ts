@@ -86,6 +86,20 @@ export const CaseListOption = z
   .strictObject({ name: z.string(), key: z.string().describe('The payment field the list is keyed by.') })
   .meta({ id: 'CaseListOption', description: "A list a lead may add the case's value to." });
 
+export const RecentPayment = z
+  .strictObject({
+    transactionId: z.string(),
+    decidedAt: z.string().describe('When it was decided (ISO 8601 UTC).'),
+    amount: z.number(),
+    currency: z.string(),
+    merchantId: z.string(),
+    decision: z.string().describe('`approve`, `decline`, `review`, …'),
+    score: z.number().nullable(),
+    rules: z.array(z.string()).describe('The ids of the rules that fired.'),
+    modelVersion: z.string(),
+  })
+  .meta({ id: 'RecentPayment', description: "One of the user's recent decided payments." });
+
 export const CaseDetail = z
   .strictObject({
     case: Case,
@@ -97,6 +111,16 @@ export const CaseDetail = z
       .array(CaseListOption)
       .optional()
       .describe("For a lead on a case not closed: the lists the active ruleset declares (a verdict's `addToList`)."),
+    recentPayments: z
+      .array(RecentPayment)
+      .optional()
+      .describe(
+        "The user's recent decided payments (approved, declined or held), newest first, the case's own included; absent when they cannot be read now.",
+      ),
+    recentPaymentsKeptDays: z
+      .number()
+      .optional()
+      .describe("How long a user's recent payments are kept after their last payment, days."),
   })
   .meta({ id: 'CaseDetail', description: "A case, its history and the same user's other recent cases." });
 

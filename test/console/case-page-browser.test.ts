@@ -1,11 +1,12 @@
 /**
  * The case page as analysts work it, in Chromium under `npm start` (PGlite, identities from the request header):
  * the queue → a case opened with the keyboard → its payment's fields in their fixed labelled order, the reasons in
- * plain words with their bars, the user's recent held payments and the history in words → `f`, the confirm dialog,
- * Enter → the verdict goes after the undo window → the next case; Undo (and Escape) in the window keeps the case
- * open, with the page's clock driven by the test; a lead's case assigned to someone else warns before it closes, and
- * the list to add the user to is picked from the lists the active ruleset declares. By role and label, axe on each
- * page, a screenshot of each in `CONSOLE_SCREENSHOTS` (or the folder the output names).
+ * plain words with their bars, the user's recent held payments, the user's recent payments as decided (and why
+ * there are none) and the history in words → `f`, the confirm dialog, Enter → the verdict goes after the undo
+ * window → the next case; Undo (and Escape) in the window keeps the case open, with the page's clock driven by the
+ * test; a lead's case assigned to someone else warns before it closes, and the list to add the user to is picked
+ * from the lists the active ruleset declares. By role and label, axe on each page, a screenshot of each in
+ * `CONSOLE_SCREENSHOTS` (or the folder the output names).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -127,9 +128,41 @@ describe('the case page, from the keyboard, in Chromium under npm start', { skip
     const row = await others.getByRole('row').nth(1).getByRole('cell').allTextContents();
     assert.deepEqual(row.slice(2), ['2,500.00 EUR', 'm-991', row[4] ?? '', 'review', 'Waiting for review']);
     assert.equal(row[0], `Case ${ids.get('tx-cp-2')}`);
+
+    // the user's recent payments as decided, newest first, this case's own marked
+    const recent = page.getByRole('table', { name: 'Recent payments of this user' });
+    assert.deepEqual(await recent.getByRole('columnheader').allTextContents(), [
+      'Payment',
+      'Decided',
+      'Amount',
+      'Merchant',
+      'Decision',
+      'Score',
+      'Rules fired',
+    ]);
+    const newest = await recent.getByRole('row').nth(1).getByRole('cell').allTextContents();
+    assert.deepEqual(
+      [newest[0], newest[2], newest[3], newest[4], newest[6]],
+      ['tx-cp-2', '2,500.00 EUR', 'm-991', 'Held for review', 'large-amount-new-device'],
+    );
+    assert.match(newest[1] ?? '', /\d{1,2}:\d{2}.*\b([A-Z]{2,5}|GMT[+-]\d+)$/, `a time with its zone: ${newest[1]}`);
+    assert.equal(
+      (await recent.getByRole('row').nth(2).getByRole('cell').first().textContent()) ?? '',
+      'tx-cp-1 (this case)',
+    );
     assert.match((await page.locator('#case-history').innerText()) ?? '', /The payment was held for review/);
     assert.deepEqual(await violations(page), []);
     await shot(page, 'case-page');
+
+    // a user with no other payment: the section says why the table is not there
+    await page.goto(`${host.url}/console#/case/${ids.get('tx-cp-3')}`);
+    const section = page.getByRole('region', { name: 'Recent payments' });
+    await section.waitFor();
+    assert.equal(
+      await section.locator('#recent-none').textContent(),
+      'No other payments by this user in the last 30 days.',
+    );
+    assert.equal(await page.getByRole('table', { name: 'Recent payments of this user' }).count(), 0);
     await page.context().close();
   });
 
