@@ -1,10 +1,13 @@
 /**
- * The recent decisions in Redis: one list per user, `{prefix}recent:v1:<keyed hash of the user id>`, newest first,
- * each element a compact entry (lib/learning/recent-decisions-store.ts). A batch is one pipeline: per user one LPUSH
- * of the batch's entries, one LTRIM to the newest `perUser`, one PEXPIRE of `ttlMs`. The key never holds the raw id.
+ * The recent decisions in Redis: one list per user, `{prefix}recent:v1:{b}:<keyed hash of the user id>`, newest
+ * first, each element a compact entry (lib/learning/recent-decisions-store.ts). `b` is the hash's last hex digit, a
+ * hash tag: the users fall in 16 groups, each in one cluster slot, so that a batch is one script call per group
+ * (per user in it: LPUSH of its entries, LTRIM to the newest `perUser`, PEXPIRE of `ttlMs`), not three commands per
+ * user. The key never holds the raw id.
  * @module
  */
 import type { Redis } from 'ioredis';
+import { runScript } from '../platform/redis/script';
 import {
   decodeEntry,
   encodeEntry,
@@ -20,9 +23,34 @@ export interface RedisRecentOptions extends RecentBounds {
   readonly prefix: string;
 }
 
-/** The key of a user's list. */
+/** The key of a user's list: its group (the hash's last character, a hash tag), then the hash. */
 export function recentKey(prefix: string, userHash: string): string {
-  return `${prefix}recent:v1:${userHash}`;
+  return `${prefix}recent:v1:{${userHash.slice(-1)}}:${userHash}`;
+}
+
+/** Most users of one script call (bounds the time the script holds the server). */
+export const USERS_PER_CALL = 100;
+
+/**
+ * ARGV: perUser, ttlMs, then one count per key, then the entries of every key in order (oldest first: the last LPUSHed
+ * is the head). Per key: LPUSH its entries, LTRIM to the newest perUser, PEXPIRE.
+ */
+const ADD_LUA = `local per, ttl, n = tonumber(ARGV[1]), ARGV[2], #KEYS
+local at = 3 + n
+for i = 1, n do
+  local c = tonumber(ARGV[2 + i])
+  redis.call('LPUSH', KEYS[i], unpack(ARGV, at, at + c - 1))
+  redis.call('LTRIM', KEYS[i], 0, per - 1)
+  redis.call('PEXPIRE', KEYS[i], ttl)
+  at = at + c
+end
+return n`;
+
+/** One script call: the users of one group, their entry counts and their entries. */
+interface ScriptCall {
+  readonly keys: string[];
+  readonly counts: number[];
+  readonly entries: string[];
 }
 
 /** Recent decisions in Redis (see the module doc). */
@@ -39,19 +67,26 @@ export class RedisRecentDecisionStore implements RecentDecisionStore {
   }
 
   async add(batch: RecentBatch): Promise<void> {
-    if (batch.size === 0) return;
-    const p = this.redis().pipeline();
-    for (const [hash, entries] of batch) {
+    const groups = new Map<string, ScriptCall>();
+    const calls: ScriptCall[] = [];
+    for (const [hash, all] of batch) {
+      // only the newest perUser can stay
+      const entries = all.length > this.o.perUser ? all.slice(all.length - this.o.perUser) : all;
       if (entries.length === 0) continue;
-      const key = recentKey(this.o.prefix, hash);
-      // entries are oldest first: LPUSH of several puts the last one at the head (newest first)
-      p.lpush(key, ...entries.map(encodeEntry));
-      p.ltrim(key, 0, this.o.perUser - 1);
-      p.pexpire(key, this.o.ttlMs);
+      const group = hash.slice(-1);
+      let g = groups.get(group);
+      if (g === undefined || g.keys.length >= USERS_PER_CALL) {
+        groups.set(group, (g = { keys: [], counts: [], entries: [] }));
+        calls.push(g);
+      }
+      g.keys.push(recentKey(this.o.prefix, hash));
+      g.counts.push(entries.length);
+      for (const e of entries) g.entries.push(encodeEntry(e));
     }
-    const results = (await p.exec()) ?? [];
-    const failed = results.find(([err]) => err !== null)?.[0];
-    if (failed !== undefined && failed !== null) throw failed;
+    const redis = this.redis();
+    await Promise.all(
+      calls.map((g) => runScript(redis, ADD_LUA, g.keys, [this.o.perUser, this.o.ttlMs, ...g.counts, ...g.entries])),
+    );
   }
 
   async read(userHash: string): Promise<RecentDecision[]> {
