@@ -13,7 +13,7 @@ import type { AssignChange, Lookup, VerdictChange, VerdictStep } from '../cases/
 import type { SqlClient } from '../platform/sql/sql-client';
 import type { Case } from '../cases/case-store';
 import { AppError } from '../errors/errors';
-import type { ArtifactAdmin } from '../http/admin-routes';
+import { AwaitingApproval, type ArtifactAdmin } from '../http/admin-routes';
 import { PRINCIPAL_HEADER, type Identity } from '../identity/identity';
 import { decodePrincipal } from '../identity/principal';
 import type { UploadOutcome } from '../rollout/upload-pipeline';
@@ -152,6 +152,26 @@ export class Audit {
       promote: (name, body) => change('promote', name, () => inner.promote(name, body)),
       rollback: (name) => change('rollback', name, () => inner.rollback(name)),
       traffic: (name, body) => change('traffic', name, () => inner.traffic(name, body)),
+    };
+  }
+
+  /**
+   * `inner` (an admin behind four-eyes) whose requests kept for a second lead are recorded (`request-promote`,
+   * `request-traffic`; the new value is the request kept): a lead's first step is in the trail before any change is.
+   */
+  requests(kind: 'model' | 'ruleset' | 'signals', inner: ArtifactAdmin, actor: () => string): ArtifactAdmin {
+    const asked = async (action: string, name: string, result: unknown): Promise<unknown> => {
+      if (this.enabled && result instanceof AwaitingApproval) {
+        const body = result.body as { pending?: unknown };
+        await this.record({ actor: actor(), kind, name, action, oldValue: null, newValue: body.pending ?? null });
+      }
+      return result;
+    };
+    return {
+      status: (name) => inner.status(name),
+      rollback: (name) => inner.rollback(name),
+      promote: async (name, body) => asked('request-promote', name, await inner.promote(name, body)),
+      traffic: async (name, body) => asked('request-traffic', name, await inner.traffic(name, body)),
     };
   }
 

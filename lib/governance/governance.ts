@@ -26,7 +26,7 @@ export class Governance {
   /**
    * The admin of one kind as a request acts on it: audited (the change, by the request's actor), and, when the kind
    * has the four-eyes rule on (`fourEyes`), a promote, canary or shadow takes effect only when a second lead asks
-   * for the same (the first is answered 202). Without an identity a gated change is refused (`forbidden`).
+   * for the same (the first is answered 202, and its request recorded). Without an identity a gated change is refused (`forbidden`).
    */
   admin(
     kind: 'model' | 'ruleset' | 'signals',
@@ -36,7 +36,8 @@ export class Governance {
   ): ArtifactAdmin {
     const audited = this.audit.admin(kind, inner, this.audit.actorOf(headers));
     if (fourEyes === undefined) return audited;
-    return fourEyes.admin(audited, () => this.lead(headers));
+    const lead = (): string => this.lead(headers);
+    return this.audit.requests(kind, fourEyes.admin(audited, lead), lead);
   }
 
   /** The lead acting. @throws AppError `forbidden`/`unauthenticated` for anyone else. */

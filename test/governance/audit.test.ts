@@ -1,6 +1,6 @@
 /**
  * The audit decorators over a real trail (PGlite in a temporary folder): each admin change of a model or ruleset
- * (promote, rollback, traffic), each list add and remove, each upload outcome, each case verdict and reassignment appends one entry
+ * (promote, rollback, traffic) and each request four-eyes keeps for a second lead, each list add and remove, each upload outcome, each case verdict and reassignment appends one entry
  * with its actor and the old and new values; a failed change records nothing; status and pages pass through; an entry
  * that cannot be recorded answers 503 and logs an error naming it; without a trail everything passes through and the
  * trail answers 404; `actorOf` reads a principal only where the identity mode trusts it.
@@ -16,10 +16,13 @@ import { AppError } from '../../lib/errors/errors';
 import { Audit, type ListsAdmin } from '../../lib/governance/audit';
 import type { AuditEvent, AuditLog } from '../../lib/governance/audit-log';
 import { SqlAuditLog } from '../../lib/governance/sql-audit-log';
-import type { ArtifactAdmin } from '../../lib/http/admin-routes';
+import { AwaitingApproval, type ArtifactAdmin } from '../../lib/http/admin-routes';
 import { Identity, type IdentitySettings } from '../../lib/identity/identity';
 import { encodePrincipal } from '../../lib/identity/principal';
 import type { Logger } from '../../lib/platform/logger';
+import { AdminBodies } from '../../lib/rollout/admin-bodies';
+import { FourEyes, type ApprovalState } from '../../lib/rollout/four-eyes';
+import { MemoryPointerStore } from '../../lib/rollout/pointer-store';
 import { pgliteDb } from '../cases/support';
 import { FakeClock } from '../support/clock';
 
@@ -238,6 +241,35 @@ describe('audit decorators over a PGlite trail', () => {
       },
       newValue: { active: '1.0.0', previous: null, candidate: null },
     });
+  });
+
+  it("records a lead's request kept for a second lead (four-eyes), then the change by the second lead", async () => {
+    const eyes = new FourEyes({
+      kind: 'model',
+      store: new MemoryPointerStore<ApprovalState>(),
+      bodies: new AdminBodies(/^[0-9.]+$/, '1.2.0'),
+      wallNow: () => T0,
+    });
+    const as = (lead: string): ArtifactAdmin =>
+      audit.requests(
+        'model',
+        eyes.admin(audit.admin('model', fakeModels(), lead), () => lead),
+        () => lead,
+      );
+    const first = await as('dora').promote('fraud', { version: '1.1.0' });
+    assert.ok(first instanceof AwaitingApproval);
+    const [request] = await newest(1, { kind: 'model' });
+    assert.deepEqual(bare(request), {
+      actor: 'dora',
+      kind: 'model',
+      name: 'fraud',
+      action: 'request-promote',
+      oldValue: null,
+      newValue: { change: 'promote', version: '1.1.0', requestedBy: 'dora', at: new Date(T0).toISOString() },
+    });
+    await as('ed').promote('fraud', { version: '1.1.0' });
+    const [promote] = await newest(1, { kind: 'model' });
+    assert.deepEqual([promote?.actor, promote?.action], ['ed', 'promote']);
   });
 
   it('records nothing for a failed change or a status read', async () => {
