@@ -30,15 +30,16 @@ export const caseSubsystems = [
   }),
   define({
     name: 'recent',
-    needs: ['config', 'deps', 'logger', 'learning', 'redis'],
+    needs: ['config', 'deps', 'logger', 'telemetry', 'learning', 'redis'],
     // nothing to show them without the case API, nothing to key them by without the decision log's hash key
-    create: ({ config, deps, logger, learning, redis }) =>
+    create: ({ config, deps, logger, telemetry, learning, redis }) =>
       config.cases.store.kind === 'none' || !config.learning.decisionLog.enabled
         ? undefined
         : createRecentDecisions(config, {
             redis,
             hash: () => learning.keyedHash,
             logger,
+            on: telemetry.learning.recentEvents(),
             ...(deps.learning?.timers === undefined ? {} : { timers: deps.learning.timers }),
             ...(deps.learning?.wallClock === undefined ? {} : { wallClock: deps.learning.wallClock }),
           }),

@@ -27,6 +27,14 @@ export type { RecentDecision, RecentDecisionStore } from './recent-decisions-sto
 /** Why entries were dropped. */
 export type RecentDropReason = 'queue_full' | 'write_failed' | 'no_hash_key' | 'entry_failed';
 
+/** What the recent decisions tell their observers (telemetry counts them). Never carries an entry. */
+export interface RecentDecisionsEvents {
+  /** `count` entries were written in one batch. */
+  written(e: { readonly count: number }): void;
+  /** `count` entries were dropped. */
+  dropped(e: { readonly count: number; readonly reason: RecentDropReason }): void;
+}
+
 /** Options of a {@link RecentDecisions}. */
 export interface RecentDecisionsOptions {
   readonly store: RecentDecisionStore;
@@ -43,6 +51,7 @@ export interface RecentDecisionsOptions {
   /** Wall clock, ms (an entry's `decidedAt`). Default `Date.now`. */
   readonly wallClock?: () => number;
   readonly logger?: Logger;
+  readonly on?: Partial<RecentDecisionsEvents>;
 }
 
 /** A decided payment waiting for its write: the raw user id stays in process memory only. */
@@ -113,13 +122,24 @@ export class RecentDecisions {
     try {
       await this.o.store.add(users);
       this.written += batch.length;
+      this.tell(() => this.o.on?.written?.({ count: batch.length }));
     } catch {
       this.drop(batch.length, 'write_failed');
     }
   }
 
+  /** Runs an observer; its failure never reaches a score. */
+  private tell(fn: () => void): void {
+    try {
+      fn();
+    } catch {
+      // an observer's failure must not reach a score
+    }
+  }
+
   private drop(count: number, reason: RecentDropReason): void {
     this.dropped += count;
+    this.tell(() => this.o.on?.dropped?.({ count, reason }));
     const t = this.wallClock();
     if (t - this.lastDropLog < DROP_LOG_MS) return;
     this.lastDropLog = t;
@@ -196,6 +216,7 @@ export interface RecentDecisionsDeps {
   readonly wallClock?: () => number;
   /** The store; default Redis when `redis` is given, else in process. */
   readonly store?: RecentDecisionStore;
+  readonly on?: Partial<RecentDecisionsEvents>;
 }
 
 /**
@@ -224,5 +245,6 @@ export function createRecentDecisions(config: Config, deps: RecentDecisionsDeps)
     timers: deps.timers ?? unrefTimers,
     ...(deps.wallClock === undefined ? {} : { wallClock: deps.wallClock }),
     logger: deps.logger,
+    ...(deps.on === undefined ? {} : { on: deps.on }),
   });
 }

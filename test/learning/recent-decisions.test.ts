@@ -33,8 +33,17 @@ function decided(tx: string, userId: string, decision = 'approve', rules: string
   } as unknown as DecidedPayment;
 }
 
-function recent(store: RecentDecisionStore, key: KeyedHash | undefined, timers = new FakeTimers()): RecentDecisions {
+function recent(
+  store: RecentDecisionStore,
+  key: KeyedHash | undefined,
+  timers = new FakeTimers(),
+  told: string[] = [],
+): RecentDecisions {
   return new RecentDecisions({
+    on: {
+      written: (e) => told.push(`written ${e.count}`),
+      dropped: (e) => told.push(`dropped ${e.count} ${e.reason}`),
+    },
     store,
     hash: () => key,
     ttlMs: 30 * 86_400_000,
@@ -64,7 +73,8 @@ describe('recent decisions: the write path', () => {
   it('queues a compact entry per decision and writes them in one batch, keyed by the hashed user id', async () => {
     const store = new SpyStore();
     const timers = new FakeTimers();
-    const r = recent(store, hash, timers);
+    const told: string[] = [];
+    const r = recent(store, hash, timers, told);
     const on = r.scorerEvents();
     on.decided?.(decided('tx-1', 'user-1'));
     on.decided?.(decided('tx-2', 'user-1', 'review', ['large-amount-new-device']));
@@ -90,13 +100,15 @@ describe('recent decisions: the write path', () => {
       { ...got?.[1], transactionId: 'tx-1', decision: 'approve', rules: [] },
     ]);
     assert.deepEqual(r.stats, { written: 3, dropped: 0, queued: 0 });
+    assert.deepEqual(told, ['written 3'], 'the batch told once');
     await r.dispose();
   });
 
   it('a full queue, a missing hash key or a failing store drops entries and counts them; decided never throws', async () => {
     const store = new SpyStore();
     const timers = new FakeTimers();
-    const noKey = recent(store, undefined, timers);
+    const told: string[] = [];
+    const noKey = recent(store, undefined, timers, told);
     noKey.scorerEvents().decided?.(decided('tx-k', 'user-k'));
     timers.advance(100);
     await settle();
@@ -104,7 +116,7 @@ describe('recent decisions: the write path', () => {
     assert.equal(noKey.stats.dropped, 1);
     assert.equal(await noKey.forUser('user-k'), undefined, 'no read without the key');
 
-    const failing = recent(store, hash, timers);
+    const failing = recent(store, hash, timers, told);
     store.fail = true;
     for (let i = 0; i < 5; i++) failing.scorerEvents().decided?.(decided(`tx-${i}`, 'user-f'));
     assert.equal(failing.stats.dropped, 2, 'queueMax 3: two refused');
@@ -113,6 +125,17 @@ describe('recent decisions: the write path', () => {
     assert.deepEqual(failing.stats, { written: 0, dropped: 5, queued: 0 });
     assert.doesNotThrow(() => failing.scorerEvents().decided?.({} as DecidedPayment), 'a malformed event is dropped');
     assert.equal(failing.stats.dropped, 6);
+    assert.deepEqual(
+      told,
+      [
+        'dropped 1 no_hash_key',
+        'dropped 1 queue_full',
+        'dropped 1 queue_full',
+        'dropped 3 write_failed',
+        'dropped 1 entry_failed',
+      ],
+      'each drop told, with its reason',
+    );
     await failing.dispose();
     await noKey.dispose();
   });
