@@ -8,10 +8,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sharedEngine } from '../../lib/app';
+import { configureSharedEngine, sharedEngine } from '../../lib/app';
 import { FEATURE_COUNT } from '../../lib/features/featurizer';
 import type { Engine } from '../../lib/engine';
 import type { LocalHost } from '../../local/host';
+import { InProcessBus } from '../../local/in-process-bus';
 import { validEvent } from '../support/events';
 import { within } from '../support/eventually';
 import { http, type HttpAnswer } from '../support/http';
@@ -31,6 +32,7 @@ before(async () => {
     RESULTS_TOPIC: 'risk-completed',
     REJECTED_QUEUE: 'scoring-rejected',
   });
+  configureSharedEngine({ bus: new InProcessBus() }); // as npm start: results go to the embedded bus's topic
   const modules = functionsNamed(['hooks', 'score', 'score-batch', 'score-queue', 'oip-models']);
   host = await startLocalHost({ inProcess: { modules } });
   engine = await sharedEngine();
