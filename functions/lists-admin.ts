@@ -2,13 +2,15 @@ import '../lib/telemetry/preload'; // first: starts telemetry before the modules
 import { app, type HttpRequest } from '@azure/functions';
 import { subsystems, type AdapterSubsystems } from '../lib/app';
 import * as c from '../lib/contracts/lists';
+import { parseRemoveBody } from '../lib/decisioning/list-values';
 import type { ListsAdmin } from '../lib/governance/audit';
 import { readJsonBody } from '../lib/http/http-io';
 import { route } from '../lib/http/route';
 
 /**
  * The lists' admin routes (lib/contracts/lists.ts; host master key): entries of a list the active ruleset declares
- * (404 otherwise) read page by page, added (a bad value → problem naming `values.<index>`) and removed. A change
+ * (404 otherwise) read page by page, added (a bad value → problem naming `values.<index>`) and removed (the value in
+ * the body, never the URL: request logs keep URLs). A change
  * reaches every instance through Redis pub/sub; adds and removes are audited (`GET /api/audit`). With
  * `RULESET_NAME=none` there are no lists: every route answers 404, decided when the functions register.
  */
@@ -48,9 +50,10 @@ app.http(
   c.listsRemove.name,
   route(
     c.listsRemove,
-    async (input, s, request) => ({
-      body: (await lists(s, request).removeFromList(input.param('name') ?? '', input.param('value') ?? '')) as never,
-    }),
+    async (input, s, request) => {
+      const { value } = parseRemoveBody(await readJsonBody(request, c.LIST_REMOVE_BODY_LIMIT_BYTES));
+      return { body: (await lists(s, request).removeFromList(input.param('name') ?? '', value)) as never };
+    },
     uses,
   ),
 );

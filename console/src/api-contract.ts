@@ -487,6 +487,11 @@ export interface ListAddWithReasonBody {
   readonly reason: string;
 }
 
+/** The entry to remove (in the body: request logs keep URLs). */
+export interface ListAdminRemoveBody {
+  readonly value: string;
+}
+
 /** One list entry. */
 export interface ListEntry {
   readonly value: string;
@@ -1441,18 +1446,16 @@ export interface ApiRoutes {
     readonly body: ListAddBody;
     readonly response: ListAdded;
   };
-  /** Removes one entry (404 if absent); audited. */
+  /** Removes one entry, named in the body, never the URL (404 if absent); audited. */
   readonly listsRemove: {
-    readonly method: 'DELETE';
-    readonly path: 'lists/{name}/{value}';
+    readonly method: 'POST';
+    readonly path: 'lists/{name}/remove';
     readonly params: {
-      /** The list's name. */
+      /** The list's name (declared by the active ruleset). */
       readonly name: string;
-      /** The entry. */
-      readonly value: string;
     };
     readonly query: never;
-    readonly body: never;
+    readonly body: ListAdminRemoveBody;
     readonly response: ListRemoved;
   };
   /** The newest drafts, without their documents. */
@@ -1899,7 +1902,7 @@ export const API_ROUTES: {
   listEntriesRemove: { method: 'POST', path: 'list-entries/{name}/remove' },
   listsPage: { method: 'GET', path: 'lists/{name}' },
   listsAdd: { method: 'POST', path: 'lists/{name}' },
-  listsRemove: { method: 'DELETE', path: 'lists/{name}/{value}' },
+  listsRemove: { method: 'POST', path: 'lists/{name}/remove' },
   rulesetDrafts: { method: 'GET', path: 'rulesets/{name}/drafts' },
   rulesetDraftCreate: { method: 'POST', path: 'rulesets/{name}/drafts' },
   rulesetDraft: { method: 'GET', path: 'rulesets/{name}/drafts/{version}' },

@@ -146,13 +146,19 @@ export const listsAdd = defineContract({
   response: ListAdded,
 });
 
+export const ListAdminRemoveBody = z
+  .strictObject({ value: z.string() })
+  .meta({ id: 'ListAdminRemoveBody', description: 'The entry to remove (in the body: request logs keep URLs).' });
+
 export const listsRemove = defineContract({
   name: 'listsRemove',
-  method: 'DELETE',
-  route: 'lists/{name}/{value}',
+  method: 'POST',
+  route: 'lists/{name}/remove',
   auth: 'admin',
-  summary: 'Removes one entry (404 if absent); audited.',
-  params: z.strictObject({ name: pathParam("The list's name."), value: pathParam('The entry.') }),
+  summary: 'Removes one entry, named in the body, never the URL (404 if absent); audited.',
+  params: name,
+  body: ListAdminRemoveBody,
+  bodyLimitBytes: LIST_REMOVE_BODY_LIMIT_BYTES,
   status: 200,
   response: ListRemoved,
 });

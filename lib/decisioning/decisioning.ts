@@ -193,7 +193,7 @@ export class Decisioning {
     return ttlSeconds === undefined ? { name, added: values.length } : { name, added: values.length, ttlSeconds };
   }
 
-  /** `DELETE /api/lists/{name}/{value}`. @throws AppError `not_found` (undeclared list or no such entry). */
+  /** `POST /api/lists/{name}/remove` `{ value }`. @throws AppError `not_found` (undeclared list or no such entry). */
   async removeFromList(name: string, value: string): Promise<{ name: string; removed: 1 }> {
     const problem = listValueProblem(this.listKey(name), value);
     if (problem !== undefined)

@@ -84,3 +84,19 @@ export function parseAddBody(key: ListKeyField, body: unknown): { values: string
   const values = [...new Set(parsed.data.values as string[])];
   return parsed.data.ttlSeconds === undefined ? { values } : { values, ttlSeconds: parsed.data.ttlSeconds };
 }
+
+const removeBodySchema = z.strictObject(
+  { value: z.string({ error: 'must be a string' }) },
+  { error: 'must be an object like { "value": "..." }' },
+);
+
+/**
+ * Validates a `POST /api/lists/{name}/remove` body `{ value }` (the value travels in the body: request logs keep URLs).
+ * @throws AppError `validation_failed` naming each bad field.
+ */
+export function parseRemoveBody(body: unknown): { value: string } {
+  const parsed = removeBodySchema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const errors = fieldErrorsOf(parsed.error.issues);
+  throw new AppError('validation_failed', `${errors.length} invalid field(s).`, { errors });
+}

@@ -2,7 +2,7 @@
  * The lists as people change them from the console (docs/console.md): the lists the active ruleset declares with
  * their entry counts, their entries page by page (analysts and leads), and adds and removes by a lead, each with a
  * reason that its audit entry keeps. The values travel in bodies, never in a URL (request logs keep URLs), and are
- * never logged. The admin routes (`/api/lists/{name}`, function key) stay as they are.
+ * never logged. The admin routes (`/api/lists/{name}…`, function key) are functions/lists-admin.ts.
  * @module
  */
 import { z } from 'zod';

@@ -20,7 +20,7 @@ import { InProcessBus } from '../../local/in-process-bus';
 import type { ServiceBusEmulator } from '../../local/service-bus-emulator';
 import { startHostWithBus } from '../support/local-host';
 import { validEvent } from '../support/events';
-import { http } from '../support/http';
+import { http, type HttpAnswer } from '../support/http';
 import { testRedis } from '../support/redis';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -168,14 +168,19 @@ describe('decisioning over HTTP and Service Bus (local host, Redis lists)', () =
       problem.errors.map((e) => e.path),
       ['cursor'],
     );
-    const del = await fetch(`${host.url}/api/lists/blocked_users/${encodeURIComponent(blocked)}`, { method: 'DELETE' });
-    assert.equal(del.status, 200);
+    const remove = (body: unknown): Promise<HttpAnswer> =>
+      http().post(`${host.url}/api/lists/blocked_users/remove`, body);
+    assert.equal((await remove({ value: blocked })).status, 200);
     const again = await http().post(`${host.url}/api/score`, JSON.stringify(validEvent({ userId: blocked })));
     assert.deepEqual(again.json['rules'], []);
-    const missing = await fetch(`${host.url}/api/lists/blocked_users/${encodeURIComponent(blocked)}`, {
-      method: 'DELETE',
-    });
-    assert.equal(missing.status, 404);
+    assert.equal((await remove({ value: blocked })).status, 404);
+    const bad = await remove({ value: 7, extra: true });
+    assert.equal(bad.status, 400);
+    assert.deepEqual(
+      (bad.json['errors'] as { path: string }[]).map((e) => e.path).sort(),
+      ['extra', 'value'],
+      'the unknown field and the bad value named',
+    );
   });
 
   it('under a ruleset canary each user is decided by one version, named in the body and x-ruleset-version', async () => {

@@ -81,7 +81,7 @@ describe('GET /api/audit under npm start', () => {
     assert.equal((await send('POST', '/rulesets/fraud-rules/promote', as('alice'), { version: '1.1.0' })).status, 200);
     assert.equal((await send('POST', '/rulesets/fraud-rules/rollback', as('bob'))).status, 200);
     assert.equal((await send('POST', '/lists/blocked_users', as('alice'), { values: ['u-1', 'u-2'] })).status, 200);
-    assert.equal((await send('DELETE', '/lists/blocked_users/u-1', as('bob'))).status, 200);
+    assert.equal((await send('POST', '/lists/blocked_users/remove', as('bob'), { value: 'u-1' })).status, 200);
     // a failed change is not listed
     assert.equal(
       (await send('POST', '/rulesets/fraud-rules/promote', as('bob'), { version: '9.9.9' })).status >= 400,
