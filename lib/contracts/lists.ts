@@ -66,12 +66,13 @@ export const ListAddWithReasonBody = z
   .strictObject({ ...addFields, reason: z.string().describe('Why (kept by the audit entry), 1 to 500 characters.') })
   .meta({ id: 'ListAddWithReasonBody', description: 'Entries to add, and why.' });
 
-export const ListRemoveBody = z
-  .strictObject({
-    value: z.string(),
-    reason: z.string().describe('Why (kept by the audit entry), 1 to 500 characters.'),
-  })
-  .meta({ id: 'ListRemoveBody', description: 'The entry to remove, and why.' });
+export const ListAdminRemoveBody = z
+  .strictObject({ value: z.string() })
+  .meta({ id: 'ListAdminRemoveBody', description: 'The entry to remove (in the body: request logs keep URLs).' });
+
+export const ListRemoveBody = ListAdminRemoveBody.extend({
+  reason: z.string().describe('Why (kept by the audit entry), 1 to 500 characters.'),
+}).meta({ id: 'ListRemoveBody', description: 'The entry to remove, and why.' });
 
 export const listsPeople = defineContract({
   name: 'listsPeople',
@@ -145,10 +146,6 @@ export const listsAdd = defineContract({
   status: 200,
   response: ListAdded,
 });
-
-export const ListAdminRemoveBody = z
-  .strictObject({ value: z.string() })
-  .meta({ id: 'ListAdminRemoveBody', description: 'The entry to remove (in the body: request logs keep URLs).' });
 
 export const listsRemove = defineContract({
   name: 'listsRemove',

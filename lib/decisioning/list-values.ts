@@ -85,10 +85,10 @@ export function parseAddBody(key: ListKeyField, body: unknown): { values: string
   return parsed.data.ttlSeconds === undefined ? { values } : { values, ttlSeconds: parsed.data.ttlSeconds };
 }
 
-const removeBodySchema = z.strictObject(
-  { value: z.string({ error: 'must be a string' }) },
-  { error: 'must be an object like { "value": "..." }' },
-);
+/** The entry a remove names (the admin's body; the people's adds a reason, lib/governance/list-changes.ts). */
+export const REMOVE_VALUE = { value: z.string({ error: 'must be a string' }) };
+
+const removeBodySchema = z.strictObject(REMOVE_VALUE, { error: 'must be an object like { "value": "..." }' });
 
 /**
  * Validates a `POST /api/lists/{name}/remove` body `{ value }` (the value travels in the body: request logs keep URLs).

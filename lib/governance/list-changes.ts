@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { freeText } from '../domain/text';
 import type { ListPage } from '../decisioning/list-store';
-import { parseAddBody } from '../decisioning/list-values';
+import { parseAddBody, REMOVE_VALUE } from '../decisioning/list-values';
 import type { ListKeyField } from '../decisioning/ruleset-schema';
 import { AppError, toAppError, type FieldError } from '../errors/errors';
 import { inputFieldErrorsOf } from '../errors/field-errors';
@@ -38,7 +38,7 @@ export interface ListSummary {
 
 const reason = freeText({ min: 1, max: MAX_REASON });
 const removeSchema = z.strictObject(
-  { value: z.string({ error: 'must be a string' }), reason },
+  { ...REMOVE_VALUE, reason },
   { error: 'must be an object like { "value": "...", "reason": "..." }' },
 );
 
